@@ -1,0 +1,315 @@
+"""The result file format: what one profiled run of one variant produced.
+
+One JSON file per variant x shape x dtype x device, named by :func:`result_filename`, with the raw profiler
+trace beside it as ``<same stem>.trace.json.gz``. The format is versioned by :data:`SCHEMA_VERSION`; a reader
+that meets another version refuses the file (:class:`StaleResultError`) instead of guessing.
+
+Format (version 1), top-level keys of the JSON object:
+
+``schema_version``
+    Integer, :data:`SCHEMA_VERSION`.
+``variant``, ``shape``, ``dtype``, ``device``
+    What was run: registry name, ``[batch, heads, seq, head_dim]``, ``"bfloat16"``-style dtype name, and
+    ``"cuda"`` or ``"cpu"``.
+``status``, ``reason``
+    ``"ok"``, or why there is nothing to show: ``"unsupported"`` (the backend refused the inputs; ``reason`` holds
+    PyTorch's own words), ``"no_cuda"``, ``"oom"`` or ``"error"``.
+``environment``
+    :class:`Environment`: where and when it was measured.
+``device_properties``
+    The ``deviceProperties`` entry of the trace (SM count, registers and shared memory per SM, ...), or ``{}``.
+``steps``
+    One :class:`StepTrace` per active profiler step.
+``timing``
+    :class:`Timing`, measured outside the profiler, or ``null``.
+``trace_file``
+    File name of the gzipped Chrome trace beside the JSON file, or ``null``.
+
+All times are microseconds unless a field name says otherwise; all memory sizes are bytes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+SCHEMA_VERSION = 1
+
+#: Statuses a result can carry.
+STATUSES = ("ok", "unsupported", "no_cuda", "oom", "error")
+
+
+class StaleResultError(ValueError):
+    """A result file written by another schema version (or not a result file at all)."""
+
+
+@dataclass
+class GpuActivity:
+    """One thing the GPU did during a step: a kernel, a memcpy or a memset.
+
+    Times are relative to the start of the step's annotated region on the CPU. Fields that only kernels have
+    (grid, registers, occupancy, ...) are ``None`` for memcpy and memset.
+    """
+
+    kind: str  # "kernel", "memcpy" or "memset"
+    name: str
+    start_us: float
+    duration_us: float
+    correlation: int | None = None
+    stream: int | None = None
+    grid: list[int] | None = None
+    block: list[int] | None = None
+    registers_per_thread: int | None = None
+    shared_memory: int | None = None
+    blocks_per_sm: float | None = None
+    warps_per_sm: float | None = None
+    reported_occupancy: float | None = None
+    launch_api: str | None = None
+    launch_start_us: float | None = None
+    launch_duration_us: float | None = None
+    bytes: int | None = None
+
+    @property
+    def threads_per_block(self) -> int | None:
+        """Threads in one block (``block`` multiplied out), or ``None`` for non-kernels."""
+        if not self.block:
+            return None
+        n = 1
+        for d in self.block:
+            n *= d
+        return n
+
+
+@dataclass
+class CpuOp:
+    """One CPU-side event under the step's annotation: an ATen op, a nested annotation, or a runtime call.
+
+    ``parent`` is the index of the enclosing op in the step's ``cpu_ops`` list (``None`` at the top level) and
+    ``depth`` its nesting level (0 at the top).
+    """
+
+    name: str
+    category: str
+    start_us: float
+    duration_us: float
+    depth: int = 0
+    parent: int | None = None
+
+
+@dataclass
+class StepTrace:
+    """What one active profiler step shows for the annotated forward call."""
+
+    index: int
+    cpu_time_us: float  # duration of the annotation on the CPU
+    gpu_time_us: float  # sum of GPU activity durations in the step
+    gpu_span_us: float  # first GPU start to last GPU end
+    activities: list[GpuActivity] = field(default_factory=list)
+    cpu_ops: list[CpuOp] = field(default_factory=list)
+
+    @property
+    def kernels(self) -> list[GpuActivity]:
+        """The kernels only (no memcpy, no memset)."""
+        return [a for a in self.activities if a.kind == "kernel"]
+
+    def op_counts(self) -> dict[str, int]:
+        """How often each CPU op name occurs in the step (``aten::transpose`` -> 4, ...)."""
+        return dict(Counter(op.name for op in self.cpu_ops))
+
+
+@dataclass
+class Timing:
+    """Measurements taken outside the profiler, after warm-up.
+
+    Attributes:
+        gpu_ms_median: Median GPU time of one forward call, from CUDA events (wall clock on CPU).
+        gpu_ms_p10: 10th percentile of the same samples.
+        gpu_ms_p90: 90th percentile of the same samples.
+        repetitions: Number of timed calls behind the percentiles.
+        dispatch_us_median: Median CPU time to issue one call without waiting for the GPU.
+        context_us_median: Median CPU cost of entering and leaving the backend-forcing context alone
+            (``None`` for variants that force nothing).
+        peak_extra_bytes: Peak device memory allocated during one call, above what was allocated before it.
+        flops: Floating-point operations of one causal forward call (see :func:`attnprof.profiling.causal_flops`).
+        tflops: ``flops`` / median time.
+        rel_error: ``||out - ref|| / ||ref||`` against a float64 reference.
+        timer: ``"cuda_event"`` or ``"perf_counter"``.
+    """
+
+    gpu_ms_median: float
+    gpu_ms_p10: float
+    gpu_ms_p90: float
+    repetitions: int
+    dispatch_us_median: float
+    context_us_median: float | None
+    peak_extra_bytes: int
+    flops: float
+    tflops: float
+    rel_error: float
+    timer: str = "cuda_event"
+
+
+@dataclass
+class Environment:
+    """Where and when a result was measured."""
+
+    device_name: str  # "NVIDIA H200", or the CPU's name
+    torch_version: str
+    python_version: str
+    date: str  # ISO 8601, UTC
+    cuda_version: str | None = None
+    cudnn_version: str | None = None
+    driver_version: str | None = None
+    cupti_version: str | None = None
+    attnprof_version: str = ""
+    platform: str = ""
+
+
+@dataclass
+class Result:
+    """Everything one run of one variant produced. See the module docstring for the file format."""
+
+    variant: str
+    shape: list[int]
+    dtype: str
+    device: str
+    status: str
+    environment: Environment
+    reason: str | None = None
+    device_properties: dict[str, Any] = field(default_factory=dict)
+    steps: list[StepTrace] = field(default_factory=list)
+    timing: Timing | None = None
+    trace_file: str | None = None
+    schema_version: int = SCHEMA_VERSION
+
+    @property
+    def ok(self) -> bool:
+        """True when the variant ran and there is something to show."""
+        return self.status == "ok"
+
+    @property
+    def stem(self) -> str:
+        """File name without extension, see :func:`result_filename`."""
+        return result_stem(self.variant, self.shape, self.dtype, self.device)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON-ready form (plain dicts and lists)."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Result:
+        """Rebuild a result from :meth:`to_dict` output.
+
+        Raises:
+            StaleResultError: if ``data`` has another schema version or is not a result.
+        """
+        version = data.get("schema_version") if isinstance(data, dict) else None
+        if version != SCHEMA_VERSION:
+            raise StaleResultError(
+                f"result schema version {version!r} is not the supported version {SCHEMA_VERSION}; "
+                "re-run the variant to regenerate it"
+            )
+        d = dict(data)
+        d["environment"] = Environment(**d["environment"])
+        d["steps"] = [
+            StepTrace(
+                **{
+                    **s,
+                    "activities": [GpuActivity(**a) for a in s["activities"]],
+                    "cpu_ops": [CpuOp(**o) for o in s["cpu_ops"]],
+                }
+            )
+            for s in d.get("steps", [])
+        ]
+        if d.get("timing") is not None:
+            d["timing"] = Timing(**d["timing"])
+        return cls(**d)
+
+
+_SAFE = re.compile(r"[^A-Za-z0-9_.-]")
+
+
+def result_stem(variant: str, shape: list[int] | tuple[int, ...], dtype: str, device: str) -> str:
+    """``naive__8x16x1024x64__bfloat16__cuda``: the name shared by a result and its trace."""
+    dims = "x".join(str(int(n)) for n in shape)
+    return _SAFE.sub("_", f"{variant}__{dims}__{dtype}__{device}")
+
+
+def result_filename(variant: str, shape: list[int] | tuple[int, ...], dtype: str, device: str) -> str:
+    """The JSON file name of a result."""
+    return result_stem(variant, shape, dtype, device) + ".json"
+
+
+def write_if_changed(path: Path, data: bytes) -> bool:
+    """Write ``data`` to ``path`` unless the file already holds exactly that. Returns True if written.
+
+    Keeping unchanged files untouched keeps their timestamps, so Sphinx does not rebuild pages that depend
+    on them.
+    """
+    path = Path(path)
+    if path.exists() and path.read_bytes() == data:
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(data)
+    tmp.replace(path)
+    return True
+
+
+def dumps(result: Result) -> bytes:
+    """Serialise deterministically (sorted keys, fixed indentation)."""
+    return (json.dumps(result.to_dict(), indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode()
+
+
+def save(result: Result, directory: Path, trace: bytes | None = None) -> Path:
+    """Write ``result`` (and its raw Chrome trace, if given) into ``directory``. Returns the JSON path.
+
+    The trace is gzipped with a zero timestamp so that identical traces give identical files. Either file is
+    written only when its content changed.
+    """
+    directory = Path(directory)
+    if trace is not None:
+        result.trace_file = result.stem + ".trace.json.gz"
+        write_if_changed(directory / result.trace_file, gzip.compress(trace, mtime=0))
+    path = directory / (result.stem + ".json")
+    write_if_changed(path, dumps(result))
+    return path
+
+
+def load(path: Path) -> Result:
+    """Read a result file.
+
+    Raises:
+        FileNotFoundError: if there is no such file.
+        StaleResultError: if the file is not a result of this schema version.
+    """
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise StaleResultError(f"{path.name} is not valid JSON: {exc}") from exc
+    return Result.from_dict(data)
+
+
+def load_trace(result_path: Path, result: Result) -> dict[str, Any] | None:
+    """The Chrome trace saved beside a result, parsed, or ``None`` when there is none."""
+    if not result.trace_file:
+        return None
+    trace_path = Path(result_path).parent / result.trace_file
+    if not trace_path.exists():
+        return None
+    with gzip.open(trace_path, "rt", encoding="utf-8") as f:
+        return json.load(f)
+
+
+def find(directory: Path, variant: str) -> list[Path]:
+    """Result files for ``variant`` in ``directory``, CUDA results first, then by name."""
+    directory = Path(directory)
+    paths = sorted(directory.glob(f"{_SAFE.sub('_', variant)}__*.json"))
+    return sorted(paths, key=lambda p: (not p.stem.endswith("__cuda"), p.name))
