@@ -135,11 +135,14 @@ class Timing:
         dispatch_us_median: Median CPU time to issue one call without waiting for the GPU.
         context_us_median: Median CPU cost of entering and leaving the backend-forcing context alone
             (``None`` for variants that force nothing).
-        peak_extra_bytes: Peak device memory allocated during one call, above what was allocated before it.
+        peak_extra_bytes: Peak device memory allocated during one call, above what was allocated before it
+            (``None`` on CPU, where PyTorch keeps no such counter).
         flops: Floating-point operations of one causal forward call (see :func:`attnprof.profiling.causal_flops`).
         tflops: ``flops`` / median time.
         rel_error: ``||out - ref|| / ||ref||`` against a float64 reference.
         timer: ``"cuda_event"`` or ``"perf_counter"``.
+        warmup_s: Wall time of the warm-up calls (includes ``torch.compile`` compilation, if any).
+        profile_s: Wall time of the profiled steps, trace export and parsing included.
     """
 
     gpu_ms_median: float
@@ -148,11 +151,13 @@ class Timing:
     repetitions: int
     dispatch_us_median: float
     context_us_median: float | None
-    peak_extra_bytes: int
+    peak_extra_bytes: int | None
     flops: float
     tflops: float
     rel_error: float
     timer: str = "cuda_event"
+    warmup_s: float = 0.0
+    profile_s: float = 0.0
 
 
 @dataclass

@@ -1,0 +1,270 @@
+"""The attention variants, all causal, all ``(q, k, v) -> out`` on ``[batch, heads, seq, head_dim]``.
+
+Each variant is registered once in :data:`VARIANTS`. A :class:`Variant` knows how to *prepare* its callable for
+one shape and device: whatever should stay outside the timed region (the boolean causal mask of the naive
+variants, the block mask of FlexAttention, the ``torch.compile`` wrapper) is built there, and the returned
+callable is what the profiler sees.
+
+The functions below are the code shown on the site, so they are written to be read.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import torch
+
+Attention = Callable[["torch.Tensor", "torch.Tensor", "torch.Tensor"], "torch.Tensor"]
+
+
+# --- the code being profiled -------------------------------------------------------------------------------------
+
+
+def naive_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Causal attention from basic ops; ``masked_fill`` returns a new tensor (out of place).
+
+    ``mask`` is ``True`` above the diagonal (the positions a query may not see).
+    """
+    import torch
+
+    scale = 1.0 / math.sqrt(q.size(-1))
+    scores = torch.matmul(q, k.transpose(-2, -1))  # [batch, heads, seq, seq]
+    scores = scores * scale
+    scores = scores.masked_fill(mask, float("-inf"))  # copies scores, then fills the copy
+    weights = torch.softmax(scores, dim=-1)
+    return torch.matmul(weights, v)  # [batch, heads, seq, head_dim]
+
+
+def naive_inplace_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """The same as :func:`naive_attention` with one change: ``masked_fill_`` writes into ``scores``.
+
+    Safe here because nothing else holds ``scores`` and no gradient is recorded (``torch.no_grad``).
+    """
+    import torch
+
+    scale = 1.0 / math.sqrt(q.size(-1))
+    scores = torch.matmul(q, k.transpose(-2, -1))
+    scores = scores * scale
+    scores.masked_fill_(mask, float("-inf"))  # fills in place: no copy
+    weights = torch.softmax(scores, dim=-1)
+    return torch.matmul(weights, v)
+
+
+def sdpa_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, backend: str | None = None) -> torch.Tensor:
+    """``F.scaled_dot_product_attention`` with ``is_causal=True``; ``backend`` forces one implementation.
+
+    ``backend`` is a name of ``torch.nn.attention.SDPBackend`` (``"MATH"``, ``"EFFICIENT_ATTENTION"``,
+    ``"FLASH_ATTENTION"``, ``"CUDNN_ATTENTION"``), or ``None`` to let PyTorch choose. The forcing context is
+    entered inside the call, so its cost is part of what the profiler sees.
+    """
+    import torch.nn.functional as F
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    if backend is None:
+        return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    with sdpa_kernel(getattr(SDPBackend, backend)):
+        return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+
+
+def causal_mask(seq: int, device: str) -> torch.Tensor:
+    """Boolean ``[seq, seq]`` mask, ``True`` where a query would look ahead (strictly above the diagonal)."""
+    import torch
+
+    return torch.ones(seq, seq, dtype=torch.bool, device=device).triu(1)
+
+
+# --- preparing each variant for one shape and device ---------------------------------------------------------------
+
+
+def _prepare_naive(seq: int, device: str) -> Attention:
+    mask = causal_mask(seq, device)
+    return lambda q, k, v: naive_attention(q, k, v, mask)
+
+
+def _prepare_naive_inplace(seq: int, device: str) -> Attention:
+    mask = causal_mask(seq, device)
+    return lambda q, k, v: naive_inplace_attention(q, k, v, mask)
+
+
+def _prepare_sdpa(backend: str | None) -> Callable[[int, str], Attention]:
+    def prepare(seq: int, device: str) -> Attention:
+        return lambda q, k, v: sdpa_attention(q, k, v, backend)
+
+    return prepare
+
+
+def _prepare_flex(seq: int, device: str) -> Attention:
+    import torch
+
+    try:
+        from torch.nn.attention.flex_attention import create_block_mask, flex_attention
+    except ImportError as exc:  # pragma: no cover - torch < 2.5
+        raise RuntimeError(f"FlexAttention needs torch >= 2.5 (this is {torch.__version__}): {exc}") from exc
+
+    def causal(b, h, q_idx, kv_idx):
+        return q_idx >= kv_idx
+
+    block_mask = create_block_mask(causal, None, None, seq, seq, device=device)
+    compiled = torch.compile(flex_attention)
+    return lambda q, k, v: compiled(q, k, v, block_mask=block_mask)
+
+
+def _prepare_compiled_naive(seq: int, device: str) -> Attention:
+    import torch
+
+    mask = causal_mask(seq, device)
+    compiled = torch.compile(naive_inplace_attention)
+    return lambda q, k, v: compiled(q, k, v, mask)
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One registered attention variant.
+
+    Attributes:
+        name: Registry key, also the stem of result files and the profiler annotation (``<name>_fwd``).
+        title: Short human title.
+        description: What it is and what to expect, in one or two sentences.
+        devices: Where it can run at all (``"cuda"``, ``"cpu"``).
+        dtypes: Dtypes it accepts, by canonical name.
+        requirements: Other limits, in words (head_dim, GPU generation, compiler).
+        backend: The forced ``SDPBackend`` name, or ``None``.
+        compiled: True if the first call compiles (``torch.compile``); its warm-up takes seconds.
+    """
+
+    name: str
+    title: str
+    description: str
+    devices: tuple[str, ...]
+    dtypes: tuple[str, ...]
+    requirements: str
+    prepare: Callable[[int, str], Attention]
+    backend: str | None = None
+    compiled: bool = False
+
+    @property
+    def annotation(self) -> str:
+        """The ``record_function`` label wrapped around each profiled call."""
+        return f"{self.name}_fwd"
+
+    def build(self, seq: int, device: str) -> Attention:
+        """The ``(q, k, v) -> out`` callable for sequence length ``seq`` on ``device``."""
+        return self.prepare(seq, device)
+
+
+_FLOATS = ("float16", "bfloat16", "float32", "float64")
+_HALF = ("float16", "bfloat16")
+
+VARIANTS: dict[str, Variant] = {
+    v.name: v
+    for v in (
+        Variant(
+            "naive",
+            "Naive attention",
+            "Matmul, scale, out-of-place masked_fill, softmax, matmul: five ATen ops, each its own kernel, plus a "
+            "copy of the score matrix made by masked_fill.",
+            ("cuda", "cpu"),
+            _FLOATS,
+            "none beyond memory: it materialises the [seq, seq] score matrix several times",
+            _prepare_naive,
+        ),
+        Variant(
+            "naive_inplace",
+            "Naive attention, in-place mask",
+            "The naive code with masked_fill_ (in place): the copy of the score matrix disappears.",
+            ("cuda", "cpu"),
+            _FLOATS,
+            "none beyond memory; in place is safe only without autograd",
+            _prepare_naive_inplace,
+        ),
+        Variant(
+            "sdpa_math",
+            "SDPA, math backend",
+            "PyTorch's reference implementation of scaled_dot_product_attention, written in ATen ops.",
+            ("cuda", "cpu"),
+            _FLOATS,
+            "none; it is the fallback that always runs",
+            _prepare_sdpa("MATH"),
+            backend="MATH",
+        ),
+        Variant(
+            "sdpa_efficient",
+            "SDPA, memory-efficient backend",
+            "One fused CUTLASS kernel from the xFormers lineage; never stores the [seq, seq] matrix.",
+            ("cuda",),
+            ("float16", "bfloat16", "float32"),
+            "CUDA only",
+            _prepare_sdpa("EFFICIENT_ATTENTION"),
+            backend="EFFICIENT_ATTENTION",
+        ),
+        Variant(
+            "sdpa_flash",
+            "SDPA, flash backend",
+            "FlashAttention-2 as built into PyTorch: one fused kernel that tiles keys and values with an online "
+            "softmax.",
+            ("cuda", "cpu"),
+            _HALF + ("float32",),
+            "CUDA: compute capability >= 8.0, float16/bfloat16, head_dim <= 256; CPU: a separate C++ kernel",
+            _prepare_sdpa("FLASH_ATTENTION"),
+            backend="FLASH_ATTENTION",
+        ),
+        Variant(
+            "sdpa_cudnn",
+            "SDPA, cuDNN backend",
+            "A kernel generated by cuDNN's attention engine for this problem, launched through the driver API.",
+            ("cuda",),
+            _HALF,
+            "CUDA with cuDNN >= 9, compute capability >= 8.0, head_dim <= 256",
+            _prepare_sdpa("CUDNN_ATTENTION"),
+            backend="CUDNN_ATTENTION",
+        ),
+        Variant(
+            "sdpa_auto",
+            "SDPA, PyTorch's choice",
+            "scaled_dot_product_attention with no backend forced: PyTorch picks by its priority list and the "
+            "inputs.",
+            ("cuda", "cpu"),
+            _FLOATS,
+            "none",
+            _prepare_sdpa(None),
+        ),
+        Variant(
+            "flex",
+            "FlexAttention",
+            "torch.compile'd flex_attention with a causal block mask: one Triton kernel generated for this mask, "
+            "skipping fully masked blocks.",
+            ("cuda", "cpu"),
+            ("float16", "bfloat16", "float32"),
+            "torch >= 2.5 and a working torch.compile (Triton on CUDA, a C++ compiler on CPU)",
+            _prepare_flex,
+            compiled=True,
+        ),
+        Variant(
+            "compiled_naive",
+            "torch.compile of naive attention",
+            "The in-place naive code through torch.compile: the gemms stay library calls, the elementwise ops "
+            "and the softmax fuse into one generated kernel.",
+            ("cuda", "cpu"),
+            _FLOATS,
+            "a working torch.compile (Triton on CUDA, a C++ compiler on CPU)",
+            _prepare_compiled_naive,
+            compiled=True,
+        ),
+    )
+}
+
+
+def get(name: str) -> Variant:
+    """The registered variant called ``name``.
+
+    Raises:
+        ValueError: for an unknown name, listing the known ones.
+    """
+    try:
+        return VARIANTS[name]
+    except KeyError:
+        raise ValueError(f"unknown variant {name!r}; choose one of: {', '.join(VARIANTS)}") from None
