@@ -1,0 +1,57 @@
+"""
+Naive attention: five ops, and a copy nobody asked for
+======================================================
+
+Causal attention written with five basic PyTorch ops, profiled as the guide profiles every variant. Before you
+look at the output, make a guess: five ops, so five GPU kernels? The trace disagrees, and the reason is one
+out-of-place call.
+"""
+
+# %%
+# Inputs
+# ------
+# On a GPU this is the reference shape ``[batch=8, heads=16, seq=1024, head_dim=64]`` in bfloat16. Without a GPU
+# the script falls back to a small shape on the CPU: the op sequence is the same, but there are no GPU kernels
+# to see and the times say nothing about a GPU.
+import torch
+
+from attnprof import profiling, report, timeline, variants
+
+setup = profiling.default_setup()
+print("running:", setup.describe())
+if setup.device == "cpu":
+    print("no CUDA device: CPU run with a small shape; GPU lanes will be empty")
+q, k, v = profiling.make_inputs(setup)
+
+# %%
+# The code, and a check against float64
+# -------------------------------------
+# ``variants.naive_attention`` is the code being profiled. The causal mask is built once, outside the timed
+# region, exactly as ``variants.get("naive").build`` does.
+mask = variants.causal_mask(setup.shape[2], setup.device)
+with torch.no_grad():
+    out = variants.naive_attention(q, k, v, mask)
+    err = profiling.relative_error(out, profiling.reference_attention(q, k, v))
+print(f"relative error against float64: {err:.1e}")
+
+# %%
+# Profile
+# -------
+# Three warm-up calls, then five profiler steps (wait 1, warm-up 1, active 3), each forward inside
+# ``record_function("naive_fwd")``. The result is also saved for the docs pages.
+result = profiling.profile("naive", setup, save_to=profiling.results_dir())
+print(report.summary(result))
+
+# %%
+# What the GPU ran
+# ----------------
+# Count the rows before reading them. Look for a ``Memcpy DtoD`` between the scaling kernel and the masking
+# kernel: ``masked_fill`` first copies the whole score matrix, then fills the copy.
+print(report.kernel_table(result))
+
+# %%
+# One step on a timeline
+# ----------------------
+# The CPU lane shows the ops nested under ``naive_fwd``; the GPU lane the kernels they launched, joined by a line
+# from each launch call to its kernel.
+fig = timeline.figure(result)

@@ -1,0 +1,108 @@
+"""GPU behaviour, run on the GPU builder: ``nox -s tests_gpu`` (pytest -m gpu). Deselected on CPU machines.
+
+These do not skip when CUDA is missing: selected on a machine without a GPU they fail, because a GPU run that
+silently tests nothing would look green.
+"""
+
+import time
+
+import pytest
+import torch
+
+from attnprof import profiling, results, trace, variants
+
+pytestmark = pytest.mark.gpu
+
+REF = profiling.make_setup(profiling.REFERENCE_SHAPE, "bf16", "cuda")
+
+
+@pytest.fixture(scope="module")
+def ref_results(tmp_path_factory):
+    assert torch.cuda.is_available(), "the gpu selection needs a CUDA device"
+    out = tmp_path_factory.mktemp("gpu")
+    walls = {}
+    res = {}
+    for name in variants.VARIANTS:
+        t0 = time.perf_counter()
+        res[name] = profiling.profile(name, REF, save_to=out)
+        walls[name] = time.perf_counter() - t0
+    print("\nprofile wall time per variant (s):", {k: round(v, 2) for k, v in walls.items()})
+    return res, out
+
+
+def kernels(res):
+    return trace.kernel_table(res.steps, res.device_properties)
+
+
+def test_every_variant_runs_and_is_accurate(ref_results):
+    res, _ = ref_results
+    for name, r in res.items():
+        assert r.status == "ok", f"{name}: {r.reason}"
+        assert len(r.steps) == 3
+        assert r.timing.rel_error < 2e-2, name
+        assert r.timing.peak_extra_bytes > 0
+        assert r.environment.cuda_version == torch.version.cuda
+        assert r.environment.device_name == torch.cuda.get_device_name()
+
+
+def test_inplace_removes_exactly_the_memcpy(ref_results):
+    res, _ = ref_results
+    naive = {k.name: k.per_step for k in kernels(res["naive"])}
+    inplace = {k.name: k.per_step for k in kernels(res["naive_inplace"])}
+    memcpys = {n for n in naive if n.startswith("Memcpy")}
+    assert memcpys and not any(n.startswith("Memcpy") for n in inplace)
+    assert set(naive) - memcpys == set(inplace)
+
+
+def test_fused_backends_run_one_kernel(ref_results):
+    res, _ = ref_results
+    fams = {"sdpa_flash": "flash", "sdpa_efficient": "mem_efficient", "sdpa_cudnn": "cudnn", "flex": "triton"}
+    for name, family in fams.items():
+        ks = [k for k in kernels(res[name]) if k.kind == "kernel"]
+        assert len(ks) == 1 and ks[0].per_step == 1, (name, [k.name for k in ks])
+        assert ks[0].info.family == family
+
+
+def test_launch_apis(ref_results):
+    res, _ = ref_results
+    flash = next(k for k in kernels(res["sdpa_flash"]) if k.kind == "kernel")
+    cudnn = next(k for k in kernels(res["sdpa_cudnn"]) if k.kind == "kernel")
+    assert flash.launch_api == "cudaLaunchKernel"
+    assert cudnn.launch_api.startswith("cuLaunchKernel")
+
+
+def test_flash_occupancy_matches_the_register_arithmetic(ref_results):
+    res, _ = ref_results
+    flash = next(k for k in kernels(res["sdpa_flash"]) if k.kind == "kernel")
+    theo = flash.theoretical
+    assert theo is not None and theo.limiter == "registers"
+    assert abs(flash.reported_occupancy - theo.percent) <= 1.0
+
+
+def test_math_backend_transposes_and_many_kernels(ref_results):
+    res, _ = ref_results
+    math_kernels = sum(k.per_step for k in kernels(res["sdpa_math"]))
+    assert math_kernels > 10
+    assert trace.op_counts(res["sdpa_flash"].steps).get("aten::transpose", 0) > 0
+
+
+def test_unsupported_inputs_give_pytorchs_reason(tmp_path):
+    r = profiling.profile("sdpa_flash", profiling.make_setup((1, 2, 128, 64), "fp32", "cuda"), save_to=tmp_path)
+    assert r.status == "unsupported"
+    assert "Half, BFloat16" in r.reason
+    r = profiling.profile("sdpa_cudnn", profiling.make_setup((1, 2, 128, 512), "bf16", "cuda"))
+    assert r.status == "unsupported"
+    assert "256" in r.reason
+
+
+def test_out_of_memory_is_a_status():
+    # scores alone would need 64*64*16384*16384*2 bytes = 2 TiB
+    r = profiling.profile("naive", profiling.make_setup((64, 64, 16384, 64), "bf16", "cuda"), measure=False)
+    assert r.status == "oom", r.reason
+    assert torch.cuda.memory_allocated() < 2**30
+
+
+def test_result_files_load_back(ref_results):
+    res, out = ref_results
+    for _name, r in res.items():
+        assert results.load(out / (r.stem + ".json")) == r

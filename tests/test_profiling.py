@@ -1,0 +1,195 @@
+"""Profiling for real on the CPU at small shapes; failure as data; argument checking."""
+
+import json
+import warnings
+
+import pytest
+import torch
+
+from attnprof import profiling, results, variants
+
+SMALL = profiling.make_setup((1, 2, 64, 32), "float32", "cpu")
+
+
+@pytest.fixture(scope="module")
+def naive_pair(tmp_path_factory):
+    out = tmp_path_factory.mktemp("res")
+    return (
+        profiling.profile("naive", SMALL, save_to=out),
+        profiling.profile("naive_inplace", SMALL, save_to=out),
+        out,
+    )
+
+
+def test_profile_records_three_active_steps_of_the_annotation(naive_pair):
+    naive, _, _ = naive_pair
+    assert naive.status == "ok", naive.reason
+    assert len(naive.steps) == 3
+    for step in naive.steps:
+        assert step.cpu_time_us > 0
+        names = {op.name for op in step.cpu_ops}
+        assert {"aten::matmul", "aten::softmax", "aten::masked_fill"} <= names
+        # nesting: every op with a parent starts inside it
+        for op in step.cpu_ops:
+            if op.parent is not None:
+                parent = step.cpu_ops[op.parent]
+                assert parent.start_us <= op.start_us <= parent.start_us + parent.duration_us
+                assert op.depth == parent.depth + 1
+
+
+def test_out_of_place_masked_fill_copies_and_inplace_does_not(naive_pair):
+    # The CPU analogue of the article's hidden Memcpy: masked_fill clones the scores first.
+    naive, inplace, _ = naive_pair
+    copy_ops = lambda r: sum(r.steps[0].op_counts().get(n, 0) for n in ("aten::clone", "aten::copy_"))  # noqa: E731
+    assert copy_ops(naive) >= 1
+    assert copy_ops(inplace) == 0
+    assert inplace.steps[0].op_counts().get("aten::masked_fill_", 0) == 1
+
+
+def test_timing_fields_are_measured(naive_pair):
+    naive, _, _ = naive_pair
+    t = naive.timing
+    assert t.timer == "perf_counter" and t.repetitions >= 15
+    assert 0 < t.gpu_ms_p10 <= t.gpu_ms_median <= t.gpu_ms_p90
+    assert t.dispatch_us_median > 0
+    assert t.context_us_median is None  # naive forces no backend
+    assert t.peak_extra_bytes is None  # no allocator counter on the CPU
+    assert t.flops == 2 * 1 * 2 * 64 * 64 * 32
+    assert t.tflops == pytest.approx(t.flops / (t.gpu_ms_median * 1e-3) / 1e12)
+    assert t.rel_error < 1e-5
+
+
+def test_forced_backend_measures_its_context():
+    res = profiling.profile("sdpa_math", SMALL)
+    assert res.ok, res.reason
+    assert res.timing.context_us_median > 0
+    assert (
+        res.steps[0].op_counts().get("aten::_safe_softmax", 0) + res.steps[0].op_counts().get("aten::softmax", 0) >= 1
+    )
+
+
+def test_saved_result_and_trace_load_back(naive_pair):
+    naive, _, out = naive_pair
+    path = out / results.result_filename("naive", SMALL.shape, SMALL.dtype, SMALL.device)
+    loaded = results.load(path)
+    assert loaded == naive
+    trace = results.load_trace(path, loaded)
+    assert any(e.get("name") == "naive_fwd" for e in trace["traceEvents"])
+
+
+@pytest.mark.parametrize("name", ["sdpa_cudnn", "sdpa_efficient"])
+def test_cuda_only_backend_on_cpu_is_a_result_with_pytorchs_reason(name, tmp_path):
+    res = profiling.profile(name, SMALL, save_to=tmp_path)
+    assert res.status == "no_cuda"
+    assert "No viable backend" in res.reason or "No available kernel" in res.reason
+    assert "runs on: cuda" in res.reason
+    assert results.load(tmp_path / (res.stem + ".json")).reason == res.reason
+
+
+def test_asking_for_cuda_without_one_says_so():
+    if torch.cuda.is_available():
+        pytest.fail("this test describes a CPU-only machine; run the gpu selection on the GPU builder")
+    res = profiling.profile("sdpa_flash", profiling.make_setup((1, 1, 8, 8), "bf16", "cuda"))
+    assert res.status == "no_cuda"
+    assert "torch.cuda.is_available() is False" in res.reason
+
+
+def test_out_of_memory_is_a_status(monkeypatch):
+    def boom(seq, device):
+        def fn(q, k, v):
+            raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 64.00 GiB")
+
+        return fn
+
+    fake = variants.Variant("boom", "Boom", "raises OOM", ("cpu",), ("float32",), "none", boom)
+    monkeypatch.setitem(variants.VARIANTS, "boom", fake)
+    res = profiling.profile("boom", SMALL)
+    assert res.status == "oom"
+    assert "Tried to allocate 64.00 GiB" in res.reason
+
+
+def test_unexpected_failure_is_an_error_result(monkeypatch):
+    def broken(seq, device):
+        return lambda q, k, v: q @ k  # wrong inner dimensions for [.., 64, 32] @ [.., 64, 32]
+
+    monkeypatch.setitem(
+        variants.VARIANTS, "broken", variants.Variant("broken", "B", "d", ("cpu",), ("float32",), "none", broken)
+    )
+    res = profiling.profile("broken", SMALL)
+    assert res.status == "error"
+    assert "RuntimeError" in res.reason
+
+
+def test_profile_all_never_raises():
+    out = profiling.profile_all(["naive_inplace", "sdpa_cudnn"], SMALL)
+    assert [r.status for r in out] == ["ok", "no_cuda"]
+
+
+def test_pytorch_reason_keeps_substance_and_drops_headers():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for msg in [
+            "Flash attention kernel not used because: (Triggered internally at sdp_utils.cpp:988.)",
+            "Expected query, key and value to all be of dtype: {Half, BFloat16}. Got Query dtype: float "
+            "(Triggered internally at sdp_utils_cpp.h:91.)",
+            "cuDNN attention has been runtime disabled. (Triggered internally at x.cpp:1.)",
+        ]:
+            warnings.warn(msg, UserWarning, stacklevel=1)
+    reason = profiling.pytorch_reason(RuntimeError("No available kernel. Aborting execution."), caught)
+    assert reason == (
+        "RuntimeError: No available kernel. Aborting execution. | Expected query, key and value to all be of "
+        "dtype: {Half, BFloat16}. Got Query dtype: float"
+    )
+
+
+def test_reasons_recorded_on_the_h200_reduce_to_their_substance():
+    import pathlib
+
+    facts = json.loads((pathlib.Path(__file__).parent / "data" / "h200-probe-facts.json").read_text())
+    case = facts["reasons"]["torch.bfloat16-512-FLASH_ATTENTION"]
+
+    class W:
+        def __init__(self, m):
+            self.message = m
+
+    reason = profiling.pytorch_reason(
+        RuntimeError(case["result"].split(": ", 1)[1]), [W(m) for m in case["warnings"]]
+    )
+    assert "less than or equal to 256" in reason
+    assert "runtime disabled" not in reason and "Triggered internally" not in reason
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: profiling.parse_shape("8,16,1024"), "bad shape '8,16,1024'; expected four positive integers"),
+        (lambda: profiling.parse_shape("8,16,0,64"), "bad shape '8,16,0,64'"),
+        (lambda: profiling.parse_shape("a,b,c,d"), "bad shape 'a,b,c,d'"),
+        (lambda: profiling.canonical_dtype("bf8"), "unknown dtype 'bf8'; choose one of: bf16, bfloat16"),
+        (lambda: profiling.make_setup("1,1,8,8", "bf16", "tpu"), "unknown device 'tpu'; choose one of: cuda, cpu"),
+        (lambda: profiling.profile("flsh", SMALL), "unknown variant 'flsh'"),
+    ],
+)
+def test_bad_arguments_raise_one_line_naming_the_value(call, message):
+    with pytest.raises(ValueError) as info:
+        call()
+    assert message in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_shape_spellings():
+    assert profiling.parse_shape("8,16,1024,64") == (8, 16, 1024, 64)
+    assert profiling.parse_shape("8x16x1024x64") == (8, 16, 1024, 64)
+    assert profiling.parse_shape([1, 2, 3, 4]) == (1, 2, 3, 4)
+    assert profiling.canonical_dtype("BF16") == "bfloat16"
+
+
+def test_default_setup_on_cpu_uses_the_small_shape():
+    s = profiling.default_setup("cpu")
+    assert s.shape == profiling.CPU_SHAPE and s.device == "cpu" and s.dtype == "bfloat16"
+    assert profiling.default_setup("cuda").shape == profiling.REFERENCE_SHAPE
+
+
+def test_causal_flops_counts_two_half_matmuls():
+    b, h, s, d = 8, 16, 1024, 64
+    assert profiling.causal_flops((b, h, s, d)) == 0.5 * (2 * (2 * b * h * s * s * d))

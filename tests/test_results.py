@@ -1,0 +1,78 @@
+"""The result file format: lossless round trip, versioning, writing only on change."""
+
+import gzip
+import json
+import os
+
+import pytest
+
+from attnprof import results
+from attnprof.results import CpuOp, Environment, GpuActivity, Result, StepTrace, Timing
+
+
+def make_result(**over):
+    env = Environment("NVIDIA H200", "2.11.0+cu130", "3.12.3", "2026-11-30T00:00:00+00:00", cuda_version="13.0")
+    act = GpuActivity("kernel", "k<1>", 1.5, 2.25, correlation=7, grid=[1, 2, 3], block=[128, 1, 1],
+                      registers_per_thread=255, shared_memory=49152, reported_occupancy=13.0,
+                      launch_api="cudaLaunchKernel")  # fmt: skip
+    step = StepTrace(0, 10.0, 2.25, 2.25, [act], [CpuOp("aten::mm", "cpu_op", 0.5, 3.0)])
+    timing = Timing(0.1, 0.09, 0.12, 50, 12.0, None, 1024, 1e9, 10.0, 1e-3)
+    base = dict(variant="sdpa_flash", shape=[8, 16, 1024, 64], dtype="bfloat16", device="cuda", status="ok",
+                environment=env, device_properties={"numSms": 132}, steps=[step], timing=timing)  # fmt: skip
+    base.update(over)
+    return Result(**base)
+
+
+def test_round_trip_is_lossless(tmp_path):
+    r = make_result()
+    path = results.save(r, tmp_path, trace=b'{"traceEvents": []}')
+    assert path.name == "sdpa_flash__8x16x1024x64__bfloat16__cuda.json"
+    back = results.load(path)
+    assert back == r
+    assert back.steps[0].activities[0].threads_per_block == 128
+    assert results.load_trace(path, back) == {"traceEvents": []}
+
+
+def test_files_are_rewritten_only_when_content_changes(tmp_path):
+    r = make_result()
+    path = results.save(r, tmp_path, trace=b"{}")
+    trace_path = tmp_path / r.trace_file
+    os.utime(path, (1, 1))
+    os.utime(trace_path, (1, 1))
+    results.save(make_result(), tmp_path, trace=b"{}")
+    assert path.stat().st_mtime == 1 and trace_path.stat().st_mtime == 1
+    results.save(make_result(status="oom", reason="CUDA out of memory", steps=[], timing=None), tmp_path)
+    assert path.stat().st_mtime != 1
+    assert results.load(path).status == "oom"
+
+
+def test_trace_gzip_is_deterministic(tmp_path):
+    r = make_result()
+    results.save(r, tmp_path / "a", trace=b"{}")
+    results.save(r, tmp_path / "b", trace=b"{}")
+    a = (tmp_path / "a" / r.trace_file).read_bytes()
+    assert a == (tmp_path / "b" / r.trace_file).read_bytes()
+    assert gzip.decompress(a) == b"{}"
+
+
+def test_other_schema_version_is_refused(tmp_path):
+    data = make_result().to_dict()
+    data["schema_version"] = 0
+    p = tmp_path / "old.json"
+    p.write_text(json.dumps(data))
+    with pytest.raises(results.StaleResultError, match="schema version 0 is not the supported version 1"):
+        results.load(p)
+    p.write_text("{not json")
+    with pytest.raises(results.StaleResultError, match="not valid JSON"):
+        results.load(p)
+
+
+def test_find_prefers_cuda(tmp_path):
+    results.save(make_result(device="cpu", shape=[1, 4, 256, 64]), tmp_path)
+    results.save(make_result(), tmp_path)
+    results.save(make_result(variant="sdpa_flash_other"), tmp_path)
+    found = results.find(tmp_path, "sdpa_flash")
+    assert [p.name for p in found] == [
+        "sdpa_flash__8x16x1024x64__bfloat16__cuda.json",
+        "sdpa_flash__1x4x256x64__bfloat16__cpu.json",
+    ]
