@@ -1,0 +1,114 @@
+"""Sphinx configuration of the attnprof site; sources in docs/, this file at the repository root.
+
+Build (the nox session ``docs`` does this for both languages)::
+
+    sphinx-build -W --keep-going -c . -D language=en docs _build/html/en
+    sphinx-build -W --keep-going -c . -D language=ja docs _build/html/ja
+
+The gallery scripts in examples/ run during the build (sphinx-gallery) and save their results into
+``_build/results``; the pages read them through the directives of :mod:`attnprof.sphinxext`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import attnprof
+
+ROOT = Path(__file__).resolve().parent
+DOCS = ROOT / "docs"
+# Gallery scripts run inside this process and cannot see this file's location: they find the results folder
+# through this variable (attnprof.profiling.results_dir), and the extension reads the same folder.
+RESULTS_DIR = ROOT / "_build" / "results"
+os.environ["ATTNPROF_RESULTS_DIR"] = str(RESULTS_DIR)
+
+# -- Project ---------------------------------------------------------------------------------------------------------
+
+project = "attnprof"
+author = "attnprof contributors"
+copyright = "2026, attnprof contributors"
+release = version = attnprof.__version__
+language = "en"  # the nox session passes -D language=ja for the Japanese build
+
+extensions = [
+    "myst_nb",
+    "sphinx_gallery.gen_gallery",
+    "sphinx_copybutton",
+    "attnprof.sphinxext",
+]
+
+# sphinx-gallery writes auto_examples/*.ipynb, *.py, *.zip, *.md5 and *.json next to its .rst pages: without
+# these patterns myst-nb would claim the notebooks as pages of their own.
+exclude_patterns = [
+    "_build",
+    "locales",
+    "auto_examples/*.ipynb",
+    "auto_examples/*.py",
+    "auto_examples/*.zip",
+    "auto_examples/*.md5",
+    "auto_examples/*.json",
+    "auto_examples/*.pickle",
+    "sg_execution_times.rst",
+]
+
+# -- MyST and myst-nb ------------------------------------------------------------------------------------------------
+
+myst_enable_extensions = ["colon_fence", "deflist"]
+myst_heading_anchors = 3
+nb_execution_mode = "off"  # the gallery runs the examples; pages execute nothing
+
+# -- sphinx-gallery --------------------------------------------------------------------------------------------------
+
+sphinx_gallery_conf = {
+    "examples_dirs": ["../examples"],  # relative to docs/
+    "gallery_dirs": ["auto_examples"],
+    "filename_pattern": r"/\d\d-[^/]+\.py$",  # run every NN-topic.py
+    "within_subsection_order": "FileNameSortKey",
+    "download_all_examples": False,
+    "min_reported_time": 10**9,  # no timing strings in the pages (they would churn the translation catalogs)
+    "write_computation_times": False,
+    # The examples re-run when they change (MD5 cache in docs/auto_examples). If the results they wrote are gone
+    # (a fresh _build), run them again even though they did not change.
+    "run_stale_examples": not any(RESULTS_DIR.glob("*.json")),
+    "remove_config_comments": True,
+    "show_memory": False,
+}
+
+# -- Translation -----------------------------------------------------------------------------------------------------
+
+locale_dirs = ["locales/"]  # relative to docs/: docs/locales/ja/LC_MESSAGES/*.po
+gettext_compact = False
+gettext_uuid = False
+gettext_location = True
+
+# -- HTML ------------------------------------------------------------------------------------------------------------
+
+html_theme = "furo"
+html_title = "attnprof"
+html_static_path: list[str] = []  # attnprof.sphinxext adds its stylesheet and the language-switcher template
+templates_path: list[str] = []
+html_context = {
+    # the language switcher (attnprof-languages.html): code and name of each built language
+    "attnprof_languages": [("en", "English"), ("ja", "日本語")],
+}
+html_sidebars = {
+    "**": [
+        "sidebar/brand.html",
+        "attnprof-languages.html",
+        "sidebar/search.html",
+        "sidebar/scroll-start.html",
+        "sidebar/navigation.html",
+        "sidebar/scroll-end.html",
+    ]
+}
+html_last_updated_fmt = None
+html_copy_source = False
+html_show_sourcelink = False
+
+copybutton_prompt_text = r">>> |\.\.\. |\$ "
+copybutton_prompt_is_regexp = True
+
+# -- attnprof.sphinxext ----------------------------------------------------------------------------------------------
+
+attnprof_results_dir = str(RESULTS_DIR)

@@ -1,0 +1,151 @@
+"""Development sessions: tests, lint, the bilingual docs build, translations.
+
+Online: ``nox`` runs the default sessions (``tests``, ``lint``) in fresh virtualenvs, installing from the
+dependency groups of pyproject.toml. CPU environments pin ``torch==2.13.0`` (group ``cpu``).
+
+Offline (the GPU builder, whose Python already has torch and the docs toolchain): ``python3 -m nox --no-venv -s
+docs``. Without a virtualenv nothing is installed and commands run with the interpreter running nox.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import nox
+
+nox.needs_version = ">=2025.2.9"
+
+ROOT = Path(__file__).parent
+PYPROJECT = nox.project.load_toml("pyproject.toml")
+BUILD = ROOT / "_build"
+LANGUAGES = ("en", "ja")
+DOCS_LANGUAGE = LANGUAGES[0]
+
+
+def _offline(session: nox.Session) -> bool:
+    """True without a virtualenv (``--no-venv``): use what the running interpreter has."""
+    return session.venv_backend == "none"
+
+
+def _install(session: nox.Session, *groups: str, package: bool = True) -> None:
+    """Install dependency groups (and the package, editable), unless running without a virtualenv."""
+    if _offline(session):
+        return
+    requirements = nox.project.dependency_groups(PYPROJECT, *groups)
+    session.install(*requirements, *(["-e", "."] if package else []))
+
+
+def _python(session: nox.Session) -> str:
+    """The interpreter to run tools with: the session's, or the one running nox when there is no virtualenv."""
+    return sys.executable if _offline(session) else "python"
+
+
+def _sphinx(session: nox.Session, *args: str) -> None:
+    session.run(_python(session), "-m", "sphinx", *args)
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """Run the CPU test suite (no GPU, no browser)."""
+    _install(session, "cpu", "test")
+    session.run(_python(session), "-m", "pytest", "-m", "not gpu and not browser", *session.posargs)
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """Check style and formatting with ruff."""
+    _install(session, "lint", package=False)
+    session.run(_python(session), "-m", "ruff", "check", *session.posargs)
+    session.run(_python(session), "-m", "ruff", "format", "--check", *session.posargs)
+
+
+@nox.session(name="tests_gpu", default=False)
+def tests_gpu(session: nox.Session) -> None:
+    """Run the tests that need a CUDA GPU (on the GPU builder: nox --no-venv -s tests_gpu)."""
+    _install(session, "test")
+    session.run(_python(session), "-m", "pytest", "-m", "gpu", *session.posargs)
+
+
+@nox.session(default=False)
+def docs(session: nox.Session) -> None:
+    """Build the site in English and Japanese into _build/html/{en,ja}, warnings as errors."""
+    _install(session, "cpu", "docs")
+    # One language after the other: the first build runs the gallery scripts (their results land in
+    # _build/results), the second finds them unchanged and reuses them.
+    for lang in LANGUAGES:
+        _sphinx(
+            session,
+            "-b",
+            "html",
+            "-W",
+            "--keep-going",
+            "-c",
+            ".",
+            "-D",
+            f"language={lang}",
+            "-d",
+            str(BUILD / "doctrees" / lang),
+            "docs",
+            str(BUILD / "html" / lang),
+            *session.posargs,
+        )
+    _write_redirect(BUILD / "html" / "index.html", f"{DOCS_LANGUAGE}/index.html")
+    session.log(f"site: {BUILD / 'html' / 'index.html'}")
+
+
+@nox.session(name="docs-live", default=False)
+def docs_live(session: nox.Session) -> None:
+    """Serve the English site and rebuild it on every change (-- -D language=ja for Japanese)."""
+    _install(session, "cpu", "docs", "docs-live")
+    session.run(
+        _python(session),
+        "-m",
+        "sphinx_autobuild",
+        "-c",
+        ".",
+        "docs",
+        str(BUILD / "live"),
+        "--watch",
+        "src",
+        "--watch",
+        "examples",
+        "--ignore",
+        str(ROOT / "docs" / "auto_examples"),
+        *session.posargs,
+    )
+
+
+@nox.session(default=False)
+def i18n(session: nox.Session) -> None:
+    """Extract the messages of every page and update the Japanese catalogs in docs/locales."""
+    _install(session, "cpu", "docs")
+    gettext_dir = BUILD / "gettext"
+    if gettext_dir.exists():
+        shutil.rmtree(gettext_dir)  # a stale .pot would bring back messages of deleted pages
+    _sphinx(session, "-b", "gettext", "-W", "--keep-going", "-c", ".", "docs", str(gettext_dir), *session.posargs)
+    session.run(
+        _python(session),
+        "-m",
+        "sphinx_intl",
+        "update",
+        "-p",
+        str(gettext_dir),
+        "-d",
+        str(ROOT / "docs" / "locales"),
+        *[arg for lang in LANGUAGES[1:] for arg in ("-l", lang)],
+    )
+
+
+def _write_redirect(path: Path, target: str) -> None:
+    """A root page that sends the browser to the default language (and links both for those without refresh)."""
+    links = " · ".join(f'<a href="{lang}/index.html" hreflang="{lang}">{lang}</a>' for lang in LANGUAGES)
+    path.write_text(
+        "<!DOCTYPE html>\n"
+        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f'<meta http-equiv="refresh" content="0; url={target}">\n'
+        f'<link rel="canonical" href="{target}">\n<title>attnprof</title>\n</head>\n'
+        f'<body><p>Redirecting to <a href="{target}">{target}</a>. Languages: {links}</p></body>\n</html>\n',
+        encoding="utf-8",
+    )

@@ -1,0 +1,954 @@
+"""Sphinx extension: live numbers, tables and timelines from result files, in every language of the site.
+
+Pages never type a number: they name a variant and this extension reads its result file (written by the gallery
+scripts through :func:`attnprof.results.save`) from ``attnprof_results_dir``. It never imports torch.
+
+Directives and role (MyST syntax)::
+
+    ```{kernel-table} sdpa_flash
+    :caption: The kernels of one forward call
+    ```
+
+    ```{compare-table} naive naive_inplace sdpa_math
+    :link-prefix: variants/
+    :caption: At a glance
+
+    - naive: The out-of-place mask shows up as a Memcpy.
+    - sdpa_math: Twenty small kernels instead of one fused one.
+    ```
+
+    ```{timeline} naive
+    :step: 1
+
+    One step of naive attention: CPU ops above, the GPU stream below.
+    ```
+
+    ```{env-banner}
+    ```
+
+    The flash kernel took {metric}`sdpa_flash:gpu_ms`.
+
+Which result is used: of the result files of a variant (:func:`attnprof.results.find`), the first that ran
+(``status == "ok"``), CUDA results before CPU ones; else the first one. A variant that could not run shows its
+status and PyTorch's reason as a note. A missing or unreadable (stale) result file is a Sphinx warning with the
+source location, and a visible warning box or inline marker on the page.
+
+The provenance banner (``env-banner``) is added to the top of every page that does not place one itself
+(``attnprof_env_banner = False`` turns that off). Words the extension writes itself come from
+:mod:`attnprof.labels` in the build's ``language``; words written in the directives' content (captions, the
+"what the trace reveals" items) stay in the page and are translated with gettext like the rest of it.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+from sphinx import addnodes
+from sphinx.application import Sphinx
+from sphinx.config import Config
+from sphinx.environment import BuildEnvironment
+from sphinx.transforms import SphinxTransform
+from sphinx.transforms.post_transforms import SphinxPostTransform
+from sphinx.util import logging
+from sphinx.util.docutils import SphinxDirective, SphinxRole
+
+from . import __version__, report, results, timeline, trace
+from .labels import LABELS, label
+from .variants import VARIANTS
+
+logger = logging.getLogger(__name__)
+
+_PACKAGE_DIR = Path(__file__).parent
+NBSP = "\u00a0"
+
+#: Fields of the ``metric`` role, besides ``op:<op name>``.
+METRIC_FIELDS: tuple[str, ...] = (
+    "gpu_ms",
+    "gpu_ms_p10",
+    "gpu_ms_p90",
+    "cpu_us",
+    "dispatch_us",
+    "context_us",
+    "tflops",
+    "peak_mib",
+    "rel_error",
+    "activities_per_step",
+    "kernels_per_step",
+    "main_kernel",
+    "main_kernel_api",
+    "main_kernel_us",
+    "main_kernel_regs",
+    "main_kernel_threads",
+    "main_kernel_smem",
+    "main_kernel_grid",
+    "main_kernel_block",
+    "main_kernel_reported_occupancy",
+    "main_kernel_theoretical_occupancy",
+    "main_kernel_limiter",
+    "main_kernel_theoretical_blocks",
+    "main_kernel_theoretical_warps",
+    "main_kernel_regs_per_block",
+    "sm_count",
+    "sm_registers",
+    "sm_shared_memory",
+    "sm_max_warps",
+    "device",
+    "shape",
+    "dtype",
+    "status",
+    "reason",
+)
+
+
+# --- formatting --------------------------------------------------------------------------------------------------
+
+
+def fmt_number(value: float, digits: int = 3) -> str:
+    """``value`` with ``digits`` significant digits, never in scientific notation (``0.162``, ``27.3``, ``303``)."""
+    if value == 0 or not math.isfinite(value):
+        return f"{value:g}"
+    magnitude = math.floor(math.log10(abs(value)))
+    return f"{value:.{max(0, digits - 1 - magnitude)}f}"
+
+
+def fmt_count(value: float) -> str:
+    """A count, or a mean count: ``6``, ``6.3``."""
+    return f"{value:.0f}" if float(value).is_integer() else f"{value:.1f}"
+
+
+def fmt_bytes(n: int) -> str:
+    """``49152`` -> ``48 KiB``; ``0`` -> ``0 B``."""
+    if n < 1024:
+        return f"{n}{NBSP}B"
+    kib = n / 1024
+    return f"{kib:.0f}{NBSP}KiB" if kib.is_integer() else f"{fmt_number(kib)}{NBSP}KiB"
+
+
+def fmt_dims(dims: Sequence[int] | None) -> str:
+    """``[8, 8, 16]`` -> ``8×8×16``."""
+    return "×".join(str(d) for d in dims) if dims else ""
+
+
+def _unit(value: str, unit: str) -> str:
+    return f"{value}{NBSP}{unit}"
+
+
+def _limiter_words(limiter: str, language: str | None) -> str:
+    key = f"limiter.{limiter}"
+    return label(key, language) if key in LABELS else limiter
+
+
+def status_words(status: str, language: str | None) -> str:
+    """The status of a result in words (``no_cuda`` -> ``no CUDA device``)."""
+    key = f"status.{status}"
+    return label(key, language) if key in LABELS else status
+
+
+def main_kernel(result: results.Result) -> trace.KernelRow | None:
+    """The row of :func:`attnprof.trace.kernel_table` with the largest total time among kernels, if any."""
+    rows = [r for r in trace.kernel_table(result.steps, result.device_properties) if r.kind == "kernel"]
+    return max(rows, key=lambda r: r.total_us) if rows else None
+
+
+def _main_kernel_field(field: str, language: str | None) -> Callable[[results.Result], str | None]:
+    def get(result: results.Result) -> str | None:
+        row = main_kernel(result)
+        if row is None:
+            return None
+        theo = row.theoretical
+        value: Any = {
+            "main_kernel": row.info.short,
+            "main_kernel_api": row.launch_api,
+            "main_kernel_us": row.avg_us and _unit(fmt_number(row.avg_us), "µs"),
+            "main_kernel_regs": row.registers_per_thread,
+            "main_kernel_threads": _threads(row.block),
+            "main_kernel_smem": None if row.shared_memory is None else fmt_bytes(row.shared_memory),
+            "main_kernel_grid": fmt_dims(row.grid) or None,
+            "main_kernel_block": fmt_dims(row.block) or None,
+            "main_kernel_reported_occupancy": None
+            if row.reported_occupancy is None
+            else _unit(fmt_number(row.reported_occupancy), "%"),
+            "main_kernel_theoretical_occupancy": None if theo is None else _unit(fmt_number(theo.percent), "%"),
+            "main_kernel_limiter": None if theo is None else _limiter_words(theo.limiter, language),
+            "main_kernel_theoretical_blocks": None if theo is None else theo.blocks_per_sm,
+            "main_kernel_theoretical_warps": None if theo is None else theo.active_warps,
+            "main_kernel_regs_per_block": None if theo is None else theo.registers_per_block,
+        }[field]
+        return None if value is None else str(value)
+
+    return get
+
+
+def _sm_field(props: dict[str, Any], field: str) -> str | None:
+    """A per-SM limit of the GPU, from the trace's device properties."""
+    value: Any
+    if field == "sm_count":
+        value = props.get("numSms")
+    elif field == "sm_registers":
+        value = props.get("regsPerMultiprocessor")
+    elif field == "sm_shared_memory":
+        value = props.get("sharedMemPerMultiprocessor")
+        value = None if value is None else fmt_bytes(int(value))
+    else:  # sm_max_warps
+        threads, warp = props.get("maxThreadsPerMultiprocessor"), props.get("warpSize")
+        value = threads // warp if threads and warp else None
+    return None if value is None else str(value)
+
+
+def _threads(block: Sequence[int] | None) -> int | None:
+    if not block:
+        return None
+    return math.prod(block)
+
+
+def metric_text(result: results.Result, field: str, language: str | None = None) -> str:
+    """One value of ``result`` as the ``metric`` role shows it, with its unit.
+
+    Args:
+        result: The result to read.
+        field: One of :data:`METRIC_FIELDS`, or ``op:<op name>`` (mean count of that CPU op per step).
+        language: The build's language, for words (status, limiter, "n/a").
+
+    Returns:
+        The text; for a result that did not run, its status in words (except for ``status`` and ``reason``).
+
+    Raises:
+        KeyError: for an unknown field, naming the accepted ones.
+    """
+    if field not in METRIC_FIELDS and not field.startswith("op:"):
+        raise KeyError(f"unknown metric field {field!r}; choose one of: {', '.join(METRIC_FIELDS)}, op:<op name>")
+    if field == "status":
+        return status_words(result.status, language)
+    if field == "reason":
+        return result.reason or label("not_available", language)
+    if field in ("device", "dtype"):
+        return str(getattr(result, field))
+    if field == "shape":
+        return "[" + ", ".join(str(d) for d in result.shape) + "]"
+    if not result.ok:
+        return status_words(result.status, language)
+    if field.startswith("sm_"):
+        value = _sm_field(result.device_properties, field)
+        return label("not_available", language) if value is None else value
+    row = report.summary_row(result)
+    t = result.timing
+    value: str | None
+    if field.startswith("op:"):
+        counts = trace.op_counts(result.steps)
+        value = fmt_count(counts.get(field[3:], 0.0))
+    elif field.startswith("main_kernel"):
+        value = _main_kernel_field(field, language)(result)
+    elif field == "gpu_ms":
+        value = None if row.gpu_ms is None else _unit(fmt_number(row.gpu_ms), "ms")
+    elif field in ("gpu_ms_p10", "gpu_ms_p90"):
+        value = None if t is None else _unit(fmt_number(getattr(t, field)), "ms")
+    elif field == "cpu_us":
+        value = None if row.cpu_us is None else _unit(fmt_number(row.cpu_us), "µs")
+    elif field == "dispatch_us":
+        value = None if row.dispatch_us is None else _unit(fmt_number(row.dispatch_us), "µs")
+    elif field == "context_us":
+        value = None if t is None or t.context_us_median is None else _unit(fmt_number(t.context_us_median), "µs")
+    elif field == "tflops":
+        value = None if row.tflops is None else _unit(fmt_number(row.tflops), "TFLOP/s")
+    elif field == "peak_mib":
+        value = None if row.peak_mib is None else _unit(fmt_number(row.peak_mib), "MiB")
+    elif field == "rel_error":
+        value = None if row.rel_error is None else f"{row.rel_error:.1e}"
+    elif field == "activities_per_step":
+        value = None if row.activities_per_step is None else fmt_count(row.activities_per_step)
+    else:  # kernels_per_step
+        value = None if row.kernels_per_step is None else fmt_count(row.kernels_per_step)
+    return label("not_available", language) if value is None else value
+
+
+# --- finding results ---------------------------------------------------------------------------------------------
+
+_CACHE: dict[Path, tuple[int, results.Result]] = {}
+
+
+def _load_cached(path: Path) -> results.Result:
+    mtime = path.stat().st_mtime_ns
+    hit = _CACHE.get(path)
+    if hit is not None and hit[0] == mtime:
+        return hit[1]
+    result = results.load(path)
+    _CACHE[path] = (mtime, result)
+    return result
+
+
+@dataclass
+class Found:
+    """A result picked for a variant, with the file it came from; or why there is none."""
+
+    result: results.Result | None
+    path: Path | None
+    problem: str | None = None
+
+
+def find_result(env: BuildEnvironment, variant: str, location: str | nodes.Node | None) -> Found:
+    """The result to show for ``variant`` (see the module docstring), noting every file read as a dependency.
+
+    An unknown variant, a missing file and a stale file are logged as warnings at ``location``; the returned
+    :class:`Found` then carries the message in ``problem``.
+    """
+    if variant not in VARIANTS:
+        return _problem(f"unknown variant {variant!r}; choose one of: {', '.join(VARIANTS)}", "unknown", location)
+    directory = _results_dir(env)
+    paths = results.find(directory, variant)
+    if not paths:
+        # depending on the folder re-reads the page once results appear there
+        env.note_dependency(directory)
+        return _problem(
+            f"no result file for variant {variant!r} in {directory} (the gallery script that profiles it writes "
+            "one; did it run?)",
+            "missing",
+            location,
+        )
+    loaded: list[tuple[Path, results.Result]] = []
+    for path in paths:
+        env.note_dependency(path)
+        try:
+            loaded.append((path, _load_cached(path)))
+        except (results.StaleResultError, OSError, TypeError, KeyError) as exc:
+            return _problem(f"stale or unreadable result file {path}: {exc}", "stale", location)
+    path, result = next(((p, r) for p, r in loaded if r.ok), loaded[0])
+    if result.trace_file:
+        env.note_dependency(path.parent / result.trace_file)
+    return Found(result, path)
+
+
+def _problem(message: str, subtype: str, location: str | nodes.Node | None) -> Found:
+    logger.warning(message, location=location, type="attnprof", subtype=subtype)
+    return Found(None, None, message)
+
+
+def _results_dir(env: BuildEnvironment) -> Path:
+    return Path(env.config.attnprof_results_dir)
+
+
+def all_results(env: BuildEnvironment) -> list[results.Result]:
+    """Every readable result in the results folder, one per variant (as :func:`find_result` picks), registry order.
+
+    Unreadable files are skipped here (the directives that use them warn).
+    """
+    directory = _results_dir(env)
+    env.note_dependency(directory)
+    picked = []
+    for variant in VARIANTS:
+        loaded = []
+        for path in results.find(directory, variant):
+            env.note_dependency(path)
+            try:
+                loaded.append(_load_cached(path))
+            except (results.StaleResultError, OSError, TypeError, KeyError):
+                continue
+        if loaded:
+            picked.append(next((r for r in loaded if r.ok), loaded[0]))
+    return picked
+
+
+# --- node helpers ------------------------------------------------------------------------------------------------
+
+
+def _para(*children: nodes.Node | str, classes: Sequence[str] = ()) -> nodes.paragraph:
+    """A paragraph of generated text (no source: gettext leaves it alone)."""
+    return nodes.paragraph(
+        "", "", *(nodes.Text(c) if isinstance(c, str) else c for c in children), classes=list(classes)
+    )
+
+
+def _problem_box(message: str) -> nodes.warning:
+    """The visible side of a warning: a warning box with the message."""
+    return nodes.warning("", _para(message), classes=["attnprof-problem"])
+
+
+def _not_run_note(result: results.Result, language: str | None) -> nodes.note:
+    """A note saying that a variant could not run and why, in PyTorch's words."""
+    text = label(
+        "status.not_run",
+        language,
+        variant=result.variant,
+        status=status_words(result.status, language),
+        reason=result.reason or label("not_available", language),
+    )
+    return nodes.note("", _para(text), classes=["attnprof-not-run"])
+
+
+@dataclass
+class Span:
+    """A table cell that spans ``cols`` columns."""
+
+    content: Any
+    cols: int
+
+
+def _cell(content: Any, classes: Sequence[str] = ()) -> nodes.entry:
+    morecols = 0
+    if isinstance(content, Span):
+        morecols, content = content.cols - 1, content.content
+    entry = nodes.entry("", classes=list(classes))
+    if morecols:
+        entry["morecols"] = morecols
+    items = content if isinstance(content, list) else [content]
+    for item in items:
+        if item is None:
+            continue
+        if isinstance(item, str):
+            entry += _para(item)
+        elif isinstance(item, (nodes.Inline, nodes.Text)):
+            entry += _para(item)
+        else:
+            entry += item
+    return entry
+
+
+def build_table(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[Any]],
+    *,
+    numeric: Sequence[int] = (),
+    classes: Sequence[str] = (),
+    title: nodes.title | None = None,
+) -> nodes.table:
+    """A docutils table; ``numeric`` column indexes get the class ``attnprof-num`` (right-aligned by the CSS)."""
+    table = nodes.table(classes=["attnprof-table", "colwidths-auto", *classes])
+    if title is not None:
+        table += title
+    tgroup = nodes.tgroup(cols=len(headers))
+    table += tgroup
+    for _ in headers:
+        tgroup += nodes.colspec(colwidth=1)
+    head_row = nodes.row()
+    for h in headers:
+        head_row += _cell(h)
+    tgroup += nodes.thead("", head_row)
+    tbody = nodes.tbody()
+    for cells in rows:
+        row = nodes.row()
+        col = 0
+        for content in cells:
+            row += _cell(content, ["attnprof-num"] if col in numeric else [])
+            col += content.cols if isinstance(content, Span) else 1
+        tbody += row
+    tgroup += tbody
+    return table
+
+
+# --- directives and role -----------------------------------------------------------------------------------------
+
+
+class _ResultDirective(SphinxDirective):
+    """Shared parts: the language, a caption option, finding a result."""
+
+    @property
+    def language(self) -> str | None:
+        return self.config.language
+
+    def find(self, variant: str) -> Found:
+        return find_result(self.env, variant, self.get_location())
+
+    def caption_title(self) -> nodes.title | None:
+        """The ``:caption:`` option as a table title (with source info, so gettext extracts it)."""
+        caption = self.options.get("caption")
+        if not caption:
+            return None
+        inline, _messages = self.parse_inline(caption)
+        title = nodes.title(caption, "", *inline)
+        self.set_source_info(title)
+        return title
+
+    def problem(self, found: Found) -> list[nodes.Node]:
+        box = _problem_box(found.problem or "")
+        self.set_source_info(box)
+        return [box]
+
+
+class KernelTable(_ResultDirective):
+    """``kernel-table VARIANT``: one row per distinct GPU activity of the variant's profiled steps."""
+
+    required_arguments = 1
+    has_content = False
+    option_spec: ClassVar[dict[str, Callable[[str], Any]]] = {
+        "caption": directives.unchanged,
+        "name": directives.unchanged,
+        "class": directives.class_option,
+    }
+
+    def run(self) -> list[nodes.Node]:
+        found = self.find(self.arguments[0])
+        if found.result is None:
+            return self.problem(found)
+        result, lang = found.result, self.language
+        if not result.ok:
+            return [_not_run_note(result, lang)]
+        rows = trace.kernel_table(result.steps, result.device_properties)
+        if not rows:
+            text = label(
+                "status.no_gpu_activity",
+                lang,
+                variant=result.variant,
+                device=result.device,
+                shape="[" + ", ".join(map(str, result.shape)) + "]",
+                dtype=result.dtype,
+            )
+            return [nodes.note("", _para(text), classes=["attnprof-no-gpu"])]
+        na = label("not_available", lang)
+        body = []
+        for r in rows:
+            theo = r.theoretical
+            name_cell = [
+                _para(nodes.strong("", r.info.short or r.name)),
+                _para(nodes.literal("", r.name), classes=["attnprof-fullname"]),
+            ]
+            body.append(
+                [
+                    name_cell,
+                    r.info.family,
+                    fmt_count(r.per_step),
+                    fmt_number(r.avg_us),
+                    nodes.literal("", r.launch_api) if r.launch_api else na,
+                    na if r.registers_per_thread is None else str(r.registers_per_thread),
+                    na if r.shared_memory is None else fmt_bytes(r.shared_memory),
+                    f"{fmt_dims(r.grid)} × {fmt_dims(r.block)}" if r.grid and r.block else na,
+                    na if r.reported_occupancy is None else _unit(fmt_number(r.reported_occupancy), "%"),
+                    na
+                    if theo is None
+                    else f"{_unit(fmt_number(theo.percent), '%')} ({_limiter_words(theo.limiter, lang)})",
+                ]
+            )
+        headers = [
+            label(k, lang)
+            for k in (
+                "col.kernel",
+                "col.family",
+                "col.per_step",
+                "col.avg_us",
+                "col.launch_api",
+                "col.registers",
+                "col.shared_memory",
+                "col.grid_block",
+                "col.reported_occupancy",
+                "col.theoretical_occupancy",
+            )
+        ]
+        table = build_table(
+            headers,
+            body,
+            numeric=(2, 3, 5, 6, 8, 9),
+            classes=["attnprof-kernel-table", *self.options.get("class", [])],
+            title=self.caption_title(),
+        )
+        self.set_source_info(table)
+        self.add_name(table)
+        return [table]
+
+
+_ITEM = re.compile(r"^\s*`?(?P<variant>[A-Za-z_]\w*)`?\s*:\s*")
+
+
+class CompareTable(_ResultDirective):
+    """``compare-table [VARIANT ...]``: the at-a-glance table (all registered variants when none are named).
+
+    The content, if any, is a bullet list of ``variant: text`` items: the text goes into the "what the trace
+    reveals" column, parsed as part of the page (so gettext extracts and translates it).
+    """
+
+    optional_arguments = len(VARIANTS)
+    has_content = True
+    option_spec: ClassVar[dict[str, Callable[[str], Any]]] = {
+        "caption": directives.unchanged,
+        "link-prefix": directives.unchanged,
+        "name": directives.unchanged,
+        "class": directives.class_option,
+    }
+
+    def run(self) -> list[nodes.Node]:
+        variants = self.arguments or list(VARIANTS)
+        lang = self.language
+        out: list[nodes.Node] = []
+        reveals, problems = self.reveals(variants)
+        out += problems
+        body = []
+        for variant in variants:
+            found = self.find(variant)
+            name = self.variant_cell(variant)
+            note = reveals.get(variant, [])
+            if found.result is None:
+                body.append([name, Span(label("status.missing", lang), 8), note])
+                out += self.problem(found)
+                continue
+            res = found.result
+            if not res.ok:
+                text = f"{status_words(res.status, lang)}: {res.reason or label('not_available', lang)}"
+                body.append([name, Span(_para(text, classes=["attnprof-not-run"]), 8), note])
+                continue
+            row = report.summary_row(res)
+            na = label("not_available", lang)
+
+            def num(v: float | None, f: Callable[[float], str] = fmt_number, na: str = na) -> str:
+                return na if v is None else f(v)
+
+            body.append(
+                [
+                    name,
+                    num(row.activities_per_step, fmt_count),
+                    num(row.kernels_per_step, fmt_count),
+                    num(row.gpu_ms),
+                    num(row.cpu_us),
+                    num(row.dispatch_us),
+                    num(row.tflops),
+                    num(row.peak_mib),
+                    row.main_kernel or na,
+                    note,
+                ]
+            )
+        keys = ["col.variant", "col.activities_per_step", "col.kernels_per_step", "col.gpu_ms", "col.cpu_us",
+                "col.dispatch_us", "col.tflops", "col.peak_mib", "col.main_kernel"]  # fmt: skip
+        if reveals:
+            keys.append("col.reveals")
+        else:
+            body = [cells[:-1] for cells in body]
+        table = build_table(
+            [label(k, lang) for k in keys],
+            body,
+            numeric=(1, 2, 3, 4, 5, 6, 7),
+            classes=["attnprof-compare-table", *self.options.get("class", [])],
+            title=self.caption_title(),
+        )
+        self.set_source_info(table)
+        self.add_name(table)
+        return [table, *out]
+
+    def variant_cell(self, variant: str) -> nodes.Node:
+        """The variant's name, linked to its page when ``:link-prefix:`` is given and that page exists."""
+        text = nodes.literal("", variant)
+        prefix = self.options.get("link-prefix")
+        if prefix is None:
+            return text
+        docname = prefix.strip("/") + "/" + variant.replace("_", "-") if prefix.strip("/") else variant
+        if docname not in self.env.found_docs:
+            return text
+        ref = addnodes.pending_xref(
+            "",
+            text,
+            refdomain="std",
+            reftype="doc",
+            reftarget="/" + docname,
+            refexplicit=True,
+            refwarn=True,
+            refdoc=self.env.docname,
+        )
+        return ref
+
+    def reveals(self, variants: Sequence[str]) -> tuple[dict[str, list[nodes.Node]], list[nodes.Node]]:
+        """The content's ``variant: text`` items, by variant, with the ``variant:`` prefix removed."""
+        if not self.content:
+            return {}, []
+        parsed = self.parse_content_to_nodes()
+        items: dict[str, list[nodes.Node]] = {}
+        problems: list[nodes.Node] = []
+        lists = [n for n in parsed if isinstance(n, nodes.bullet_list)]
+        if len(lists) != 1 or len(lists) != len([n for n in parsed if not isinstance(n, nodes.comment)]):
+            return {}, self._bad_content("the content must be one bullet list of 'variant: text' items")
+        for item in lists[0].children:
+            first = item.children[0] if item.children else None
+            match = _ITEM.match(first.astext()) if isinstance(first, nodes.paragraph) else None
+            if match is None or match["variant"] not in variants:
+                shown = (first.astext() if first is not None else "")[:60]
+                problems += self._bad_content(
+                    f"compare-table item {shown!r} does not start with one of the table's variants "
+                    f"({', '.join(variants)}) followed by ':'"
+                )
+                continue
+            _strip_prefix(first, match.end())
+            first.rawsource = _ITEM.sub("", first.rawsource, count=1) if first.rawsource else first.astext()
+            items[match["variant"]] = list(item.children)
+        return items, problems
+
+    def _bad_content(self, message: str) -> list[nodes.Node]:
+        logger.warning(message, location=self.get_location(), type="attnprof", subtype="content")
+        box = _problem_box(message)
+        self.set_source_info(box)
+        return [box]
+
+
+def _strip_prefix(paragraph: nodes.paragraph, n: int) -> None:
+    """Remove the first ``n`` characters of text from ``paragraph`` (across Text and inline children)."""
+    for child in list(paragraph.children):
+        if n <= 0:
+            break
+        length = len(child.astext())
+        if length <= n:
+            paragraph.remove(child)
+            n -= length
+        elif isinstance(child, nodes.Text):
+            paragraph.replace(child, nodes.Text(str(child)[n:]))
+            n = 0
+        else:
+            n = 0
+
+
+class Timeline(_ResultDirective):
+    """``timeline VARIANT``: one active step drawn by :mod:`attnprof.timeline`, the content as caption."""
+
+    required_arguments = 1
+    has_content = True
+    option_spec: ClassVar[dict[str, Callable[[str], Any]]] = {
+        "step": directives.nonnegative_int,
+        "width": directives.length_or_percentage_or_unitless,
+        "name": directives.unchanged,
+        "class": directives.class_option,
+    }
+
+    def run(self) -> list[nodes.Node]:
+        found = self.find(self.arguments[0])
+        if found.result is None or found.path is None:
+            return self.problem(found)
+        result, lang = found.result, self.language
+        if not result.ok:
+            return [_not_run_note(result, lang)]
+        step = self.options.get("step")
+        try:
+            timeline.pick_step(result, step)
+        except ValueError as exc:
+            return self.problem(_problem(f"timeline {result.variant!r}: {exc}", "step", self.get_location()))
+
+        png = found.path.parent / "timelines" / f"{result.stem}.step{'mid' if step is None else step}.png"
+        summary = _render_if_stale(result, found.path, png, step)
+        self.env.note_dependency(png)
+
+        doc_dir = self.env.doc2path(self.env.docname).parent
+        figure = nodes.figure("", classes=["attnprof-timeline", *self.options.get("class", [])])
+        self.set_source_info(figure)
+        image = nodes.image(uri=Path(os.path.relpath(png, doc_dir)).as_posix(), classes=["attnprof-timeline-image"])
+        image["attnprof_summary"] = summary
+        if "width" in self.options:
+            image["width"] = self.options["width"]
+        figure += image
+        caption_nodes = self.parse_content_to_nodes() if self.content else []
+        first = caption_nodes[0] if caption_nodes else None
+        if isinstance(first, nodes.paragraph):
+            caption = nodes.caption(first.rawsource, "", *first.children)
+            caption.source, caption.line = first.source, first.line
+            figure += caption
+            rest = caption_nodes[1:]
+            if rest:
+                figure += nodes.legend("", *rest)
+        self.add_name(figure)
+        out: list[nodes.Node] = [figure]
+        if result.trace_file:
+            trace_path = found.path.parent / result.trace_file
+            ref = addnodes.download_reference(
+                "",
+                "",
+                nodes.literal("", result.trace_file),
+                reftarget=Path(os.path.relpath(trace_path, doc_dir)).as_posix(),
+                refdoc=self.env.docname,
+                refdomain="",
+                reftype="download",
+                refexplicit=True,
+                refwarn=False,
+            )
+            out.append(
+                _para(
+                    label("timeline.download", lang) + ": ",
+                    ref,
+                    " " + label("timeline.open_with", lang),
+                    classes=["attnprof-trace-download"],
+                )
+            )
+        return out
+
+
+def _render_if_stale(result: results.Result, result_path: Path, png: Path, step: int | None) -> str:
+    """Render the timeline unless ``png`` is newer than both the result and the drawing code."""
+    newest_input = max(result_path.stat().st_mtime_ns, Path(timeline.__file__).stat().st_mtime_ns)
+    if png.exists() and png.stat().st_mtime_ns >= newest_input:
+        return timeline.summary(result, step)
+    return timeline.render(result, png, step)
+
+
+class EnvBannerPlaceholder(nodes.General, nodes.Element):
+    """Where the provenance banner goes; :class:`EnvBannerTransform` replaces it."""
+
+
+class EnvBanner(SphinxDirective):
+    """``env-banner``: where the numbers of the site come from (placed here instead of at the top of the page)."""
+
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        node = EnvBannerPlaceholder()
+        self.set_source_info(node)
+        return [node]
+
+
+class MetricRole(SphinxRole):
+    """``{metric}`VARIANT:FIELD```: one live value with its unit (see :data:`METRIC_FIELDS`)."""
+
+    def run(self) -> tuple[list[nodes.Node], list[nodes.system_message]]:
+        variant, sep, field = self.text.strip().partition(":")
+        location = self.get_location()
+        lang = self.config.language
+        if not sep or not field:
+            return self._problem(f"metric {self.text!r}: expected VARIANT:FIELD, e.g. sdpa_flash:gpu_ms", location)
+        if field not in METRIC_FIELDS and not field.startswith("op:"):
+            return self._problem(
+                f"metric {self.text!r}: unknown field {field!r}; choose one of: {', '.join(METRIC_FIELDS)}, "
+                "op:<op name>",
+                location,
+            )
+        found = find_result(self.env, variant, location)
+        if found.result is None:
+            return [nodes.problematic(self.rawtext, f"{self.text} ({label('status.missing', lang)})")], []
+        text = metric_text(found.result, field, lang)
+        classes = ["attnprof-metric"] + ([] if found.result.ok else ["attnprof-not-run"])
+        return [nodes.inline(self.rawtext, text, classes=classes)], []
+
+    def _problem(self, message: str, location: str) -> tuple[list[nodes.Node], list[nodes.system_message]]:
+        logger.warning(message, location=location, type="attnprof", subtype="metric")
+        return [nodes.problematic(self.rawtext, self.rawtext)], []
+
+
+# --- the provenance banner ---------------------------------------------------------------------------------------
+
+
+def _cudnn(version: str | None) -> str | None:
+    """``"91900"`` -> ``"9.19.0"`` (cuDNN's integer encoding); other spellings unchanged."""
+    if version and version.isdigit():
+        n = int(version)
+        if n >= 90000:
+            return f"{n // 10000}.{(n % 10000) // 100}.{n % 100}"
+        if n >= 1000:
+            return f"{n // 1000}.{(n % 1000) // 100}.{n % 100}"
+    return version
+
+
+def banner_nodes(found: Sequence[results.Result], language: str | None) -> list[nodes.Node]:
+    """The provenance banner for ``found`` results: where and when, and, on a CPU-only build, what is missing."""
+    if not found:
+        return [nodes.note("", _para(label("banner.no_results", language)), classes=["attnprof-env-banner"])]
+    groups: dict[tuple[Any, ...], list[results.Result]] = {}
+    for r in found:
+        e = r.environment
+        key = (e.device_name, e.driver_version, e.cuda_version, _cudnn(e.cudnn_version), e.torch_version)
+        groups.setdefault(key, []).append(r)
+    lines = []
+    for (device, driver, cuda, cudnn, torch_version), rs in groups.items():
+        parts = [label("banner.measured_on", language, device=device)]
+        for key, value in (("driver", driver), ("cuda", cuda), ("cudnn", cudnn), ("torch", torch_version)):
+            if value:
+                parts.append(label(f"banner.{key}", language, value=value))
+        dates = sorted({r.environment.date[:10] for r in rs if r.environment.date})
+        if dates:
+            parts.append(label("banner.date", language, value=" – ".join(dict.fromkeys([dates[0], dates[-1]]))))
+        if len(groups) > 1:
+            parts.append(label("banner.variants", language, value=", ".join(r.variant for r in rs)))
+        lines.append(" · ".join(parts))
+
+    cpu_only = not any(r.device == "cuda" and r.ok for r in found)
+    if not cpu_only:
+        box = nodes.container("", classes=["attnprof-env-banner"])
+        box += _para(nodes.strong("", label("banner.title", language)), classes=["attnprof-env-banner-title"])
+        for line in lines:
+            box += _para(line)
+        return [box]
+
+    title = nodes.title("", label("banner.cpu_only_title", language))
+    title["translatable"] = False
+    box = nodes.admonition("", title, classes=["attnprof-env-banner", "attnprof-cpu-only", "warning"])
+    box += _para(label("banner.cpu_only", language))
+    reasons: dict[str, list[str]] = {}
+    for r in found:
+        if not r.ok:
+            reasons.setdefault(r.reason or status_words(r.status, language), []).append(r.variant)
+    if reasons:
+        items = nodes.bullet_list()
+        for reason, variants in reasons.items():
+            text = label("banner.reason_item", language, variants=", ".join(variants), reason=reason)
+            items += nodes.list_item("", _para(text))
+        box += items
+    for line in lines:
+        box += _para(line, classes=["attnprof-env-line"])
+    return [box]
+
+
+class EnvBannerTransform(SphinxTransform):
+    """Fill ``env-banner`` placeholders; put a banner under the title of every page that has none."""
+
+    default_priority = 500  # after the translation of the page (Locale is 20)
+
+    def apply(self, **kwargs: Any) -> None:
+        placeholders = list(self.document.findall(EnvBannerPlaceholder))
+        if not placeholders and not self.config.attnprof_env_banner:
+            return
+        banner = banner_nodes(all_results(self.env), self.config.language)
+        if placeholders:
+            for node in placeholders:
+                node.replace_self([n.deepcopy() for n in banner])
+            return
+        section = next(iter(self.document.findall(nodes.section)), None)
+        if section is None:
+            self.document[0:0] = banner
+            return
+        index = 1 if section.children and isinstance(section[0], nodes.title) else 0
+        section[index:index] = banner
+
+
+class TimelineAltText(SphinxPostTransform):
+    """Give each timeline image its caption (translated by now) as alt text, else the drawing's summary.
+
+    Done after reading, so the alt text is not a second message for translators.
+    """
+
+    default_priority = 200
+    formats = ("html", "latex", "texinfo", "text", "man", "xml", "pseudoxml")
+
+    def run(self, **kwargs: Any) -> None:
+        for figure in self.document.findall(nodes.figure):
+            if "attnprof-timeline" not in figure["classes"]:
+                continue
+            caption = next(iter(figure.findall(nodes.caption)), None)
+            for image in figure.findall(nodes.image):
+                summary = image.get("attnprof_summary", "")
+                image["alt"] = caption.astext() if caption is not None and caption.astext() else summary
+
+
+# --- setup -------------------------------------------------------------------------------------------------------
+
+
+def _on_config_inited(app: Sphinx, config: Config) -> None:
+    """Resolve the results folder; make the package's template and stylesheet available to the HTML builders.
+
+    ``attnprof_results_dir`` falls back to ``$ATTNPROF_RESULTS_DIR``, then ``attnprof-results``; a relative path
+    is taken from the folder of conf.py.
+    """
+    configured = config.attnprof_results_dir or os.environ.get("ATTNPROF_RESULTS_DIR") or "attnprof-results"
+    config.attnprof_results_dir = str((Path(app.confdir) / configured).resolve())
+    config.templates_path = [*config.templates_path, str(_PACKAGE_DIR / "_templates")]
+    config.html_static_path = [*config.html_static_path, str(_PACKAGE_DIR / "_static")]
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    """Register the directives, the role, the banner transforms and the configuration values."""
+    app.add_config_value("attnprof_results_dir", "", "env", types=frozenset({str}))
+    app.add_config_value("attnprof_env_banner", True, "env", types=frozenset({bool}))
+    app.add_directive("kernel-table", KernelTable)
+    app.add_directive("compare-table", CompareTable)
+    app.add_directive("timeline", Timeline)
+    app.add_directive("env-banner", EnvBanner)
+    app.add_role("metric", MetricRole())
+    app.add_node(EnvBannerPlaceholder)
+    app.add_transform(EnvBannerTransform)
+    app.add_post_transform(TimelineAltText)
+    app.connect("config-inited", _on_config_inited)
+    app.add_css_file("attnprof.css")
+    return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,379 @@
+"""attnprof.sphinxext: tiny Sphinx projects in tmp_path, built against results made from the real H200 traces."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from docutils import nodes
+
+from attnprof import labels, results, sphinxext, trace
+from attnprof.results import Environment, Result
+from conftest import trace_result
+
+pytest_plugins = ("sphinx.testing.fixtures",)
+
+CONF = """\
+extensions = ["myst_parser", "attnprof.sphinxext"]
+attnprof_results_dir = {results!r}
+locale_dirs = ["locales/"]
+gettext_compact = False
+exclude_patterns = ["_build", "locales"]
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path, make_app: Callable, make_results: Callable) -> Callable:
+    """``project(pages, variants=..., language=..., builder=...) -> app``: write pages, build, return the app."""
+
+    def build(
+        pages: dict[str, str],
+        variants: tuple[str, ...] = ("naive", "naive_inplace", "sdpa_flash"),
+        language: str = "en",
+        builder: str = "html",
+        extra: dict[str, str] | None = None,
+        **overrides: object,
+    ):
+        src = tmp_path / "src"
+        folder = tmp_path / "results"
+        if variants:
+            make_results(variants, folder)
+        folder.mkdir(exist_ok=True)
+        src.mkdir(exist_ok=True)
+        (src / "conf.py").write_text(CONF.format(results=str(folder)))
+        for name, text in {**pages, **(extra or {})}.items():
+            path = src / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(textwrap.dedent(text), encoding="utf-8")
+        builddir = src / "_build" / f"{builder}-{language}"
+        app = make_app(builder, srcdir=src, builddir=builddir, confoverrides={"language": language, **overrides})
+        app.build()
+        return app
+
+    return build
+
+
+def html(app, doc: str = "index") -> str:
+    return (Path(app.outdir) / f"{doc}.html").read_text(encoding="utf-8")
+
+
+def doctree(app, doc: str = "index") -> nodes.document:
+    return app.env.get_doctree(doc)
+
+
+def tables(app, cls: str, doc: str = "index") -> list[nodes.table]:
+    return [t for t in doctree(app, doc).findall(nodes.table) if cls in t["classes"]]
+
+
+def body_rows(table: nodes.table) -> list[nodes.row]:
+    return list(next(iter(table.findall(nodes.tbody))).findall(nodes.row))
+
+
+# --- kernel-table ---------------------------------------------------------------------------------------------------
+
+
+def test_kernel_table_has_one_row_per_distinct_activity(project):
+    app = project({"index.md": "# Naive\n\n```{kernel-table} naive\n:caption: Kernels of one step\n```\n"})
+    assert app.warning.getvalue() == ""
+    naive, _ = trace_result("naive")
+    expected = trace.kernel_table(naive.steps, naive.device_properties)
+    (table,) = tables(app, "attnprof-kernel-table")
+    assert len(body_rows(table)) == len(expected) == 7  # 5 kernels, a memcpy, a memset
+    first_cells = [row[0].astext() for row in body_rows(table)]
+    for row, cell in zip(expected, first_cells, strict=True):
+        assert row.info.short in cell and row.name in cell  # decoded name, full name below it
+    assert "Kernels of one step" in table.next_node(nodes.title).astext()
+    page = html(app)
+    assert "Registers per thread" in page and "Theoretical occupancy" in page
+
+
+def test_kernel_table_of_flash_shows_registers_and_occupancy(project):
+    app = project({"index.md": "# Flash\n\n```{kernel-table} sdpa_flash\n```\n"})
+    assert app.warning.getvalue() == ""
+    (table,) = tables(app, "attnprof-kernel-table")
+    (row,) = body_rows(table)
+    cells = [c.astext() for c in row]
+    assert cells[1] == "flash"
+    assert cells[5] == "255"  # registers per thread
+    assert "12.5" in cells[9] and "registers" in cells[9]  # theoretical occupancy, limited by registers
+
+
+# --- missing, stale, unsupported ------------------------------------------------------------------------------------
+
+
+def test_missing_result_warns_with_location_and_shows_a_box(project):
+    app = project({"index.md": "# Page\n\nText.\n\n```{kernel-table} sdpa_cudnn\n```\n"}, variants=("naive",))
+    warnings = app.warning.getvalue()
+    assert "no result file for variant 'sdpa_cudnn'" in warnings
+    assert "index.md:5" in warnings
+    assert "attnprof-problem" in html(app)
+
+
+def test_unknown_variant_names_the_choices(project):
+    app = project({"index.md": "# Page\n\n```{timeline} flsh\n```\n"})
+    warnings = app.warning.getvalue()
+    assert "unknown variant 'flsh'; choose one of: naive, naive_inplace" in warnings
+
+
+def test_stale_result_warns(project, tmp_path):
+    folder = tmp_path / "results"
+    folder.mkdir()
+    (folder / "naive__1x4x256x64__bfloat16__cpu.json").write_text('{"schema_version": 0}')
+    app = project({"index.md": "# Page\n\n```{kernel-table} naive\n```\n"}, variants=())
+    warnings = app.warning.getvalue()
+    assert "stale or unreadable result file" in warnings and "schema version 0" in warnings
+    assert "index.md:3" in warnings
+
+
+def _failed(variant: str, status: str, reason: str, device: str = "cuda") -> Result:
+    env = Environment(device_name="CPU (x86_64, 2 cores)", torch_version="2.13.0+cpu", python_version="3.11.7",
+                      date="2026-11-30T02:00:00+00:00")  # fmt: skip
+    return Result(variant=variant, shape=[1, 4, 256, 64], dtype="float32", device=device, status=status,
+                  environment=env, reason=reason)  # fmt: skip
+
+
+REASON = "RuntimeError: No available kernel. Aborting execution. | Flash attention requires q,k,v to be half"
+
+
+def test_unsupported_result_renders_its_reason_without_warning(project, tmp_path):
+    folder = tmp_path / "results"
+    results.save(_failed("sdpa_flash", "unsupported", REASON), folder)
+    pages = {
+        "index.md": """\
+            # Flash
+
+            ```{kernel-table} sdpa_flash
+            ```
+
+            ```{timeline} sdpa_flash
+            Caption.
+            ```
+
+            Time: {metric}`sdpa_flash:gpu_ms`. Status: {metric}`sdpa_flash:status`.
+            """
+    }
+    app = project(pages, variants=())
+    assert app.warning.getvalue() == ""
+    page = html(app)
+    assert page.count("Flash attention requires q,k,v to be half") >= 2  # kernel table and timeline notes
+    assert "sdpa_flash did not run (not supported here)" in page
+    assert 'Time: <span class="attnprof-metric attnprof-not-run">not supported here</span>' in page
+
+
+# --- compare-table --------------------------------------------------------------------------------------------------
+
+COMPARE = """\
+    # At a glance
+
+    ```{compare-table} naive naive_inplace sdpa_flash
+    :link-prefix: variants/
+
+    - naive: The copy shows up as a memcpy.
+    - sdpa_flash: One fused kernel.
+    ```
+    """
+
+
+def test_compare_table_rows_links_and_reveals(project):
+    app = project({"index.md": COMPARE}, extra={"variants/naive.md": "# Naive\n\nStub.\n"}, suppress_warnings=[])
+    # variants/naive.md is not in a toctree: that is Sphinx's only complaint
+    assert [w for w in app.warning.getvalue().splitlines() if "toctree" not in w] == []
+    (table,) = tables(app, "attnprof-compare-table")
+    rows = body_rows(table)
+    assert [r[0].astext() for r in rows] == ["naive", "naive_inplace", "sdpa_flash"]
+    assert rows[0][2].astext() == "5"  # kernels per step
+    assert rows[0][-1].astext() == "The copy shows up as a memcpy."  # prefix stripped
+    assert rows[1][-1].astext() == ""
+    assert rows[2][-1].astext() == "One fused kernel."
+    page = html(app)
+    assert 'href="variants/naive.html"' in page  # the page exists: linked
+    assert "variants/naive-inplace.html" not in page  # no such page: plain text
+
+
+def test_compare_table_item_for_unknown_variant_warns(project):
+    text = "# T\n\n```{compare-table} naive\n\n- flash: nope\n```\n"
+    app = project({"index.md": text})
+    assert "does not start with one of the table's variants (naive)" in app.warning.getvalue()
+
+
+def test_compare_table_items_are_extracted_and_translated(project, tmp_path):
+    app = project({"index.md": COMPARE}, builder="gettext")
+    pot = (Path(app.outdir) / "index.pot").read_text(encoding="utf-8")
+    assert 'msgid "The copy shows up as a memcpy."' in pot  # without the "naive:" prefix
+    assert 'msgid "One fused kernel."' in pot
+    assert "Kernels per step" not in pot  # generated labels are not messages
+    po = tmp_path / "src" / "locales" / "ja" / "LC_MESSAGES" / "index.po"
+    po.parent.mkdir(parents=True)
+    po.write_text(
+        'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+        'msgid "The copy shows up as a memcpy."\nmsgstr "コピーが memcpy として現れる。"\n',
+        encoding="utf-8",
+    )
+    app = project({"index.md": COMPARE}, language="ja")
+    (table,) = tables(app, "attnprof-compare-table")
+    assert body_rows(table)[0][-1].astext() == "コピーが memcpy として現れる。"
+    assert "ステップあたりカーネル数" in html(app)  # Japanese column header from the label table
+
+
+# --- timeline -------------------------------------------------------------------------------------------------------
+
+
+def test_timeline_figure_caption_alt_and_trace_download(project, tmp_path):
+    pages = {"index.md": "# T\n\n```{timeline} naive\n:step: 0\n\nOne step of naive attention.\n```\n"}
+    app = project(pages)
+    assert app.warning.getvalue() == ""
+    png = tmp_path / "results" / "timelines" / "naive__8x16x1024x64__bfloat16__cuda.step0.png"
+    assert png.exists()
+    page = html(app)
+    assert 'alt="One step of naive attention."' in page
+    assert "<figcaption>" in page and "One step of naive attention." in page
+    assert list((Path(app.outdir) / "_images").glob("naive__*.png"))
+    downloads = list((Path(app.outdir) / "_downloads").rglob("naive__*.trace.json.gz"))
+    assert len(downloads) == 1
+    assert "Download the raw trace" in page
+
+
+def test_timeline_png_is_not_rewritten_on_rebuild(project, tmp_path):
+    pages = {"index.md": "# T\n\n```{timeline} sdpa_flash\nFlash.\n```\n"}
+    app = project(pages)
+    (png,) = (tmp_path / "results" / "timelines").glob("*.png")
+    before = png.stat().st_mtime_ns
+    # the page is read again (its source changed) and so is the result (newer than the picture): the picture is
+    # drawn again, but its bytes are the same, so the file stays untouched
+    later = before + 5_000_000_000
+    for path in (tmp_path / "src" / "index.md", *(tmp_path / "results").glob("sdpa_flash__*.json")):
+        os.utime(path, ns=(later, later))
+    app.build()
+    assert app.warning.getvalue() == ""
+    assert png.stat().st_mtime_ns == before
+
+
+def test_timeline_step_out_of_range_warns(project):
+    app = project({"index.md": "# T\n\n```{timeline} naive\n:step: 7\n```\n"})
+    assert "step 7 out of range; choose 0 to 2" in app.warning.getvalue()
+
+
+# --- metric role ----------------------------------------------------------------------------------------------------
+
+
+def test_metric_values_with_units(project):
+    text = """\
+        # M
+
+        - {metric}`naive:kernels_per_step`
+        - {metric}`naive:activities_per_step`
+        - {metric}`sdpa_flash:main_kernel_regs`
+        - {metric}`sdpa_flash:main_kernel_theoretical_occupancy`
+        - {metric}`sdpa_flash:main_kernel_limiter`
+        - {metric}`naive:gpu_ms`
+        - {metric}`naive:op:aten::matmul`
+        - {metric}`sdpa_flash:main_kernel_smem`
+        - {metric}`sdpa_flash:sm_max_warps`
+        """
+    app = project({"index.md": text})
+    assert app.warning.getvalue() == ""
+    values = [n.astext() for n in doctree(app).findall(nodes.inline) if "attnprof-metric" in n["classes"]]
+    assert values == ["5", "7", "255", "12.5\u00a0%", "registers", "1.13\u00a0ms", "2", "48\u00a0KiB", "64"]
+
+
+def test_metric_unknown_field_and_bad_syntax_warn(project):
+    app = project({"index.md": "# M\n\nA {metric}`naive:gpu_time` and {metric}`naive`.\n"})
+    warnings = app.warning.getvalue()
+    assert "unknown field 'gpu_time'; choose one of: gpu_ms" in warnings
+    assert "expected VARIANT:FIELD" in warnings
+    assert "index.md:3" in warnings
+    assert 'class="problematic"' in html(app)
+
+
+def test_metric_text_covers_every_field():
+    flash, _ = trace_result("sdpa_flash")
+    for field in sphinxext.METRIC_FIELDS:
+        assert sphinxext.metric_text(flash, field, "en")
+    with pytest.raises(KeyError, match="unknown metric field 'nope'"):
+        sphinxext.metric_text(flash, "nope")
+
+
+# --- banner ---------------------------------------------------------------------------------------------------------
+
+
+def test_every_page_gets_the_gpu_provenance_banner(project):
+    pages = {"index.md": "# Home\n\n```{toctree}\nother\n```\n", "other.md": "# Other\n\nText.\n"}
+    app = project(pages)
+    assert app.warning.getvalue() == ""
+    for doc in ("index", "other"):
+        banner = [n for n in doctree(app, doc).findall(nodes.container) if "attnprof-env-banner" in n["classes"]]
+        assert len(banner) == 1
+        text = banner[0].astext()
+        assert "NVIDIA H200" in text and "cuDNN 9.19.0" in text and "PyTorch 2.11.0+cu130" in text
+        assert "2026-11-30" in text
+    # placed under the title
+    section = next(iter(doctree(app, "other").findall(nodes.section)))
+    assert "attnprof-env-banner" in section[1]["classes"]
+
+
+def test_cpu_only_build_gets_a_prominent_banner_with_reasons(project, tmp_path):
+    folder = tmp_path / "results"
+    results.save(_failed("sdpa_cudnn", "no_cuda", "no CUDA device: torch.cuda.is_available() is False"), folder)
+    cpu_naive, raw = trace_result("naive")
+    cpu_naive.device = "cpu"
+    results.save(cpu_naive, folder, raw)
+    app = project({"index.md": "# Home\n\n```{env-banner}\n```\n\nText.\n"}, variants=(), language="ja")
+    assert app.warning.getvalue() == ""
+    page = html(app)
+    assert "GPU なしでビルドされたサイト" in page
+    assert "sdpa_cudnn: no CUDA device: torch.cuda.is_available() is False" in page
+    assert page.count("attnprof-cpu-only") == 1  # the explicit banner replaces the automatic one
+
+
+def test_no_results_at_all_is_a_note_not_a_warning(project):
+    app = project({"index.md": "# Home\n\nText.\n"}, variants=())
+    assert app.warning.getvalue() == ""
+    assert "No measured results were found" in html(app)
+
+
+# --- labels and import hygiene --------------------------------------------------------------------------------------
+
+
+def test_every_label_has_every_language():
+    for key, texts in labels.LABELS.items():
+        assert set(texts) == set(labels.LANGUAGES), key
+        fields = {lang: sorted(_placeholders(t)) for lang, t in texts.items()}
+        assert len({tuple(f) for f in fields.values()}) == 1, f"{key}: placeholders differ {fields}"
+
+
+def _placeholders(text: str) -> set[str]:
+    import string
+
+    return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+
+
+def test_label_falls_back_to_english_and_rejects_unknown_keys():
+    assert labels.label("col.kernel", "ja_JP") == "カーネル"
+    assert labels.label("col.kernel", "de") == "Kernel"
+    with pytest.raises(KeyError, match="unknown label 'nope'"):
+        labels.label("nope", "en")
+
+
+def test_occupancy_limiters_all_have_labels():
+    from attnprof import occupancy
+
+    for resource in occupancy.RESOURCES:
+        assert f"limiter.{resource}" in labels.LABELS
+
+
+def test_extension_does_not_import_torch():
+    code = "import sys, attnprof.sphinxext; sys.exit('torch' in sys.modules or 'matplotlib' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
+
+
+def test_setup_is_parallel_safe(make_app, tmp_path):
+    (tmp_path / "conf.py").write_text("extensions = ['attnprof.sphinxext']\n")
+    (tmp_path / "index.rst").write_text("T\n=\n")
+    app = make_app("html", srcdir=tmp_path)
+    meta = app.extensions["attnprof.sphinxext"]
+    assert meta.parallel_read_safe and meta.parallel_write_safe
