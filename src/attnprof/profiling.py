@@ -197,6 +197,43 @@ def _classify(exc: BaseException) -> str:
     return "error"
 
 
+def failure(
+    exc: BaseException, caught: Iterable[warnings.WarningMessage], variant: variants.Variant, device: str
+) -> tuple[str, str]:
+    """The status and reason of a call of ``variant`` on ``device`` that raised ``exc``.
+
+    Args:
+        exc: What the call (or building the variant) raised.
+        caught: The warnings recorded during the call (SDPA explains refusals there).
+        variant: The variant that was called.
+        device: ``"cuda"`` or ``"cpu"``.
+
+    Returns:
+        ``(status, reason)``: status ``oom``, ``unsupported``, ``no_cuda`` (a CUDA-only variant asked to run on
+        the CPU) or ``error``; the reason in PyTorch's words, plus where the variant can run when ``device`` is
+        not one of its devices.
+    """
+    status = _classify(exc)
+    if status == "unsupported" and device not in variant.devices and device == "cpu":
+        status = "no_cuda"
+    reason = pytorch_reason(exc, caught)
+    if device not in variant.devices:
+        reason += f" ({variant.title} runs on: {', '.join(variant.devices)})"
+    return status, reason
+
+
+def cuda_missing_reason() -> str | None:
+    """Why CUDA cannot be used here (``"no CUDA device: ..."``), or ``None`` when a CUDA device is available."""
+    import torch
+
+    if torch.cuda.is_available():
+        return None
+    why = "torch.cuda.is_available() is False"
+    if torch.version.cuda is None:
+        why += f" (this torch {torch.__version__} is a CPU-only build)"
+    return f"no CUDA device: {why}"
+
+
 # --- environment ----------------------------------------------------------------------------------------------------
 
 
@@ -408,11 +445,9 @@ def profile(
             results.save(res, Path(save_to))
         return res
 
-    if setup.device == "cuda" and not torch.cuda.is_available():
-        why = "torch.cuda.is_available() is False"
-        if torch.version.cuda is None:
-            why += f" (this torch {torch.__version__} is a CPU-only build)"
-        return failed("no_cuda", f"no CUDA device: {why}")
+    missing = cuda_missing_reason() if setup.device == "cuda" else None
+    if missing:
+        return failed("no_cuda", missing)
 
     trace_bytes: bytes | None = None
     with torch.no_grad(), warnings.catch_warnings(record=True) as caught:
@@ -459,12 +494,7 @@ def profile(
                     profile_s=profile_s,
                 )
         except Exception as exc:  # noqa: BLE001 - failure is data: the result says why
-            status = _classify(exc)
-            if status == "unsupported" and setup.device not in v.devices:
-                status = "no_cuda" if setup.device == "cpu" else status
-            reason = pytorch_reason(exc, caught)
-            if setup.device not in v.devices:
-                reason += f" ({v.title} runs on: {', '.join(v.devices)})"
+            status, reason = failure(exc, caught, v, setup.device)
             if setup.device == "cuda":
                 torch.cuda.empty_cache()
             return failed(status, reason)
