@@ -220,6 +220,17 @@ def test_compare_table_items_are_extracted_and_translated(project, tmp_path):
     assert "ステップあたりカーネル数" in html(app)  # Japanese column header from the label table
 
 
+def test_cpu_cost_table(project, tmp_path):
+    results.save(_failed("sdpa_cudnn", "no_cuda", "no CUDA device"), tmp_path / "results")
+    app = project({"index.md": "# C\n\n```{cpu-cost-table} naive sdpa_flash sdpa_cudnn\n```\n"})
+    assert app.warning.getvalue() == ""
+    (table,) = tables(app, "attnprof-cpu-cost-table")
+    rows = [[c.astext() for c in r] for r in body_rows(table)]
+    assert rows[1][0] == "sdpa_flash" and rows[1][4] == "9.0×"  # mean profiled CPU time / 25 µs dispatch
+    assert rows[1][5] == "4.00" and rows[0][5] == "n/a"  # context cost: forced backends only
+    assert rows[2][1] == "no CUDA device: no CUDA device"
+
+
 # --- timeline -------------------------------------------------------------------------------------------------------
 
 

@@ -33,6 +33,9 @@ LABELS: dict[str, dict[str, str]] = {
     "col.tflops": {"en": "TFLOP/s", "ja": "TFLOP/s"},
     "col.peak_mib": {"en": "Peak extra memory (MiB)", "ja": "追加メモリのピーク (MiB)"},
     "col.main_kernel": {"en": "Main kernel", "ja": "主カーネル"},
+    "col.cpu_events": {"en": "CPU events per step", "ja": "ステップあたり CPU イベント数"},
+    "col.profiler_factor": {"en": "Profiled ÷ dispatch", "ja": "プロファイル下 ÷ ディスパッチ"},
+    "col.context_us": {"en": "Context alone (µs)", "ja": "コンテキストのみ (µs)"},
     "col.reveals": {"en": "What the trace reveals", "ja": "トレースからわかること"},
     # --- status words (a result that could not run) ---
     "status.ok": {"en": "measured", "ja": "計測済み"},

@@ -554,11 +554,12 @@ class KernelTable(_ResultDirective):
 _ITEM = re.compile(r"^\s*`?(?P<variant>[A-Za-z_]\w*)`?\s*:\s*")
 
 
-class CompareTable(_ResultDirective):
-    """``compare-table [VARIANT ...]``: the at-a-glance table (all registered variants when none are named).
+class _VariantTable(_ResultDirective):
+    """A table with one row per variant (all registered variants when none are named).
 
-    The content, if any, is a bullet list of ``variant: text`` items: the text goes into the "what the trace
-    reveals" column, parsed as part of the page (so gettext extracts and translates it).
+    The content, if any, is a bullet list of ``variant: text`` items: the text goes into a last "what the trace
+    reveals" column, parsed as part of the page (so gettext extracts and translates it). Subclasses name the
+    columns and fill the cells of a variant that ran.
     """
 
     optional_arguments = len(VARIANTS)
@@ -569,63 +570,49 @@ class CompareTable(_ResultDirective):
         "name": directives.unchanged,
         "class": directives.class_option,
     }
+    #: Label keys of the columns after the variant's name.
+    columns: ClassVar[tuple[str, ...]] = ()
+    #: Indexes (counting the variant's column) of the columns that hold numbers.
+    numeric: ClassVar[tuple[int, ...]] = ()
+    table_class: ClassVar[str] = ""
+
+    def cells(self, result: results.Result) -> list[Any]:
+        """The cells after the variant's name, for a result that ran."""
+        raise NotImplementedError
 
     def run(self) -> list[nodes.Node]:
         variants = self.arguments or list(VARIANTS)
         lang = self.language
-        out: list[nodes.Node] = []
-        reveals, problems = self.reveals(variants)
-        out += problems
+        width = len(self.columns)
+        reveals, out = self.reveals(variants)
         body = []
         for variant in variants:
             found = self.find(variant)
-            name = self.variant_cell(variant)
-            note = reveals.get(variant, [])
-            if found.result is None:
-                body.append([name, Span(label("status.missing", lang), 8), note])
-                out += self.problem(found)
-                continue
             res = found.result
-            if not res.ok:
+            if res is None:
+                cells: list[Any] = [Span(label("status.missing", lang), width)]
+                out += self.problem(found)
+            elif not res.ok:
                 text = f"{status_words(res.status, lang)}: {res.reason or label('not_available', lang)}"
-                body.append([name, Span(_para(text, classes=["attnprof-not-run"]), 8), note])
-                continue
-            row = report.summary_row(res)
-            na = label("not_available", lang)
-
-            def num(v: float | None, f: Callable[[float], str] = fmt_number, na: str = na) -> str:
-                return na if v is None else f(v)
-
-            body.append(
-                [
-                    name,
-                    num(row.activities_per_step, fmt_count),
-                    num(row.kernels_per_step, fmt_count),
-                    num(row.gpu_ms),
-                    num(row.cpu_us),
-                    num(row.dispatch_us),
-                    num(row.tflops),
-                    num(row.peak_mib),
-                    row.main_kernel or na,
-                    note,
-                ]
-            )
-        keys = ["col.variant", "col.activities_per_step", "col.kernels_per_step", "col.gpu_ms", "col.cpu_us",
-                "col.dispatch_us", "col.tflops", "col.peak_mib", "col.main_kernel"]  # fmt: skip
-        if reveals:
-            keys.append("col.reveals")
-        else:
-            body = [cells[:-1] for cells in body]
+                cells = [Span(_para(text, classes=["attnprof-not-run"]), width)]
+            else:
+                cells = self.cells(res)
+            body.append([self.variant_cell(variant), *cells, *([reveals.get(variant, [])] if reveals else [])])
+        keys = ["col.variant", *self.columns, *(["col.reveals"] if reveals else [])]
         table = build_table(
             [label(k, lang) for k in keys],
             body,
-            numeric=(1, 2, 3, 4, 5, 6, 7),
-            classes=["attnprof-compare-table", *self.options.get("class", [])],
+            numeric=self.numeric,
+            classes=[self.table_class, *self.options.get("class", [])],
             title=self.caption_title(),
         )
         self.set_source_info(table)
         self.add_name(table)
         return [table, *out]
+
+    def na(self, value: float | None, fmt: Callable[[float], str] = fmt_number) -> str:
+        """``value`` formatted, or "n/a" in the page's language."""
+        return label("not_available", self.language) if value is None else fmt(value)
 
     def variant_cell(self, variant: str) -> nodes.Node:
         """The variant's name, linked to its page when ``:link-prefix:`` is given and that page exists."""
@@ -678,6 +665,53 @@ class CompareTable(_ResultDirective):
         box = _problem_box(message)
         self.set_source_info(box)
         return [box]
+
+
+class CompareTable(_VariantTable):
+    """``compare-table [VARIANT ...]``: the at-a-glance table."""
+
+    columns = ("col.activities_per_step", "col.kernels_per_step", "col.gpu_ms", "col.cpu_us", "col.dispatch_us",
+               "col.tflops", "col.peak_mib", "col.main_kernel")  # fmt: skip
+    numeric = (1, 2, 3, 4, 5, 6, 7)
+    table_class = "attnprof-compare-table"
+
+    def cells(self, result: results.Result) -> list[Any]:
+        row = report.summary_row(result)
+        return [
+            self.na(row.activities_per_step, fmt_count),
+            self.na(row.kernels_per_step, fmt_count),
+            self.na(row.gpu_ms),
+            self.na(row.cpu_us),
+            self.na(row.dispatch_us),
+            self.na(row.tflops),
+            self.na(row.peak_mib),
+            row.main_kernel or label("not_available", self.language),
+        ]
+
+
+class CpuCostTable(_VariantTable):
+    """``cpu-cost-table [VARIANT ...]``: the CPU side of a call, with and without the profiler.
+
+    Columns: CPU events recorded per step, profiled CPU time of the annotated call, dispatch cost measured without
+    the profiler, their ratio, and the cost of entering and leaving the backend-forcing context alone.
+    """
+
+    columns = ("col.cpu_events", "col.cpu_us", "col.dispatch_us", "col.profiler_factor", "col.context_us")
+    numeric = (1, 2, 3, 4, 5)
+    table_class = "attnprof-cpu-cost-table"
+
+    def cells(self, result: results.Result) -> list[Any]:
+        row = report.summary_row(result)
+        t = result.timing
+        events = sum(len(s.cpu_ops) for s in result.steps) / len(result.steps) if result.steps else None
+        factor = row.cpu_us / row.dispatch_us if row.cpu_us is not None and row.dispatch_us else None
+        return [
+            self.na(events, fmt_count),
+            self.na(row.cpu_us),
+            self.na(row.dispatch_us),
+            self.na(factor, lambda f: f"{fmt_number(f, 2)}×"),
+            self.na(None if t is None else t.context_us_median),
+        ]
 
 
 def _strip_prefix(paragraph: nodes.paragraph, n: int) -> None:
@@ -943,6 +977,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("attnprof_env_banner", True, "env", types=frozenset({bool}))
     app.add_directive("kernel-table", KernelTable)
     app.add_directive("compare-table", CompareTable)
+    app.add_directive("cpu-cost-table", CpuCostTable)
     app.add_directive("timeline", Timeline)
     app.add_directive("env-banner", EnvBanner)
     app.add_role("metric", MetricRole())
