@@ -53,7 +53,7 @@ LABELS: dict[str, dict[str, str]] = {
         "ja": "{variant} は {device} で実行されました ({shape}, {dtype})。"
         "トレースに表にできる GPU アクティビティはありません。",
     },
-    "not_available": {"en": "n/a", "ja": "該当なし"},
+    "not_available": {"en": "n/a", "ja": "—"},
     # --- occupancy limiters ---
     "limiter.registers": {"en": "registers", "ja": "レジスタ"},
     "limiter.shared memory": {"en": "shared memory", "ja": "共有メモリ"},
