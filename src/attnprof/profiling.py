@@ -247,7 +247,7 @@ def _driver_version() -> str | None:
         finally:
             pynvml.nvmlShutdown()
         return v.decode() if isinstance(v, bytes) else str(v)
-    except Exception:  # noqa: BLE001 - optional; the trace still gives the CUDA driver API version
+    except Exception:  # optional: the trace still gives the CUDA driver API version
         return None
 
 
@@ -493,7 +493,7 @@ def profile(
                     warmup_s=warmup_s,
                     profile_s=profile_s,
                 )
-        except Exception as exc:  # noqa: BLE001 - failure is data: the result says why
+        except Exception as exc:  # failure is data: the result says why
             status, reason = failure(exc, caught, v, setup.device)
             if setup.device == "cuda":
                 torch.cuda.empty_cache()

@@ -207,7 +207,7 @@ VARIANTS: dict[str, Variant] = {
             "FlashAttention-2 as built into PyTorch: one fused kernel that tiles keys and values with an online "
             "softmax.",
             ("cuda", "cpu"),
-            _HALF + ("float32",),
+            (*_HALF, "float32"),
             "CUDA: compute capability >= 8.0, float16/bfloat16, head_dim <= 256; CPU: a separate C++ kernel",
             _prepare_sdpa("FLASH_ATTENTION"),
             backend="FLASH_ATTENTION",
@@ -225,8 +225,7 @@ VARIANTS: dict[str, Variant] = {
         Variant(
             "sdpa_auto",
             "SDPA, PyTorch's choice",
-            "scaled_dot_product_attention with no backend forced: PyTorch picks by its priority list and the "
-            "inputs.",
+            "scaled_dot_product_attention with no backend forced: PyTorch picks by its priority list and the inputs.",
             ("cuda", "cpu"),
             _FLOATS,
             "none",
