@@ -8,9 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from . import trace
 from .results import Result
+
+if TYPE_CHECKING:
+    from .sweep import Sweep
 
 
 def _fmt(x: float | None, spec: str, none: str = "-") -> str:
@@ -144,3 +148,96 @@ def compare_table(results: Iterable[Result]) -> str:
     headers = ["variant", "status", "GPU acts/step", "kernels/step", "GPU ms", "CPU us (prof)", "dispatch us",
                "TFLOP/s", "peak MiB", "main kernel"]  # fmt: skip
     return table(headers, body)
+
+
+# --- sweeps ---------------------------------------------------------------------------------------------------------
+
+#: Titles of the sweep metrics in the text tables.
+SWEEP_METRIC_TITLES = {
+    "gpu_ms": "time per forward, median (ms)",
+    "tflops": "achieved TFLOP/s (causal FLOPs)",
+    "peak_mib": "peak extra device memory (MiB)",
+    "dispatch_us": "CPU time to issue one call, median (us)",
+}
+_SHORT_STATUS = {"oom": "OOM", "unsupported": "unsupported", "no_cuda": "no CUDA", "error": "error",
+                 "skipped": "skipped"}  # fmt: skip
+
+
+def sweep_table(sweep: Sweep, metric: str = "gpu_ms", head_dim: int | None = None) -> str:
+    """One block per head_dim: a row per variant, a column per sequence length, ``metric`` in the cells.
+
+    A point that did not run shows its status (``OOM``, ``unsupported``, ...); a point the sweep did not plan
+    (a compiled variant between its few sequence lengths) shows ``-``. The reasons follow the table.
+    """
+    from .sweep import METRICS
+
+    if metric not in METRICS:
+        raise ValueError(f"unknown metric {metric!r}; choose one of: {', '.join(METRICS)}")
+    spec = {"gpu_ms": ".4g", "tflops": ".1f", "peak_mib": ".0f", "dispatch_us": ".0f"}[metric]
+    blocks = []
+    reasons: dict[str, list[str]] = {}
+    for d in [head_dim] if head_dim is not None else sweep.head_dims:
+        body = []
+        for v in sweep.variants:
+            cells = [v]
+            for s in sweep.seqs:
+                p = sweep.point(v, d, s)
+                if p is None:
+                    cells.append("-")
+                elif not p.ok:
+                    cells.append(_SHORT_STATUS.get(p.status, p.status))
+                    reasons.setdefault(p.reason or p.status, []).append(f"{v} hd{d} seq{s}")
+                else:
+                    cells.append(_fmt(p.metric(metric), spec, "n/a"))
+            body.append(cells)
+        title = f"head_dim {d}: {SWEEP_METRIC_TITLES[metric]}, batch {sweep.batch}, {sweep.heads} heads, " + (
+            f"{sweep.dtype} on {sweep.device}"
+        )
+        blocks.append(title + "\n" + table(["variant", *(str(s) for s in sweep.seqs)], body))
+    if reasons:
+        lines = ["why some points have no number:"]
+        for reason, where in reasons.items():
+            shown = ", ".join(where[:4]) + (f" and {len(where) - 4} more" if len(where) > 4 else "")
+            lines.append(f"  {shown}: {reason[:160]}")
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def sweep_summary(sweep: Sweep) -> str:
+    """The sweep's conclusions in a few lines: ceilings, SDPA's pick against the fastest, CPU-bound points."""
+    lines = [f"sweep on {sweep.environment.device_name}: {len(sweep.points)} points in {sweep.elapsed_s:.1f} s "
+             f"(timer: {sweep.timer}; {'complete' if sweep.complete else 'time budget ran out'})"]  # fmt: skip
+    c = sweep.ceilings
+    if c is not None:
+        lines.append(
+            f"ceilings: bf16 matmul {c.matmul_tflops:.0f} TFLOP/s ({c.matmul_n}^3), copy bandwidth "
+            f"{c.bandwidth_gbs:.0f} GB/s (read + write), ridge point {c.ridge:.0f} FLOP/byte"
+        )
+    for cmp in sweep.sdpa_comparisons():
+        where = f"hd{cmp.head_dim} seq{cmp.seq}"
+        if cmp.pick is None:
+            lines.append(f"SDPA's pick at {where}: sdpa_auto did not run")
+            continue
+        verdict = "n/a"
+        if cmp.agrees is True:
+            verdict = "the fastest backend"
+        elif cmp.agrees is False:
+            slow = cmp.pick_slowdown
+            verdict = f"fastest backend is {cmp.fastest_backend}" + (
+                f" ({slow * 100:+.0f}% for the pick)" if slow is not None else ""
+            )
+        lines.append(f"SDPA's pick at {where}: {cmp.pick} ({verdict}); fastest variant: {cmp.fastest_variant}")
+    bound = sweep.cpu_bound()
+    if sweep.device == "cuda":
+        if bound:
+            lines.append("CPU-bound points (issuing the call takes longer than the GPU runs it):")
+            for p in bound:
+                lines.append(
+                    f"  {p.variant} hd{p.head_dim} seq{p.seq}: dispatch {p.dispatch_us:.0f} us > "
+                    f"GPU {p.gpu_ms * 1e3:.0f} us"
+                )
+        else:
+            lines.append("no CPU-bound point: every call ran longer on the GPU than it took to issue")
+    if sweep.note:
+        lines.append(sweep.note)
+    return "\n".join(lines)
