@@ -517,11 +517,12 @@ def check_hypotheses(
     return out
 
 
-def best_explanation(tests: Iterable[HypothesisTest]) -> HypothesisTest | None:
-    """The simplest hypothesis that explains every zero without a counterexample, or ``None`` if none does.
+def supported(tests: Iterable[HypothesisTest]) -> list[HypothesisTest]:
+    """The simplest hypotheses that explain every zero without a counterexample (verdict ``"explains"``).
 
-    "Simplest" is fewest parts; among equals, the first in the given order. So no part of the answer can be dropped:
-    a smaller combination that also explained every zero would have been found first.
+    "Simplest" is fewest parts, so no part of an answer can be dropped. Several answers of the same size mean the
+    data cannot tell them apart; none means no tested hypothesis explains the zeros. In the given order.
     """
     good = [t for t in tests if t.verdict == "explains"]
-    return min(good, key=lambda t: len(t.hypothesis.parts)) if good else None
+    fewest = min((len(t.hypothesis.parts) for t in good), default=0)
+    return [t for t in good if len(t.hypothesis.parts) == fewest]
