@@ -1,0 +1,387 @@
+"""attnprof.claims: the verdict of every claim on the H200 fixtures (each verified by hand from the traces, the
+reason in a comment), the edge cases (a backend that could not run, a missing kernel, a CPU-only build, missing
+measurements), the C16/C17 parts that need dispatch costs, and the en/ja templates."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+
+import pytest
+
+from attnprof import claims
+from attnprof.claims import CLAIMS, TEMPLATES, Verdict
+from attnprof.results import Result, StepTrace
+from conftest import TRACE_VARIANTS, trace_result
+
+# Median GPU time per forward without the profiler, in ms, RECORDED on the H200 in the same session as the fixture
+# traces (tests/data/h200-probe-facts.json; conftest.trace_result puts them into Timing.gpu_ms_median).
+RECORDED_GPU_MS = {
+    "naive": 1.132,
+    "naive_inplace": 0.996,
+    "sdpa_math": 2.845,
+    "sdpa_efficient": 0.2366,
+    "sdpa_flash": 0.1621,
+    "sdpa_cudnn": 0.1405,
+    "sdpa_auto": 0.1080,
+    "flex": 0.1547,
+    "compiled_naive": 0.4444,
+}
+
+
+@functools.cache
+def _h200() -> dict[str, Result]:
+    """The fixture build: every variant's H200 trace, with the recorded GPU medians. Dispatch and context costs
+    were NOT recorded in that session: they are NaN / None here, and tests that need them set explicit values."""
+    out = {}
+    for v in TRACE_VARIANTS:
+        r, _ = trace_result(v)
+        assert r.timing.gpu_ms_median == pytest.approx(RECORDED_GPU_MS[v], rel=1e-3)
+        r.timing = dataclasses.replace(r.timing, dispatch_us_median=math.nan, context_us_median=None)
+        out[v] = r
+    return out
+
+
+def h200(**replace: Result | None) -> dict[str, Result]:
+    """A copy of the fixture build with some results replaced (``None`` removes one)."""
+    out = dict(_h200())
+    for v, r in replace.items():
+        if r is None:
+            out.pop(v)
+        else:
+            out[v] = r
+    return out
+
+
+def with_timing(variant: str, **fields) -> Result:
+    r = _h200()[variant]
+    return dataclasses.replace(r, timing=dataclasses.replace(r.timing, **fields))
+
+
+# --- the fixtures, claim by claim -----------------------------------------------------------------------------------
+
+# Each verdict below was checked by hand against the fixture traces (see the kernel tables in tests/test_trace.py).
+EXPECTED = {
+    # naive: nvjet gemm, mul, Memcpy (DtoD, from masked_fill's clone), masked_fill, softmax, nvjet gemm, and a Memset
+    # issued with cudaMemsetAsync before the first gemm: 7 activities, not 6.
+    "C1": "differs",
+    # naive_inplace: the Memcpy is gone (7 -> 6) but the Memset stays: 6 activities, not 5.
+    "C2": "differs",
+    # sdpa_math: exactly 20 kernels in each of the 3 steps (3 copies, 2 muls, 2 fills..., 2 xmma gemms).
+    "C3": "holds",
+    # profiled GPU time per step: math 2619.9 us / naive_inplace 937.8 us = 2.79, outside 3.7 +- 20% (2.96..4.44).
+    "C4": "differs",
+    # math's two gemms are sm80_xmma_gemm_f32f32_f32f32_f32 (FFMA), naive's two are nvjet_sm90_tst (bf16, tensor
+    # cores): the facts hold under other names.
+    "C5": "holds",
+    # ones 1, tril 1, scalar_tensor 3, fill_ 4, where 3 per step; triu_tril, where and add kernels in every step.
+    "C6": "holds",
+    # aten::_safe_softmax once per step; isneginf, all-reduce and where kernels run inside it.
+    "C7": "holds",
+    # one kernel, fmha_cutlassF_bf16_aligned_64x64_rf_sm80(...), the same name as on the A100.
+    "C8": "holds",
+    # one kernel, pytorch_flash::flash_fwd_kernel<...>.
+    "C9": "holds",
+    # flash reports 13%; 255 regs (256 allocated) x 128 threads -> 2 blocks, 8 of 64 warps = 12.5% theoretical.
+    "C10": "holds",
+    # one cudnn_generated_..._sm90_..._wgmma_..._knob_7 kernel (plus a Memset, not a kernel).
+    "C11": "holds",
+    # aten::transpose per step: 4 (efficient), 4 (flash), 0 (cuDNN).
+    "C12": "holds",
+    # cuDNN uses cuLaunchKernelEx, but the nvjet gemms of naive/naive_inplace do too, and math's xmma gemms use
+    # cudaLaunchKernelExC: 19 of 25 other kernels through cudaLaunchKernel.
+    "C13": "differs",
+    # cuDNN reports 0%, but compiled_naive's triton_per_fused kernel is launched with cuLaunchKernel and reports 50%:
+    # a counterexample to the driver-API explanation.
+    "C14": "differs",
+    # medians without the profiler: cuDNN 0.1405 < flash 0.1621 < efficient 0.2366 ms: cuDNN is fastest, not flash.
+    "C15": "differs",
+    # mean profiled CPU time: efficient 193.5, flash 223.8, cuDNN 207.5 us: flash is largest, not cuDNN.
+    "C16": "differs",
+    # SDPA (cuDNN, 0.108 ms) is within 10% of the fastest forced backend (cuDNN, 0.1405 ms), but dispatch costs were
+    # not recorded, so the CPU-overhead premise cannot be decided.
+    "C17": "unmeasurable",
+}
+
+
+def test_every_claim_is_registered_in_order():
+    assert list(CLAIMS) == [f"C{i}" for i in range(1, 18)] == list(EXPECTED)
+    for c in CLAIMS.values():
+        assert c.rule_text, f"{c.id} has no documented rule"
+        assert set(c.variants) <= set(TRACE_VARIANTS)
+    assert [c.id for c in CLAIMS.values() if not c.needs_cuda] == ["C7"]
+
+
+@pytest.mark.parametrize("claim_id", list(EXPECTED))
+@pytest.mark.parametrize("language", ["en", "ja"])
+def test_verdicts_on_the_h200_fixtures(claim_id, language):
+    v = claims.check(claim_id, h200(), language)
+    assert (v.claim, v.verdict) == (claim_id, EXPECTED[claim_id])
+    assert v.measured
+    assert bool(v.reason) == (v.verdict == "unmeasurable")
+
+
+def _en(claim_id: str, results=None) -> Verdict:
+    return claims.check(claim_id, results if results is not None else h200(), "en")
+
+
+def test_measured_texts_carry_both_figures():
+    assert _en("C1").measured == "7 GPU activities per step (5 kernels, 1 Memcpy, 1 Memset) vs 6 published"
+    assert _en("C1").detail == "Against the article's 5 kernels + 1 Memcpy: 1 Memset more."
+    assert "Memcpy 1 → 0" in _en("C2").detail
+    assert _en("C3").measured == "20 kernels per step vs about 20 published"
+    c4 = _en("C4")
+    assert c4.measured.startswith("2.79× (2620 vs 938 µs") and "vs 3.7× published" in c4.measured
+    assert "2.86× (2.85 vs 0.996 ms)" in c4.detail
+    assert "xmma gemm 128x128x8 (fp32 FFMA)" in _en("C5").measured
+    assert "nvjet gemm 256x128 (bf16 tensor core)" in _en("C5").measured
+    assert _en("C6").measured == (
+        "ops per step: ones 1, tril 1, scalar_tensor 3, fill_ 4, where 3; kernels: tril, where, add"
+    )
+    assert "elementwise: isneginf (fp32)" in _en("C7").detail and "reduce: and (bool)" in _en("C7").detail
+    assert "fmha_cutlassF_bf16_aligned_64x64_rf_sm80" in _en("C8").detail
+    assert _en("C10").measured.startswith("13% reported vs ~13%; theoretical 12.5% (2 blocks × 4 warps = 8 of 64")
+    assert "cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_64x128x64" in _en("C11").detail
+    assert "1 Memset" in _en("C11").detail
+    assert _en("C12").measured == "4 / 4 / 0 vs 4 / 4 / 0 published"
+
+
+def test_c13_names_the_exceptions():
+    v = _en("C13")
+    assert v.measured == "cuDNN: cuLaunchKernelEx; other kernels: 19 of 25 through cudaLaunchKernel"
+    assert "nvjet gemm 256x128 (bf16 tensor core) [naive, naive_inplace]: cuLaunchKernelEx" in v.detail
+    assert "xmma gemm 64x64x8 (fp32 FFMA) [sdpa_math]: cudaLaunchKernelExC" in v.detail
+
+
+def test_c14_names_the_counterexample_and_the_supported_explanation():
+    v = _en("C14")
+    assert v.measured.startswith("0% reported vs 0%; theoretical 18.8% (168 registers × 384 threads")
+    assert "triton persistent reduce" in v.measured and "[compiled_naive]: cuLaunchKernel, 50%" in v.measured
+    assert "H2 + H3 accounts for every 0%" in v.detail
+    # without the compiled kernel the article's explanation has no counterexample left, and the data cannot
+    # choose between H1 + H3 and H2 + H3
+    v = _en("C14", h200(compiled_naive=None))
+    assert v.verdict == "holds"
+    assert "H1 + H3, H2 + H3" in v.detail
+
+
+def test_c15_uses_medians_without_the_profiler_and_reports_profiled_time():
+    v = _en("C15")
+    assert (
+        v.measured == "fastest: cuDNN; efficient 237, flash 162, cuDNN 140 µs (median GPU time without the profiler)"
+    )
+    assert v.detail == "Profiled kernel time per step: efficient 180, flash 96.5, cuDNN 57.9 µs."
+    # no measurement without the profiler: the profiled GPU time decides, and says so
+    no_timing = {v: dataclasses.replace(_h200()[v], timing=None) for v in claims.FUSED_BACKENDS}
+    v = _en("C15", h200(**no_timing))
+    assert v.verdict == "differs" and "(profiled GPU time; no measurement without the profiler)" in v.measured
+    # a faster flash makes it hold
+    v = _en("C15", h200(sdpa_flash=with_timing("sdpa_flash", gpu_ms_median=0.1)))
+    assert v.verdict == "holds" and v.measured.startswith("fastest: flash")
+
+
+def test_c16_reports_the_share_and_which_part_survives():
+    v = _en("C16")
+    assert v.measured == (
+        "profiled CPU time: efficient 193, flash 224, cuDNN 208 µs (largest: flash); "
+        "cuDNN's scaled_dot_product_attention self time 8.8% of it vs 26%"
+    )
+    assert "cannot be said" in v.detail and "sdpa_efficient, sdpa_flash, sdpa_cudnn" in v.detail
+    # explicit dispatch costs (edge cases, not measurements)
+    cases = {
+        (20.0, 25.0, 40.0): "only without the profiler: the profiler changes the ordering",
+        (20.0, 45.0, 40.0): "neither with nor without the profiler",
+    }
+    for (e, f, c), words in cases.items():
+        build = h200(
+            sdpa_efficient=with_timing("sdpa_efficient", dispatch_us_median=e),
+            sdpa_flash=with_timing("sdpa_flash", dispatch_us_median=f),
+            sdpa_cudnn=with_timing("sdpa_cudnn", dispatch_us_median=c),
+        )
+        v = _en("C16", build)
+        assert v.verdict == "differs"
+        assert v.detail.endswith(f"cuDNN costs the most CPU {words}.")
+    # a cuDNN run that takes the most CPU under the profiler too: both parts
+    slow = _h200()["sdpa_cudnn"]
+    slow = dataclasses.replace(slow, steps=[dataclasses.replace(s, cpu_time_us=400.0) for s in slow.steps])
+    slow.timing = dataclasses.replace(slow.timing, dispatch_us_median=40.0)
+    build = h200(
+        sdpa_efficient=with_timing("sdpa_efficient", dispatch_us_median=20.0),
+        sdpa_flash=with_timing("sdpa_flash", dispatch_us_median=25.0),
+        sdpa_cudnn=slow,
+    )
+    v = _en("C16", build)
+    assert v.verdict == "holds" and v.detail.endswith("with and without the profiler.")
+
+
+def _c17(auto_ms=None, cudnn_us=None, flash_us=None) -> Verdict:
+    build = h200(
+        sdpa_cudnn=with_timing("sdpa_cudnn", dispatch_us_median=cudnn_us if cudnn_us is not None else math.nan),
+        sdpa_flash=with_timing("sdpa_flash", dispatch_us_median=flash_us if flash_us is not None else math.nan),
+    )
+    if auto_ms is not None:
+        build["sdpa_auto"] = with_timing("sdpa_auto", gpu_ms_median=auto_ms)
+    return _en("C17", build)
+
+
+def test_c17_needs_both_parts():
+    # explicit dispatch costs (edge cases, not measurements)
+    v = _c17(cudnn_us=60.0, flash_us=40.0)
+    assert v.verdict == "holds" and v.detail.startswith("Both parts hold")
+    assert "SDPA's own choice (cuDNN): 0.108 ms, 76.9% of the fastest forced backend (cuDNN, 0.140 ms)" in v.measured
+    v = _c17(cudnn_us=30.0, flash_us=40.0)
+    assert v.verdict == "differs" and "CPU-overhead premise does not hold" in v.detail
+    assert "more than 10% slower" not in v.detail
+    v = _c17(auto_ms=0.2, cudnn_us=60.0, flash_us=40.0)  # 0.2 ms > 1.1 x 0.1405 ms
+    assert v.verdict == "differs" and "more than 10% slower" in v.detail and "premise" not in v.detail
+    v = _c17(auto_ms=0.2, cudnn_us=30.0, flash_us=40.0)
+    assert v.verdict == "differs" and "more than 10% slower" in v.detail and "premise" in v.detail
+    # a failing part decides even when the other cannot be measured
+    v = _c17(auto_ms=0.2)
+    assert v.verdict == "differs" and "more than 10% slower" in v.detail
+    v = _c17()
+    assert v.verdict == "unmeasurable"
+    assert v.reason == "the dispatch cost without the profiler was not recorded for sdpa_cudnn, sdpa_flash"
+    # 10% is the limit: 1.1 x the fastest forced backend still holds
+    limit = 1.1 * _h200()["sdpa_cudnn"].timing.gpu_ms_median
+    assert _c17(auto_ms=limit, cudnn_us=60.0, flash_us=40.0).verdict == "holds"
+    assert _c17(auto_ms=limit * 1.001, cudnn_us=60.0, flash_us=40.0).verdict == "differs"
+
+
+# --- edge cases -----------------------------------------------------------------------------------------------------
+
+
+def test_a_backend_that_could_not_run_makes_its_claims_unmeasurable_with_its_reason():
+    reason = "RuntimeError: No available kernel. Aborting execution. | Flash attention requires ... Got 512 instead."
+    flash = dataclasses.replace(_h200()["sdpa_flash"], status="unsupported", reason=reason, steps=[], timing=None)
+    build = h200(sdpa_flash=flash)
+    for cid in ("C9", "C10", "C12", "C15", "C16", "C17"):
+        v = _en(cid, build)
+        assert v.verdict == "unmeasurable", cid
+        assert v.reason == f"sdpa_flash did not run (unsupported): {reason}"
+    # claims that only use flash when it is there are still checked
+    assert _en("C13", build).verdict == "differs"
+    assert "Not in this build, so not checked: sdpa_flash." in _en("C13", build).detail
+    ja = claims.check("C9", build, "ja")
+    assert ja.reason == f"sdpa_flash は実行されませんでした (unsupported): {reason}"
+
+
+def test_a_missing_result_is_named():
+    v = _en("C11", h200(sdpa_cudnn=None))
+    assert (v.verdict, v.reason) == ("unmeasurable", "sdpa_cudnn: no result in this build")
+
+
+def test_a_missing_kernel_gives_a_verdict_not_a_crash():
+    empty = [StepTrace(index=i, cpu_time_us=100.0, gpu_time_us=0.0, gpu_span_us=0.0) for i in range(3)]
+    build = h200(**{v: dataclasses.replace(_h200()[v], steps=empty) for v in TRACE_VARIANTS})
+    verdicts = {v.claim: v for v in claims.check_all(build, "en")}
+    assert verdicts["C9"].verdict == "differs"
+    assert verdicts["C9"].measured.startswith("kernels per step: 0 (none)")
+    assert verdicts["C10"].verdict == "unmeasurable"
+    assert verdicts["C10"].reason == "sdpa_flash: the trace holds no flash kernel"
+    assert verdicts["C4"].verdict == "unmeasurable"
+    assert verdicts["C13"].verdict == "unmeasurable" and verdicts["C14"].verdict == "unmeasurable"
+    assert verdicts["C5"].verdict == verdicts["C6"].verdict == verdicts["C7"].verdict == "differs"
+    assert all(v.verdict in claims.VERDICTS for v in verdicts.values())
+    assert all(v.measured or v.reason for v in verdicts.values())
+    # the same in Japanese
+    assert all(v.verdict in claims.VERDICTS for v in claims.check_all(build, "ja"))
+
+
+def _cpu_build() -> dict[str, Result]:
+    """What a CPU-only build writes: small-shape CPU runs without GPU activity for the variants that run on the CPU
+    (their CPU op lists taken from the fixtures), ``no_cuda`` for the others."""
+    out = {}
+    for v, r in _h200().items():
+        if v in ("sdpa_efficient", "sdpa_cudnn"):
+            reason = "RuntimeError: No viable backend for scaled_dot_product_attention was found. (runs on: cuda)"
+            out[v] = dataclasses.replace(r, device="cpu", status="no_cuda", reason=reason, steps=[], timing=None)
+            continue
+        steps = [dataclasses.replace(s, activities=[], gpu_time_us=0.0, gpu_span_us=0.0) for s in r.steps]
+        out[v] = dataclasses.replace(r, device="cpu", shape=[1, 4, 256, 64], steps=steps, device_properties={})
+    return out
+
+
+def test_a_cpu_only_build_measures_c7_only():
+    for language, reason in (("en", "no CUDA device: this build ran on the CPU"),
+                             ("ja", "CUDA デバイスなし: このビルドは CPU で実行されました")):  # fmt: skip
+        verdicts = {v.claim: v for v in claims.check_all(_cpu_build(), language)}
+        assert verdicts.pop("C7").verdict == "holds"
+        for v in verdicts.values():
+            assert (v.verdict, v.reason) == ("unmeasurable", reason), v.claim
+    c7 = _en("C7", _cpu_build())
+    assert c7.measured == "aten::_safe_softmax: 1 per step (cpu)" and c7.detail == ""
+    # a variant missing from a CPU-only build is still a CPU-only build
+    build = _cpu_build()
+    del build["naive_inplace"]
+    assert _en("C2", build).reason == "no CUDA device: this build ran on the CPU"
+
+
+def test_by_variant_prefers_results_that_ran():
+    ok = _h200()["naive"]
+    failed = dataclasses.replace(ok, status="oom", reason="CUDA out of memory")
+    assert claims.by_variant([failed, ok])["naive"] is ok
+    assert claims.by_variant([ok, failed])["naive"] is ok
+    assert claims.by_variant([failed])["naive"] is failed
+
+
+def test_chosen_backend_is_read_from_the_ops():
+    assert claims.chosen_backend(_h200()["sdpa_auto"]) == "sdpa_cudnn"
+    assert claims.chosen_backend(_h200()["sdpa_math"]) == "sdpa_math"
+    assert claims.chosen_backend(_h200()["naive"]) is None
+
+
+def test_unknown_claim_names_the_known_ones():
+    with pytest.raises(KeyError, match="unknown claim 'C18'; choose one of: C1, C2"):
+        claims.get("C18")
+    assert claims.get(" c7 ").id == "C7"
+
+
+# --- CPU cost with and without the profiler -------------------------------------------------------------------------
+
+
+def test_cpu_costs():
+    build = h200(sdpa_cudnn=with_timing("sdpa_cudnn", dispatch_us_median=50.0, context_us_median=3.5))
+    del build["sdpa_efficient"]
+    build["sdpa_flash"] = dataclasses.replace(build["sdpa_flash"], status="oom", reason="CUDA out of memory")
+    rows = {
+        r.variant: r for r in claims.cpu_costs(build, ["sdpa_efficient", "sdpa_flash", "sdpa_cudnn", "sdpa_auto"])
+    }
+    assert list(rows) == ["sdpa_efficient", "sdpa_flash", "sdpa_cudnn", "sdpa_auto"]
+    assert (rows["sdpa_efficient"].status, rows["sdpa_efficient"].profiled_us) == ("missing", None)
+    assert (rows["sdpa_flash"].status, rows["sdpa_flash"].reason) == ("oom", "CUDA out of memory")
+    cudnn = rows["sdpa_cudnn"]
+    assert cudnn.profiled_us == pytest.approx((322.336 + 156.922 + 143.286) / 3)
+    assert (cudnn.dispatch_us, cudnn.context_us) == (50.0, 3.5)
+    assert cudnn.profiler_share == pytest.approx(1 - 50.0 / cudnn.profiled_us)
+    # not recorded (NaN dispatch, no context): None, not NaN
+    auto = rows["sdpa_auto"]
+    assert (auto.dispatch_us, auto.profiler_share, auto.context_us) == (None, None, None)
+    assert auto.profiled_us == pytest.approx((228.457 + 136.191 + 118.979) / 3)
+
+
+# --- templates ------------------------------------------------------------------------------------------------------
+
+
+def test_every_template_exists_in_both_languages_with_the_same_fields():
+    for key, texts in TEMPLATES.items():
+        assert set(texts) == set(claims.LANGUAGES), key
+        fields = claims.template_fields(key, "en")
+        assert claims.template_fields(key, "ja") == fields, key
+        for language in claims.LANGUAGES:
+            text = claims.text(key, language, **{f: "X" for f in fields})
+            assert "{" not in text and (text or key == "sentence.sep"), key
+
+
+def test_every_claim_has_a_published_figure_in_both_languages():
+    for c in CLAIMS.values():
+        en, ja = c.published("en"), c.published("ja")
+        assert en and ja
+        assert en != ja or c.id in ("C8", "C9"), c.id  # C8/C9 are a kernel name in both
+        assert c.published("ja_JP") == ja and c.published("fr") == en and c.published(None) == en
+
+
+def test_unknown_template_key():
+    with pytest.raises(KeyError, match=r"unknown claims template 'C99\.measured'"):
+        claims.text("C99.measured", "en")
