@@ -173,7 +173,7 @@ def sweep_table(sweep: Sweep, metric: str = "gpu_ms", head_dim: int | None = Non
 
     if metric not in METRICS:
         raise ValueError(f"unknown metric {metric!r}; choose one of: {', '.join(METRICS)}")
-    spec = {"gpu_ms": ".4g", "tflops": ".1f", "peak_mib": ".0f", "dispatch_us": ".0f"}[metric]
+    spec = {"gpu_ms": ".4g", "tflops": ".3g", "peak_mib": ".0f", "dispatch_us": ".0f"}[metric]
     blocks = []
     reasons: dict[str, list[str]] = {}
     for d in [head_dim] if head_dim is not None else sweep.head_dims:

@@ -74,9 +74,9 @@ CPU_HEAD_DIMS = (64,)
 CPU_BATCH, CPU_HEADS, CPU_DTYPE = 1, 2, "float32"
 CPU_BUDGET_S = 60.0
 CPU_NOTE = (
-    "No CUDA device: a tiny sweep on the CPU (batch 1, 2 heads, float32, seq 128 to 512, head_dim 64, eager "
-    "variants that run on the CPU). Times are the CPU's wall-clock times and say nothing about a GPU; there is "
-    "no memory counter, no ceiling to compare with, and no CPU-bound region (the CPU does all the work)."
+    "A sweep on the CPU (batch {batch}, {heads} heads, {dtype}, seq {seqs}, head_dim {head_dims}). Times are the "
+    "CPU's wall-clock times and say nothing about a GPU; there is no memory counter, no ceiling to compare with, "
+    "and no CPU-bound region (the CPU does all the work)."
 )
 
 #: Variants that write the whole ``[seq, seq]`` score matrix to memory (``sdpa_auto`` too when it picks math).
@@ -811,6 +811,11 @@ def _dynamo_limits() -> Any:
         return contextlib.nullcontext()
 
 
+def _cpu_note(cfg: SweepConfig) -> str:
+    return CPU_NOTE.format(batch=cfg.batch, heads=cfg.heads, dtype=cfg.dtype, seqs=", ".join(map(str, cfg.seqs)),
+                           head_dims=", ".join(map(str, cfg.head_dims)))  # fmt: skip
+
+
 def run_sweep(
     config: SweepConfig | None = None,
     *,
@@ -881,7 +886,7 @@ def run_sweep(
         budget_s=cfg.budget_s,
         elapsed_s=time.perf_counter() - t_start,
         complete=not any(p.status == "skipped" for p in found.values()),
-        note=CPU_NOTE if cfg.device == "cpu" else None,
+        note=_cpu_note(cfg) if cfg.device == "cpu" else None,
     )
 
 
