@@ -425,7 +425,7 @@ def load(path: str | Path) -> Sweep:
         raise results.StaleResultError(f"{path.name} is not valid JSON: {exc}") from exc
     try:
         return Sweep.from_dict(data)
-    except TypeError as exc:  # a field missing or unknown: written by other code
+    except (TypeError, KeyError) as exc:  # a field missing or unknown: written by other code
         raise results.StaleResultError(f"{path.name} does not match the sweep format: {exc}") from exc
 
 

@@ -1,0 +1,398 @@
+"""The sweep: a tiny real one on the CPU, the OOM and budget logic, the file format, and the analysis on made data."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+from pathlib import Path
+
+import pytest
+import torch
+
+from attnprof import profiling, report, results, sweep, variants
+from attnprof.results import Environment
+from attnprof.sweep import Ceilings, Sweep, SweepPoint
+
+TINY = dict(batch=1, heads=1, dtype="float32", device="cpu", reps=3, reps_slow=3, warmup=1)
+TRACES = Path(__file__).parent / "data" / "traces"
+
+
+# --- a made-up H200 sweep, shared with the Sphinx tests -------------------------------------------------------------
+
+# TFLOP/s each variant reaches at long sequences (rough H200 figures), and its fixed cost per call (ms)
+_RATES = {
+    "sdpa_math": 12.0,
+    "sdpa_efficient": 180.0,
+    "sdpa_flash": 330.0,
+    "sdpa_cudnn": 420.0,
+    "sdpa_auto": 420.0,
+    "flex": 300.0,
+    "naive": 40.0,
+    "naive_inplace": 45.0,
+}
+_FIXED_MS = {"sdpa_math": 0.15, "naive": 0.05, "naive_inplace": 0.05}
+H200_CEILINGS = Ceilings(matmul_tflops=720.0, matmul_n=8192, bandwidth_gbs=4100.0, copy_bytes=2**31, repetitions=10)
+UNSUPPORTED = "RuntimeError: No available kernel. Aborting execution. | made-up refusal for the test"
+
+
+def h200_sweep() -> Sweep:
+    """A sweep with the default GPU configuration and plausible numbers: OOMs, an unsupported point, a CPU-bound
+    point, flex at its three sequence lengths only, SDPA picking cuDNN."""
+    cfg = sweep.default_config("cuda")
+    points = []
+    for v in cfg.variants:
+        for d in cfg.head_dims:
+            for s in cfg.seqs_for(v):
+                flops = profiling.causal_flops((cfg.batch, cfg.heads, s, d))
+                if v == "sdpa_math" and s >= 16384:
+                    reason = "CUDA out of memory. Tried to allocate 128.00 GiB"
+                    if s > 16384:
+                        reason = "skipped: out of memory at seq 16384"
+                    points.append(SweepPoint(v, s, d, "oom", reason))
+                    continue
+                if v == "sdpa_efficient" and d == 128 and s == 512:
+                    points.append(SweepPoint(v, s, d, "unsupported", UNSUPPORTED))
+                    continue
+                ms = flops / (_RATES[v] * 1e12) * 1e3 * (1 + 512 / s) + _FIXED_MS.get(v, 0.01)
+                scores = cfg.batch * cfg.heads * s * s * 2 if v in sweep.MATERIALIZING else 0
+                points.append(
+                    SweepPoint(
+                        v,
+                        s,
+                        d,
+                        "ok",
+                        gpu_ms=ms,
+                        gpu_ms_min=ms * 0.98,
+                        gpu_ms_max=ms * 1.05,
+                        repetitions=10 if ms < 20 else 5,
+                        tflops=flops / (ms * 1e-3) / 1e12,
+                        peak_extra_bytes=int(3 * scores + 4 * cfg.batch * cfg.heads * s * d * 2),
+                        dispatch_us=900.0 if v == "sdpa_math" else 25.0,
+                        sdpa_choice="cudnn" if v == "sdpa_auto" else None,
+                        sdpa_evidence="cudnn_generated_fort_native_sdpa_sm90_flash_fprop"
+                        if v == "sdpa_auto"
+                        else None,
+                        wall_s=0.1,
+                    )
+                )
+    env = Environment(
+        device_name="NVIDIA H200",
+        torch_version="2.11.0+cu130",
+        python_version="3.12.3",
+        date="2026-11-30T03:00:00+00:00",
+        cuda_version="13.0",
+        cudnn_version="91900",
+    )
+    order = {(v, d, s): i for i, (v, d, s) in enumerate((p.variant, p.head_dim, p.seq) for p in points)}
+    points.sort(key=lambda p: order[(p.variant, p.head_dim, p.seq)])
+    return Sweep(
+        device="cuda",
+        dtype=cfg.dtype,
+        batch=cfg.batch,
+        heads=cfg.heads,
+        seqs=list(cfg.seqs),
+        head_dims=list(cfg.head_dims),
+        variants=list(cfg.variants),
+        environment=env,
+        points=points,
+        ceilings=H200_CEILINGS,
+        compiled_seqs=list(sweep.COMPILED_SEQS),
+        timer="cuda_event_prefilled",
+        budget_s=45.0,
+        elapsed_s=24.0,
+    )
+
+
+# --- a real sweep on the CPU ----------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def cpu_sweep() -> Sweep:
+    cfg = sweep.make_config(["naive", "sdpa_flash", "sdpa_auto", "sdpa_efficient"], [32, 64], [16], **TINY)
+    seen = []
+    result = sweep.run_sweep(cfg, progress=lambda done, total, p: seen.append((done, total, p.variant)))
+    assert [d for d, _, _ in seen] == list(range(1, 9)) and {t for _, t, _ in seen} == {8}
+    return result
+
+
+def test_cpu_sweep_measures_every_point_in_table_order(cpu_sweep):
+    s = cpu_sweep
+    assert [(p.variant, p.seq) for p in s.points] == [
+        (v, n) for v in ("naive", "sdpa_flash", "sdpa_auto", "sdpa_efficient") for n in (32, 64)
+    ]
+    for p in s.points[:6]:
+        assert p.status == "ok", p.reason
+        assert p.repetitions == 3 and 0 < p.gpu_ms_min <= p.gpu_ms <= p.gpu_ms_max
+        assert p.tflops == pytest.approx(profiling.causal_flops((1, 1, p.seq, 16)) / (p.gpu_ms * 1e-3) / 1e12)
+        assert p.dispatch_us > 0 and p.peak_extra_bytes is None and p.wall_s > 0
+    assert s.timer == "perf_counter" and s.complete and s.elapsed_s > 0
+    assert s.ceilings is None and "A sweep on the CPU (batch 1, 1 heads, float32, seq 32, 64" in s.note
+
+
+def test_cpu_sweep_reads_sdpas_pick_from_the_aten_op(cpu_sweep):
+    auto = [p for p in cpu_sweep.points if p.variant == "sdpa_auto"]
+    assert {p.sdpa_choice for p in auto} == {"flash"}
+    assert {p.sdpa_evidence for p in auto} == {"aten::_scaled_dot_product_flash_attention_for_cpu"}
+    assert all(p.sdpa_choice is None for p in cpu_sweep.points if p.variant != "sdpa_auto")
+
+
+def test_cuda_only_variant_on_the_cpu_keeps_pytorchs_reason(cpu_sweep):
+    eff = [p for p in cpu_sweep.points if p.variant == "sdpa_efficient"]
+    assert {p.status for p in eff} == {"no_cuda"}
+    assert all("No viable backend" in p.reason and "runs on: cuda" in p.reason for p in eff)
+
+
+def test_no_cpu_bound_region_on_the_cpu(cpu_sweep):
+    assert cpu_sweep.cpu_bound() == []
+
+
+def _fake_variant(monkeypatch, name: str, fails_from: int, exc: Exception) -> None:
+    def prepare(seq: int, device: str):
+        def fn(q, k, v):
+            if seq >= fails_from:
+                raise exc
+            return q + k + v
+
+        return fn
+
+    fake = variants.Variant(name, name, "a test double", ("cpu",), ("float32",), "none", prepare)
+    monkeypatch.setitem(variants.VARIANTS, name, fake)
+
+
+def test_larger_sequences_are_marked_oom_without_running(monkeypatch):
+    _fake_variant(monkeypatch, "hungry", 64, torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 9 GiB"))
+    ran = []
+    real = sweep._run_point
+    monkeypatch.setattr(sweep, "_run_point", lambda cfg, v, s, d, sl: ran.append(s) or real(cfg, v, s, d, sl))
+    s = sweep.run_sweep(sweep.make_config(["hungry"], [32, 64, 128, 256], [16], **TINY))
+    assert [(p.seq, p.status) for p in s.points] == [(32, "ok"), (64, "oom"), (128, "oom"), (256, "oom")]
+    assert "Tried to allocate 9 GiB" in s.points[1].reason
+    assert [p.reason for p in s.points[2:]] == ["skipped: out of memory at seq 64"] * 2
+    assert ran == [32, 64]
+
+
+def test_an_unsupported_point_does_not_skip_the_next(monkeypatch):
+    _fake_variant(monkeypatch, "picky", 32, RuntimeError("No available kernel. Aborting execution."))
+    s = sweep.run_sweep(sweep.make_config(["picky"], [32, 64], [16], **TINY))
+    assert [p.status for p in s.points] == ["unsupported", "unsupported"]
+    assert s.points[1].reason.startswith("RuntimeError: No available kernel")
+
+
+def test_time_budget_skips_what_is_left():
+    cfg = sweep.make_config(["naive"], [32, 64], [16], budget_s=1e-9, **TINY)
+    s = sweep.run_sweep(cfg)
+    assert [p.status for p in s.points] == ["skipped", "skipped"]
+    assert s.points[0].reason == "skipped: the time budget of 1e-09 s was spent"
+    assert not s.complete
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="describes a machine without CUDA")
+def test_cuda_sweep_without_cuda_is_all_no_cuda():
+    s = sweep.run_sweep(sweep.make_config(["naive"], [32], [16], device="cuda", batch=1, heads=1))
+    assert [p.status for p in s.points] == ["no_cuda"]
+    assert "torch.cuda.is_available() is False" in s.points[0].reason
+    assert sweep.measure_ceilings("cuda") is None
+
+
+def test_no_ceilings_on_the_cpu():
+    assert sweep.measure_ceilings("cpu") is None
+
+
+# --- configuration --------------------------------------------------------------------------------------------------
+
+
+def test_default_configs():
+    gpu = sweep.default_config("cuda")
+    assert (gpu.batch, gpu.heads, gpu.dtype) == (8, 16, "bfloat16")
+    assert gpu.seqs == (512, 1024, 2048, 4096, 8192, 16384) and gpu.head_dims == (64, 128)
+    assert gpu.variants == (
+        "sdpa_math",
+        "sdpa_efficient",
+        "sdpa_flash",
+        "sdpa_cudnn",
+        "sdpa_auto",
+        "flex",
+        "naive",
+        "naive_inplace",
+    )
+    assert gpu.seqs_for("flex") == (1024, 4096, 16384) and gpu.seqs_for("naive") == gpu.seqs
+    cpu = sweep.default_config("cpu")
+    assert (cpu.batch, cpu.heads, cpu.dtype, cpu.seqs, cpu.head_dims) == (1, 2, "float32", (128, 256, 512), (64,))
+    assert not any(variants.get(v).compiled or "cpu" not in variants.get(v).devices for v in cpu.variants)
+
+
+def test_make_config_keeps_the_compiled_seqs_only_with_the_default_seqs():
+    assert sweep.make_config(device="cuda").compiled_seqs == (1024, 4096, 16384)
+    assert sweep.make_config(seqs=["2048", 512], device="cuda").seqs_for("flex") == (512, 2048)
+    assert sweep.make_config(seqs=[512, 1024], device="cuda", compiled_seqs=[1024]).seqs_for("flex") == (1024,)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"variants_": ["flsh"]}, "unknown variant 'flsh'; choose one of: naive"),
+        ({"seqs": ["abc"]}, "bad sequence length 'abc'; expected a positive integer such as 1024"),
+        ({"seqs": [0]}, "bad sequence length 0"),
+        ({"head_dims": [-64]}, "bad head_dim -64"),
+        ({"dtype": "bf8"}, "unknown dtype 'bf8'; choose one of: bf16"),
+        ({"device": "tpu"}, "unknown device 'tpu'; choose one of: cuda, cpu"),
+        ({"batch": "x"}, "bad batch size 'x'"),
+        ({"budget_s": 0}, "bad time budget 0"),
+        ({"repz": 3}, "unknown option 'repz'; choose from: warmup, reps"),
+    ],
+)
+def test_make_config_rejects_bad_values_in_one_line(kwargs, message):
+    with pytest.raises(ValueError) as info:
+        sweep.make_config(**{"device": "cpu", **kwargs})
+    assert message in str(info.value) and "\n" not in str(info.value)
+
+
+# --- file format ----------------------------------------------------------------------------------------------------
+
+
+def test_json_round_trip_and_stable_file(cpu_sweep, tmp_path):
+    path = sweep.save(cpu_sweep, tmp_path)
+    assert path.name == "sweep__cpu.json"
+    assert sweep.load(path) == cpu_sweep
+    before = path.stat().st_mtime_ns
+    sweep.save(sweep.load(path), tmp_path)
+    assert path.stat().st_mtime_ns == before  # same content: not rewritten
+    data = json.loads(path.read_text())
+    assert data["schema_version"] == sweep.SCHEMA_VERSION and data["kind"] == "sweep"
+
+
+def test_round_trip_with_ceilings(tmp_path):
+    s = h200_sweep()
+    assert sweep.load(sweep.save(s, tmp_path)) == s
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        '{"schema_version": 0, "kind": "sweep"}',
+        '{"schema_version": 1, "variant": "naive"}',
+        "not json",
+        '{"schema_version": 1, "kind": "sweep", "device": "cuda"}',
+    ],
+)
+def test_stale_or_foreign_files_are_refused(tmp_path, content):
+    path = tmp_path / "sweep__cuda.json"
+    path.write_text(content)
+    with pytest.raises(results.StaleResultError):
+        sweep.load(path)
+
+
+# --- analysis -------------------------------------------------------------------------------------------------------
+
+
+def test_cpu_bound_points_are_those_that_take_longer_to_issue():
+    s = h200_sweep()
+    bound = s.cpu_bound()
+    assert bound and all(p.variant == "sdpa_math" for p in bound)
+    assert all(p.dispatch_us > p.gpu_ms * 1e3 for p in bound)
+    assert {(p.head_dim, p.seq) for p in bound} == {(64, 512)}  # 900 µs to issue; the GPU takes longer elsewhere
+
+
+def test_sdpa_comparisons_name_the_pick_the_fastest_backend_and_the_fastest_variant():
+    s = h200_sweep()
+    comparisons = s.sdpa_comparisons()
+    assert len(comparisons) == 12
+    c = next(c for c in comparisons if (c.head_dim, c.seq) == (64, 4096))
+    assert c.pick == "cudnn" and c.pick_variant == "sdpa_cudnn"
+    assert c.fastest_backend == "sdpa_cudnn" and c.agrees is True and c.pick_slowdown == pytest.approx(0.0)
+    assert c.fastest_variant == "sdpa_cudnn"
+    # make flash faster at one point: SDPA's pick no longer agrees
+    p = s.point("sdpa_flash", 64, 4096)
+    p.gpu_ms = c.pick_ms / 1.25
+    c = next(c for c in s.sdpa_comparisons() if (c.head_dim, c.seq) == (64, 4096))
+    assert c.agrees is False and c.fastest_backend == "sdpa_flash"
+    assert c.pick_slowdown == pytest.approx(0.25)
+
+
+def test_fastest_leaves_out_sdpa_auto_and_points_that_did_not_run():
+    s = h200_sweep()
+    s.point("sdpa_auto", 128, 1024).gpu_ms = 1e-6
+    assert s.fastest(128, 1024).variant == "sdpa_cudnn"
+    assert s.fastest(64, 16384, among=["sdpa_math"]) is None  # math ran out of memory there
+    assert s.largest_ok("sdpa_math", 64).seq == 8192
+
+
+def test_min_bytes_counts_inputs_output_and_for_materializing_variants_the_scores():
+    b, h, s, d = 8, 16, 4096, 64
+    fused = sweep.min_bytes("sdpa_flash", b, h, s, d, "bfloat16")
+    assert fused == 4 * b * h * s * d * 2
+    assert sweep.min_bytes("naive", b, h, s, d, "bfloat16") == fused + 2 * b * h * s * s * 2
+    assert sweep.min_bytes("sdpa_math", b, h, s, d, "float32") == 2 * sweep.min_bytes("naive", b, h, s, d, "bf16")
+    assert sweep.min_bytes("sdpa_auto", b, h, s, d, "bf16", "math") == sweep.min_bytes("naive", b, h, s, d, "bf16")
+    assert sweep.min_bytes("sdpa_auto", b, h, s, d, "bf16", "cudnn") == fused
+
+
+def test_roofline_fractions_of_both_ceilings():
+    s = h200_sweep()
+    p = s.point("sdpa_flash", 128, 16384)
+    r = s.roofline(p)
+    assert r.flops == profiling.causal_flops((8, 16, 16384, 128))
+    assert r.intensity == pytest.approx(r.flops / (4 * 8 * 16 * 16384 * 128 * 2)) == pytest.approx(16384 / 4)
+    assert r.matmul_fraction == pytest.approx(p.tflops / 720.0)
+    assert r.bandwidth_fraction == pytest.approx(r.min_bytes / (p.gpu_ms * 1e-3) / 4100e9)
+    assert not r.materializes_scores
+    naive = s.roofline(s.point("naive", 64, 8192))
+    assert naive.materializes_scores and naive.intensity < H200_CEILINGS.ridge < r.intensity
+    assert H200_CEILINGS.ridge == pytest.approx(720e12 / 4100e9)
+    assert s.roofline(s.point("sdpa_math", 64, 16384)).matmul_fraction is None  # did not run
+    cpu = sweep.roofline(p, 8, 16, "bfloat16", None)
+    assert cpu.matmul_fraction is None and cpu.bandwidth_fraction is None
+
+
+def test_metrics():
+    p = SweepPoint("naive", 1024, 64, "ok", gpu_ms=2.0, tflops=3.0, peak_extra_bytes=3 * 2**20, dispatch_us=40.0)
+    assert [p.metric(m) for m in sweep.METRICS] == [2.0, 3.0, 3.0, 40.0]
+    assert SweepPoint("naive", 1024, 64, "oom").metric("peak_mib") is None
+    with pytest.raises(ValueError, match="unknown metric 'ms'; choose one of: gpu_ms, tflops"):
+        p.metric("ms")
+
+
+@pytest.mark.parametrize(
+    ("variant", "family"),
+    [
+        ("sdpa_auto", "cudnn"),
+        ("sdpa_flash", "flash"),
+        ("sdpa_efficient", "mem_efficient"),
+        ("sdpa_math", "math"),
+        ("sdpa_cudnn", "cudnn"),
+    ],
+)
+def test_sdpa_choice_from_the_h200_traces(variant, family):
+    trace = json.loads(gzip.decompress((TRACES / f"{variant}.json.gz").read_bytes()))
+    choice, evidence = sweep.sdpa_choice_from_trace(trace)
+    assert choice == family
+    assert evidence  # a kernel name, or for math the ATen op
+    if family != "math":
+        assert not evidence.startswith("aten::")
+
+
+def test_sdpa_choice_without_kernels_or_ops_is_unknown():
+    assert sweep.sdpa_choice_from_trace({"traceEvents": []}) == ("unknown", "")
+
+
+# --- text views -----------------------------------------------------------------------------------------------------
+
+
+def test_text_table_shows_statuses_and_unplanned_points():
+    text = report.sweep_table(h200_sweep(), "gpu_ms", head_dim=64)
+    lines = text.splitlines()
+    assert lines[0].startswith("head_dim 64: time per forward, median (ms), batch 8, 16 heads, bfloat16 on cuda")
+    math_row = next(line for line in lines if line.startswith("sdpa_math"))
+    assert math_row.split()[-1] == "OOM"
+    flex_row = next(line for line in lines if line.startswith("flex"))
+    assert flex_row.split()[1] == "-" and flex_row.split()[3] == "-"  # 512 and 2048 were not planned for flex
+    assert "CUDA out of memory" in text
+
+
+def test_summary_states_ceilings_pick_and_cpu_bound_points():
+    text = report.sweep_summary(h200_sweep())
+    assert "bf16 matmul 720 TFLOP/s" in text and "ridge point 176 FLOP/byte" in text
+    assert "SDPA's pick at hd64 seq1024: cudnn (the fastest backend)" in text
+    assert "sdpa_math hd64 seq512: dispatch 900 us > GPU" in text
+    assert math.isfinite(h200_sweep().elapsed_s)
