@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 from docutils import nodes
 
-from attnprof import labels, results, sphinxext, trace
+from attnprof import claims, labels, results, sphinxext, trace
 from attnprof.results import Environment, Result
+from attnprof.variants import VARIANTS
 from conftest import trace_result
 
 pytest_plugins = ("sphinx.testing.fixtures",)
@@ -226,9 +227,34 @@ def test_cpu_cost_table(project, tmp_path):
     assert app.warning.getvalue() == ""
     (table,) = tables(app, "attnprof-cpu-cost-table")
     rows = [[c.astext() for c in r] for r in body_rows(table)]
-    assert rows[1][0] == "sdpa_flash" and rows[1][4] == "9.0×"  # mean profiled CPU time / 25 µs dispatch
+    flash, _ = trace_result("sdpa_flash")
+    (cost,) = claims.cpu_costs({"sdpa_flash": flash}, ["sdpa_flash"])
+    assert rows[1][0] == "sdpa_flash" and rows[1][4] == f"{100 * cost.profiler_share:.0f}\u00a0%"
     assert rows[1][5] == "4.00" and rows[0][5] == "n/a"  # context cost: forced backends only
     assert rows[2][1] == "no CUDA device: no CUDA device"
+
+
+def test_claims_table_gives_verdicts(project):
+    app = project({"index.md": "# C\n\n```{claims} C1 C9 c12\n```\n"}, variants=tuple(sorted(VARIANTS)))
+    assert app.warning.getvalue() == ""
+    (table,) = tables(app, "attnprof-claims-table")
+    rows = [[c.astext() for c in r] for r in body_rows(table)]
+    assert [r[0] for r in rows] == ["C1", "C9", "C12"]
+    all_results = {v: trace_result(v)[0] for v in VARIANTS}
+    for row, claim_id in zip(rows, ("C1", "C9", "C12"), strict=True):
+        verdict = claims.check(claim_id, all_results, "en")
+        assert row[2] == verdict.measured
+        assert row[3] == labels.label(f"verdict.{verdict.verdict}", "en")
+
+
+def test_claims_table_warns_for_missing_results_and_unknown_ids(project):
+    app = project({"index.md": "# C\n\n```{claims} C11 C99\n```\n"}, language="ja")
+    warnings = app.warning.getvalue()
+    assert "unknown claim 'C99'" in warnings
+    assert "no result file for variant 'sdpa_cudnn'" in warnings
+    (table,) = tables(app, "attnprof-claims-table")
+    (row,) = body_rows(table)
+    assert row[3].astext() == labels.label("verdict.unmeasurable", "ja")
 
 
 # --- timeline -------------------------------------------------------------------------------------------------------
@@ -368,6 +394,11 @@ def test_label_falls_back_to_english_and_rejects_unknown_keys():
     assert labels.label("col.kernel", "de") == "Kernel"
     with pytest.raises(KeyError, match="unknown label 'nope'"):
         labels.label("nope", "en")
+
+
+def test_every_verdict_has_a_label():
+    for verdict in claims.VERDICTS:
+        assert f"verdict.{verdict}" in labels.LABELS
 
 
 def test_occupancy_limiters_all_have_labels():

@@ -34,9 +34,18 @@ LABELS: dict[str, dict[str, str]] = {
     "col.peak_mib": {"en": "Peak extra memory (MiB)", "ja": "追加メモリのピーク (MiB)"},
     "col.main_kernel": {"en": "Main kernel", "ja": "主カーネル"},
     "col.cpu_events": {"en": "CPU events per step", "ja": "ステップあたり CPU イベント数"},
-    "col.profiler_factor": {"en": "Profiled ÷ dispatch", "ja": "プロファイル下 ÷ ディスパッチ"},
+    "col.profiler_share": {"en": "Added by the profiler", "ja": "プロファイラによる増分"},
     "col.context_us": {"en": "Context alone (µs)", "ja": "コンテキストのみ (µs)"},
     "col.reveals": {"en": "What the trace reveals", "ja": "トレースからわかること"},
+    # --- claims table ---
+    "col.claim": {"en": "Claim", "ja": "主張"},
+    "col.published": {"en": "Published (A100)", "ja": "記事の値 (A100)"},
+    "col.this_build": {"en": "This build", "ja": "このビルド"},
+    "col.verdict": {"en": "Verdict", "ja": "判定"},
+    "col.note": {"en": "Details", "ja": "詳細"},
+    "verdict.holds": {"en": "holds", "ja": "再現"},
+    "verdict.differs": {"en": "differs", "ja": "相違"},
+    "verdict.unmeasurable": {"en": "not measurable here", "ja": "この環境では検証不可"},
     # --- status words (a result that could not run) ---
     "status.ok": {"en": "measured", "ja": "計測済み"},
     "status.unsupported": {"en": "not supported here", "ja": "この環境では非対応"},
@@ -49,7 +58,7 @@ LABELS: dict[str, dict[str, str]] = {
         "ja": "{variant} は実行されませんでした ({status}): {reason}",
     },
     "status.no_gpu_activity": {
-        "en": "{variant} ran on the {device} ({shape}, {dtype}); the trace holds no GPU activity to tabulate.",
+        "en": "{variant} ran on {device} ({shape}, {dtype}); the trace holds no GPU activity to tabulate.",
         "ja": "{variant} は {device} で実行されました ({shape}, {dtype})。"
         "トレースに表にできる GPU アクティビティはありません。",
     },

@@ -60,7 +60,7 @@ from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
-from . import __version__, report, results, timeline, trace
+from . import __version__, claims, report, results, timeline, trace
 from .labels import LABELS, label
 from .variants import VARIANTS
 
@@ -495,7 +495,7 @@ class KernelTable(_ResultDirective):
                 "status.no_gpu_activity",
                 lang,
                 variant=result.variant,
-                device=result.device,
+                device=result.device.upper(),
                 shape="[" + ", ".join(map(str, result.shape)) + "]",
                 dtype=result.dtype,
             )
@@ -692,26 +692,90 @@ class CompareTable(_VariantTable):
 class CpuCostTable(_VariantTable):
     """``cpu-cost-table [VARIANT ...]``: the CPU side of a call, with and without the profiler.
 
-    Columns: CPU events recorded per step, profiled CPU time of the annotated call, dispatch cost measured without
-    the profiler, their ratio, and the cost of entering and leaving the backend-forcing context alone.
+    Columns (from :func:`attnprof.claims.cpu_costs`): CPU events recorded per step, profiled CPU time of the
+    annotated call, dispatch cost measured without the profiler, the share of the profiled time the profiler adds,
+    and the cost of entering and leaving the backend-forcing context alone.
     """
 
-    columns = ("col.cpu_events", "col.cpu_us", "col.dispatch_us", "col.profiler_factor", "col.context_us")
+    columns = ("col.cpu_events", "col.cpu_us", "col.dispatch_us", "col.profiler_share", "col.context_us")
     numeric = (1, 2, 3, 4, 5)
     table_class = "attnprof-cpu-cost-table"
 
     def cells(self, result: results.Result) -> list[Any]:
-        row = report.summary_row(result)
-        t = result.timing
+        (cost,) = claims.cpu_costs({result.variant: result}, [result.variant])
         events = sum(len(s.cpu_ops) for s in result.steps) / len(result.steps) if result.steps else None
-        factor = row.cpu_us / row.dispatch_us if row.cpu_us is not None and row.dispatch_us else None
         return [
             self.na(events, fmt_count),
-            self.na(row.cpu_us),
-            self.na(row.dispatch_us),
-            self.na(factor, lambda f: f"{fmt_number(f, 2)}×"),
-            self.na(None if t is None else t.context_us_median),
+            self.na(cost.profiled_us),
+            self.na(cost.dispatch_us),
+            self.na(cost.profiler_share, lambda f: _unit(f"{100 * f:.0f}", "%")),
+            self.na(cost.context_us),
         ]
+
+
+class Claims(_ResultDirective):
+    """``claims [ID ...]``: the reference article's claims (all when none are named) checked against this build.
+
+    One row per claim: its id, the published figure, what this build measured, the verdict
+    (:func:`attnprof.claims.check`) and, when there is one, the detail or the reason it could not be checked.
+    A missing or stale result of a variant a claim needs is a warning, like everywhere else.
+    """
+
+    optional_arguments = len(claims.CLAIMS)
+    has_content = False
+    option_spec: ClassVar[dict[str, Callable[[str], Any]]] = {
+        "caption": directives.unchanged,
+        "name": directives.unchanged,
+        "class": directives.class_option,
+    }
+
+    def run(self) -> list[nodes.Node]:
+        lang = self.language
+        out: list[nodes.Node] = []
+        chosen: list[claims.Claim] = []
+        for claim_id in self.arguments or list(claims.CLAIMS):
+            try:
+                chosen.append(claims.get(claim_id))
+            except KeyError as exc:
+                out += self.problem(_problem(str(exc.args[0]), "claim", self.get_location()))
+        needed = dict.fromkeys(v for c in chosen for v in (*c.variants, *c.optional))
+        found: dict[str, results.Result] = {}
+        for variant in needed:
+            required = any(variant in c.variants for c in chosen)
+            hit = find_result(self.env, variant, self.get_location()) if required else self._quiet(variant)
+            if hit is not None and hit.result is not None:
+                found[variant] = hit.result
+            elif hit is not None and hit.problem:
+                out += self.problem(hit)
+        body = []
+        for claim in chosen:
+            verdict = claim.check(found, lang)
+            note = verdict.reason if verdict.verdict == "unmeasurable" else verdict.detail
+            body.append(
+                [
+                    nodes.strong("", claim.id),
+                    claim.published(lang),
+                    verdict.measured or label("not_available", lang),
+                    _para(label(f"verdict.{verdict.verdict}", lang), classes=[f"attnprof-verdict-{verdict.verdict}"]),
+                    note,
+                ]
+            )
+        keys = ("col.claim", "col.published", "col.this_build", "col.verdict", "col.note")
+        table = build_table(
+            [label(k, lang) for k in keys],
+            body,
+            classes=["attnprof-claims-table", *self.options.get("class", [])],
+            title=self.caption_title(),
+        )
+        self.set_source_info(table)
+        self.add_name(table)
+        return [table, *out]
+
+    def _quiet(self, variant: str) -> Found | None:
+        """An optional variant's result: used when there, no warning when not (the claim does without it)."""
+        if not results.find(_results_dir(self.env), variant):
+            return None
+        return find_result(self.env, variant, self.get_location())
 
 
 def _strip_prefix(paragraph: nodes.paragraph, n: int) -> None:
@@ -978,6 +1042,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("kernel-table", KernelTable)
     app.add_directive("compare-table", CompareTable)
     app.add_directive("cpu-cost-table", CpuCostTable)
+    app.add_directive("claims", Claims)
     app.add_directive("timeline", Timeline)
     app.add_directive("env-banner", EnvBanner)
     app.add_role("metric", MetricRole())
