@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from docutils import nodes
 
-from attnprof import claims, labels, results, sphinxext, trace
+from attnprof import claims, labels, occupancy, results, sphinxext, trace
 from attnprof.results import Environment, Result
 from attnprof.variants import VARIANTS
 from conftest import trace_result
@@ -257,6 +257,47 @@ def test_claims_table_warns_for_missing_results_and_unknown_ids(project):
     assert row[3].astext() == labels.label("verdict.unmeasurable", "ja")
 
 
+def test_claims_table_statements_are_translatable_items(project):
+    text = "# C\n\n```{claims-table} C1 C2\n- C1: Six operations per call.\n- C2: One fewer.\n```\n"
+    app = project({"index.md": text}, variants=("naive", "naive_inplace"))
+    assert app.warning.getvalue() == ""
+    (table,) = tables(app, "attnprof-claims-table")
+    assert [r[0].astext().split() for r in body_rows(table)][1] == ["C2", "One", "fewer."]
+    app = project({"index.md": text}, variants=(), builder="gettext")
+    pot = (Path(app.outdir) / "index.pot").read_text(encoding="utf-8")
+    assert 'msgid "Six operations per call."' in pot and "C1:" not in pot
+
+
+def test_occupancy_table_and_hypotheses(project):
+    every = tuple(sorted(VARIANTS))
+    text = "# O\n\n```{occupancy-table}\n```\n\n```{occupancy-hypotheses}\n```\n"
+    app = project({"index.md": text}, variants=every, language="ja")
+    assert app.warning.getvalue() == ""
+    kernels = occupancy.kernel_occupancies(trace_result(v)[0] for v in VARIANTS)
+    (table,) = tables(app, "attnprof-occupancy-table")
+    assert len(body_rows(table)) == len(kernels)
+    (hyp,) = tables(app, "attnprof-hypotheses-table")
+    tests = occupancy.check_hypotheses(kernels)
+    assert [r[0].astext() for r in body_rows(hyp)] == [t.hypothesis.key for t in tests]
+    best = occupancy.supported(tests)
+    conclusion = next(
+        p for p in doctree(app).findall(nodes.paragraph) if "attnprof-hypotheses-conclusion" in p["classes"]
+    )
+    assert all(t.hypothesis.key in conclusion.astext() for t in best)
+    assert "反例" in html(app)  # Japanese headers
+
+
+def test_occupancy_table_on_a_cpu_build_is_a_note(project, tmp_path):
+    cpu_naive, raw = trace_result("naive")
+    cpu_naive.device = "cpu"
+    for s in cpu_naive.steps:
+        s.activities = []
+    results.save(cpu_naive, tmp_path / "results", raw)
+    app = project({"index.md": "# O\n\n```{occupancy-table} naive\n```\n"}, variants=())
+    assert app.warning.getvalue() == ""
+    assert "recorded no GPU kernels" in html(app)
+
+
 # --- timeline -------------------------------------------------------------------------------------------------------
 
 
@@ -399,12 +440,12 @@ def test_label_falls_back_to_english_and_rejects_unknown_keys():
 def test_every_verdict_has_a_label():
     for verdict in claims.VERDICTS:
         assert f"verdict.{verdict}" in labels.LABELS
+    for verdict in ("explains", "incomplete", "refuted", "untested"):
+        assert f"hypothesis.{verdict}" in labels.LABELS
 
 
 def test_occupancy_limiters_all_have_labels():
-    from attnprof import occupancy
-
-    for resource in occupancy.RESOURCES:
+    for resource in (*occupancy.RESOURCES, "grid"):
         assert f"limiter.{resource}" in labels.LABELS
 
 

@@ -46,6 +46,44 @@ LABELS: dict[str, dict[str, str]] = {
     "verdict.holds": {"en": "holds", "ja": "再現"},
     "verdict.differs": {"en": "differs", "ja": "相違"},
     "verdict.unmeasurable": {"en": "not measurable here", "ja": "この環境では検証不可"},
+    # --- occupancy tables ---
+    "col.blocks_per_sm": {"en": "Grid blocks per SM", "ja": "SM あたりのグリッドブロック数"},
+    "col.theoretical": {"en": "Theoretical occupancy", "ja": "理論占有率"},
+    "col.limiter": {"en": "Limited by", "ja": "制約要因"},
+    "col.hypothesis": {"en": "Explanation", "ja": "説明"},
+    "col.predicted": {"en": "Kernels predicted at 0%", "ja": "0% と予測されるカーネル数"},
+    "col.consistent": {"en": "Predicted and 0%", "ja": "予測どおり 0%"},
+    "col.counterexamples": {"en": "Counterexamples", "ja": "反例"},
+    "col.missed": {"en": "0% but not predicted", "ja": "予測外の 0%"},
+    "hypothesis.explains": {"en": "explains every 0%", "ja": "すべての 0% を説明"},
+    "hypothesis.incomplete": {"en": "incomplete", "ja": "不完全"},
+    "hypothesis.refuted": {"en": "refuted", "ja": "反証された"},
+    "hypothesis.untested": {"en": "untested", "ja": "未検証"},
+    "occupancy.none": {"en": "none", "ja": "なし"},
+    "occupancy.no_kernels": {
+        "en": "This build recorded no GPU kernels, so there is no occupancy to compare.",
+        "ja": "このビルドには GPU カーネルの記録がないため、比較できる占有率はありません。",
+    },
+    "occupancy.no_zero": {
+        "en": "No kernel of this build reports 0%: there is nothing to explain.",
+        "ja": "このビルドには 0% と報告されたカーネルがないため、説明すべきものはありません。",
+    },
+    "occupancy.unexplained": {
+        "en": "No tested explanation accounts for all {zeros} kernels reported at 0% without a counterexample.",
+        "ja": "0% と報告された {zeros} 個のカーネルすべてを反例なしに説明できる仮説はありませんでした。",
+    },
+    "occupancy.supported": {
+        "en": "This build supports {hypothesis}: it predicts all {zeros} kernels reported at 0%, with no "
+        "counterexample.",
+        "ja": "このビルドのデータは {hypothesis} を支持します。0% と報告された {zeros} 個のカーネルをすべて予測し、"
+        "反例はありません。",
+    },
+    "occupancy.tie": {
+        "en": "The data cannot tell these apart: {hypotheses} each predict all {zeros} kernels reported at 0% "
+        "without a counterexample.",
+        "ja": "データからは次の仮説を区別できません: {hypotheses}。いずれも 0% と報告された {zeros} 個の"
+        "カーネルをすべて反例なしに予測します。",
+    },
     # --- status words (a result that could not run) ---
     "status.ok": {"en": "measured", "ja": "計測済み"},
     "status.unsupported": {"en": "not supported here", "ja": "この環境では非対応"},
@@ -68,6 +106,7 @@ LABELS: dict[str, dict[str, str]] = {
     "limiter.shared memory": {"en": "shared memory", "ja": "共有メモリ"},
     "limiter.threads": {"en": "threads", "ja": "スレッド数"},
     "limiter.blocks per SM": {"en": "blocks per SM", "ja": "SM あたりブロック数"},
+    "limiter.grid": {"en": "the grid", "ja": "グリッド"},
     # --- timeline ---
     "timeline.download": {"en": "Download the raw trace", "ja": "元のトレースをダウンロード"},
     "timeline.open_with": {

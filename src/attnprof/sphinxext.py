@@ -60,7 +60,7 @@ from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
-from . import __version__, claims, report, results, timeline, trace
+from . import __version__, claims, occupancy, report, results, timeline, trace
 from .labels import LABELS, label
 from .variants import VARIANTS
 
@@ -470,6 +470,42 @@ class _ResultDirective(SphinxDirective):
         self.set_source_info(box)
         return [box]
 
+    def items(self, keys: Sequence[str], what: str) -> tuple[dict[str, list[nodes.Node]], list[nodes.Node]]:
+        """The content's ``key: text`` bullet items, by key, with the ``key:`` prefix removed.
+
+        The items stay part of the page: gettext extracts each one (without its prefix) and the translation
+        replaces it. An item whose key is not one of ``keys`` is a warning.
+        """
+        if not self.content:
+            return {}, []
+        parsed = self.parse_content_to_nodes()
+        found: dict[str, list[nodes.Node]] = {}
+        problems: list[nodes.Node] = []
+        lists = [n for n in parsed if isinstance(n, nodes.bullet_list)]
+        if len(lists) != 1 or len(lists) != len([n for n in parsed if not isinstance(n, nodes.comment)]):
+            return {}, self.bad_content(f"the content must be one bullet list of '{what}: text' items")
+        for item in lists[0].children:
+            first = item.children[0] if item.children else None
+            match = _ITEM.match(first.astext()) if isinstance(first, nodes.paragraph) else None
+            if match is None or match["key"] not in keys:
+                shown = (first.astext() if first is not None else "")[:60]
+                problems += self.bad_content(
+                    f"{self.name} item {shown!r} does not start with one of the table's {what}s "
+                    f"({', '.join(keys)}) followed by ':'"
+                )
+                continue
+            _strip_prefix(first, match.end())
+            first.rawsource = _ITEM.sub("", first.rawsource, count=1) if first.rawsource else first.astext()
+            found[match["key"]] = list(item.children)
+        return found, problems
+
+    def bad_content(self, message: str) -> list[nodes.Node]:
+        """Warn about the directive's content at its location; the visible box for the page."""
+        logger.warning(message, location=self.get_location(), type="attnprof", subtype="content")
+        box = _problem_box(message)
+        self.set_source_info(box)
+        return [box]
+
 
 class KernelTable(_ResultDirective):
     """``kernel-table VARIANT``: one row per distinct GPU activity of the variant's profiled steps."""
@@ -551,7 +587,7 @@ class KernelTable(_ResultDirective):
         return [table]
 
 
-_ITEM = re.compile(r"^\s*`?(?P<variant>[A-Za-z_]\w*)`?\s*:\s*")
+_ITEM = re.compile(r"^\s*`?(?P<key>[A-Za-z_]\w*)`?\s*:\s*")
 
 
 class _VariantTable(_ResultDirective):
@@ -584,7 +620,7 @@ class _VariantTable(_ResultDirective):
         variants = self.arguments or list(VARIANTS)
         lang = self.language
         width = len(self.columns)
-        reveals, out = self.reveals(variants)
+        reveals, out = self.items(variants, "variant")
         body = []
         for variant in variants:
             found = self.find(variant)
@@ -635,37 +671,6 @@ class _VariantTable(_ResultDirective):
         )
         return ref
 
-    def reveals(self, variants: Sequence[str]) -> tuple[dict[str, list[nodes.Node]], list[nodes.Node]]:
-        """The content's ``variant: text`` items, by variant, with the ``variant:`` prefix removed."""
-        if not self.content:
-            return {}, []
-        parsed = self.parse_content_to_nodes()
-        items: dict[str, list[nodes.Node]] = {}
-        problems: list[nodes.Node] = []
-        lists = [n for n in parsed if isinstance(n, nodes.bullet_list)]
-        if len(lists) != 1 or len(lists) != len([n for n in parsed if not isinstance(n, nodes.comment)]):
-            return {}, self._bad_content("the content must be one bullet list of 'variant: text' items")
-        for item in lists[0].children:
-            first = item.children[0] if item.children else None
-            match = _ITEM.match(first.astext()) if isinstance(first, nodes.paragraph) else None
-            if match is None or match["variant"] not in variants:
-                shown = (first.astext() if first is not None else "")[:60]
-                problems += self._bad_content(
-                    f"compare-table item {shown!r} does not start with one of the table's variants "
-                    f"({', '.join(variants)}) followed by ':'"
-                )
-                continue
-            _strip_prefix(first, match.end())
-            first.rawsource = _ITEM.sub("", first.rawsource, count=1) if first.rawsource else first.astext()
-            items[match["variant"]] = list(item.children)
-        return items, problems
-
-    def _bad_content(self, message: str) -> list[nodes.Node]:
-        logger.warning(message, location=self.get_location(), type="attnprof", subtype="content")
-        box = _problem_box(message)
-        self.set_source_info(box)
-        return [box]
-
 
 class CompareTable(_VariantTable):
     """``compare-table [VARIANT ...]``: the at-a-glance table."""
@@ -714,15 +719,16 @@ class CpuCostTable(_VariantTable):
 
 
 class Claims(_ResultDirective):
-    """``claims [ID ...]``: the reference article's claims (all when none are named) checked against this build.
+    """``claims [ID ...]`` (alias ``claims-table``): the article's claims (all when none are named), checked.
 
-    One row per claim: its id, the published figure, what this build measured, the verdict
-    (:func:`attnprof.claims.check`) and, when there is one, the detail or the reason it could not be checked.
-    A missing or stale result of a variant a claim needs is a warning, like everywhere else.
+    One row per claim: its id (and, from the content, the claim in brief), the published figure, what this build
+    measured, the verdict (:func:`attnprof.claims.check`) and the detail or the reason it could not be checked.
+    The content, if any, is a bullet list of ``C<n>: text`` items (translated with the page). A missing or stale
+    result of a variant a claim needs is a warning, like everywhere else.
     """
 
     optional_arguments = len(claims.CLAIMS)
-    has_content = False
+    has_content = True
     option_spec: ClassVar[dict[str, Callable[[str], Any]]] = {
         "caption": directives.unchanged,
         "name": directives.unchanged,
@@ -738,22 +744,16 @@ class Claims(_ResultDirective):
                 chosen.append(claims.get(claim_id))
             except KeyError as exc:
                 out += self.problem(_problem(str(exc.args[0]), "claim", self.get_location()))
-        needed = dict.fromkeys(v for c in chosen for v in (*c.variants, *c.optional))
-        found: dict[str, results.Result] = {}
-        for variant in needed:
-            required = any(variant in c.variants for c in chosen)
-            hit = find_result(self.env, variant, self.get_location()) if required else self._quiet(variant)
-            if hit is not None and hit.result is not None:
-                found[variant] = hit.result
-            elif hit is not None and hit.problem:
-                out += self.problem(hit)
+        statements, problems = self.items([c.id for c in chosen], "claim")
+        out += problems
+        found = self.results_for(chosen, out)
         body = []
         for claim in chosen:
             verdict = claim.check(found, lang)
             note = verdict.reason if verdict.verdict == "unmeasurable" else verdict.detail
             body.append(
                 [
-                    nodes.strong("", claim.id),
+                    [_para(nodes.strong("", claim.id)), *statements.get(claim.id, [])],
                     claim.published(lang),
                     verdict.measured or label("not_available", lang),
                     _para(label(f"verdict.{verdict.verdict}", lang), classes=[f"attnprof-verdict-{verdict.verdict}"]),
@@ -771,11 +771,137 @@ class Claims(_ResultDirective):
         self.add_name(table)
         return [table, *out]
 
-    def _quiet(self, variant: str) -> Found | None:
-        """An optional variant's result: used when there, no warning when not (the claim does without it)."""
-        if not results.find(_results_dir(self.env), variant):
-            return None
-        return find_result(self.env, variant, self.get_location())
+    def results_for(self, chosen: Sequence[claims.Claim], out: list[nodes.Node]) -> dict[str, results.Result]:
+        """Results of the variants the claims use; required ones warn when missing, optional ones do not."""
+        found: dict[str, results.Result] = {}
+        required = {v for c in chosen for v in c.variants}
+        for variant in dict.fromkeys(v for c in chosen for v in (*c.variants, *c.optional)):
+            if variant not in required and not results.find(_results_dir(self.env), variant):
+                continue
+            hit = self.find(variant)
+            if hit.result is not None:
+                found[variant] = hit.result
+            else:
+                out += self.problem(hit)
+        return found
+
+
+def _kernel_cell(short: str, name: str) -> list[nodes.Node]:
+    """A decoded kernel name in bold, the full name below it."""
+    return [_para(nodes.strong("", short or name)), _para(nodes.literal("", name), classes=["attnprof-fullname"])]
+
+
+class OccupancyTable(_ResultDirective):
+    """``occupancy-table [VARIANT ...]``: reported against theoretical occupancy for every kernel of the variants
+    (all when none are named), from :func:`attnprof.occupancy.kernel_occupancies`."""
+
+    optional_arguments = len(VARIANTS)
+    has_content = False
+    option_spec: ClassVar[dict[str, Callable[[str], Any]]] = {
+        "caption": directives.unchanged,
+        "name": directives.unchanged,
+        "class": directives.class_option,
+    }
+
+    def run(self) -> list[nodes.Node]:
+        lang = self.language
+        kernels, out = self.kernels()
+        if not kernels:
+            return [nodes.note("", _para(label("occupancy.no_kernels", lang)), classes=["attnprof-no-gpu"]), *out]
+        na = label("not_available", lang)
+        body = []
+        for k in kernels:
+            theo = k.theoretical
+            body.append(
+                [
+                    nodes.literal("", k.variant),
+                    _kernel_cell(k.short, k.name),
+                    nodes.literal("", k.launch_api) if k.launch_api else na,
+                    f"{fmt_dims(k.grid)} × {fmt_dims(k.block)}" if k.grid and k.block else na,
+                    na if k.registers_per_thread is None else str(k.registers_per_thread),
+                    na if k.shared_memory is None else fmt_bytes(k.shared_memory),
+                    na if k.blocks_per_sm is None else fmt_number(k.blocks_per_sm),
+                    na if k.reported is None else _unit(fmt_number(k.reported), "%"),
+                    na if theo is None else _unit(fmt_number(theo.percent), "%"),
+                    na if k.limiter is None else _limiter_words(k.limiter, lang),
+                ]
+            )
+        keys = ("col.variant", "col.kernel", "col.launch_api", "col.grid_block", "col.registers",
+                "col.shared_memory", "col.blocks_per_sm", "col.reported_occupancy", "col.theoretical",
+                "col.limiter")  # fmt: skip
+        table = build_table(
+            [label(key, lang) for key in keys],
+            body,
+            numeric=(4, 5, 6, 7, 8),
+            classes=["attnprof-occupancy-table", *self.options.get("class", [])],
+            title=self.caption_title(),
+        )
+        self.set_source_info(table)
+        self.add_name(table)
+        return [table, *out]
+
+    def kernels(self) -> tuple[list[occupancy.KernelOccupancy], list[nodes.Node]]:
+        """Every kernel of the named (or all) variants' results; missing or stale results warn."""
+        ran, out = [], []
+        for variant in self.arguments or list(VARIANTS):
+            hit = self.find(variant)
+            if hit.result is None:
+                out += self.problem(hit)
+            else:
+                ran.append(hit.result)
+        return occupancy.kernel_occupancies(ran), out
+
+
+class OccupancyHypotheses(OccupancyTable):
+    """``occupancy-hypotheses [VARIANT ...]``: each explanation of a reported 0% occupancy tested against every
+    kernel (:func:`attnprof.occupancy.check_hypotheses`), and which ones the data support."""
+
+    def run(self) -> list[nodes.Node]:
+        lang = self.language
+        kernels, out = self.kernels()
+        tests = occupancy.check_hypotheses(kernels)
+        if not any(k.reported is not None for k in kernels):
+            return [nodes.note("", _para(label("occupancy.no_kernels", lang)), classes=["attnprof-no-gpu"]), *out]
+
+        def names(ks: Sequence[occupancy.KernelOccupancy]) -> Any:
+            if not ks:
+                return label("occupancy.none", lang)
+            return [_para(nodes.literal("", k.short), f" [{k.variant}]") for k in ks]
+
+        body = [
+            [
+                nodes.strong("", t.hypothesis.key),
+                str(len(t.predicted)),
+                names(t.consistent),
+                names(t.counterexamples),
+                names(t.missed),
+                _para(label(f"hypothesis.{t.verdict}", lang), classes=[f"attnprof-hypothesis-{t.verdict}"]),
+            ]
+            for t in tests
+        ]
+        keys = ("col.hypothesis", "col.predicted", "col.consistent", "col.counterexamples", "col.missed",
+                "col.verdict")  # fmt: skip
+        table = build_table(
+            [label(key, lang) for key in keys],
+            body,
+            numeric=(1,),
+            classes=["attnprof-hypotheses-table", *self.options.get("class", [])],
+            title=self.caption_title(),
+        )
+        self.set_source_info(table)
+        self.add_name(table)
+        best = occupancy.supported(tests)
+        zeros = sum(1 for k in kernels if k.zero)
+        if not zeros:
+            conclusion = label("occupancy.no_zero", lang)
+        elif not best:
+            conclusion = label("occupancy.unexplained", lang, zeros=zeros)
+        elif len(best) == 1:
+            conclusion = label("occupancy.supported", lang, hypothesis=best[0].hypothesis.key, zeros=zeros)
+        else:
+            keys_text = ", ".join(t.hypothesis.key for t in best)
+            conclusion = label("occupancy.tie", lang, hypotheses=keys_text, zeros=zeros)
+        return [table, _para(nodes.strong("", conclusion), classes=["attnprof-hypotheses-conclusion"]), *out]
 
 
 def _strip_prefix(paragraph: nodes.paragraph, n: int) -> None:
@@ -1043,6 +1169,9 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("compare-table", CompareTable)
     app.add_directive("cpu-cost-table", CpuCostTable)
     app.add_directive("claims", Claims)
+    app.add_directive("claims-table", Claims)
+    app.add_directive("occupancy-table", OccupancyTable)
+    app.add_directive("occupancy-hypotheses", OccupancyHypotheses)
     app.add_directive("timeline", Timeline)
     app.add_directive("env-banner", EnvBanner)
     app.add_role("metric", MetricRole())
