@@ -136,6 +136,113 @@ LABELS: dict[str, dict[str, str]] = {
         "それ以外については記録された理由を示します:",
     },
     "banner.reason_item": {"en": "{variants}: {reason}", "ja": "{variants}: {reason}"},
+    # --- scaling: plots, tables, SDPA's pick, roofline ---
+    "scaling.axis.seq": {"en": "Sequence length (tokens)", "ja": "シーケンス長 (トークン数)"},
+    "scaling.metric.gpu_ms": {
+        "en": "GPU time per forward (median, ms)",
+        "ja": "フォワード 1 回の GPU 時間 (中央値, ms)",
+    },
+    "scaling.metric.cpu_ms": {
+        "en": "CPU time per forward (median, ms)",
+        "ja": "フォワード 1 回の CPU 時間 (中央値, ms)",
+    },
+    "scaling.metric.tflops": {"en": "Achieved TFLOP/s", "ja": "実効 TFLOP/s"},
+    "scaling.metric.peak_mib": {"en": "Peak extra memory (MiB)", "ja": "追加メモリのピーク (MiB)"},
+    "scaling.metric.dispatch_us": {
+        "en": "CPU time to issue one call (µs)",
+        "ja": "1 回の呼び出しを発行する CPU 時間 (µs)",
+    },
+    "scaling.title": {
+        "en": "head_dim {head_dim} · batch {batch} · {heads} heads · {dtype} · {device}",
+        "ja": "head_dim {head_dim} · バッチ {batch} · ヘッド {heads} · {dtype} · {device}",
+    },
+    "scaling.legend.oom": {"en": "out of memory", "ja": "メモリ不足"},
+    "scaling.legend.not_run": {
+        "en": "did not run (not supported, failed or skipped)",
+        "ja": "実行されず (非対応・失敗・省略)",
+    },
+    "scaling.legend.quadratic": {"en": "∝ seq² (reference slope)", "ja": "∝ seq² (傾きの目安)"},
+    "scaling.legend.linear": {"en": "∝ seq (reference slope)", "ja": "∝ seq (傾きの目安)"},
+    "scaling.no_data": {
+        "en": "No measurement of this quantity in this build (the CPU has no device-memory counter).",
+        "ja": "このビルドではこの量は計測されていません (CPU にはデバイスメモリのカウンターがありません)。",
+    },
+    "scaling.summary": {
+        "en": "{metric} against sequence length at head_dim {head_dim} for {variants}; {failed} points did not run.",
+        "ja": "head_dim {head_dim} における {variants} の {metric} とシーケンス長の関係。{failed} 点は実行されません"
+        "でした。",
+    },
+    "scaling.not_measured": {
+        "en": "head_dim {head_dim} is not part of this build's sweep (measured: {measured}).",
+        "ja": "head_dim {head_dim} はこのビルドのスイープに含まれていません (計測済み: {measured})。",
+    },
+    "scaling.table_title": {"en": "{metric}, head_dim {head_dim}", "ja": "{metric}、head_dim {head_dim}"},
+    "scaling.col.seq": {"en": "seq {seq}", "ja": "seq {seq}"},
+    "scaling.col.head_dim": {"en": "head_dim", "ja": "head_dim"},
+    "scaling.col.seq_plain": {"en": "Sequence length", "ja": "シーケンス長"},
+    "scaling.cell.not_planned": {"en": "–", "ja": "–"},
+    "scaling.cell.oom_skipped": {"en": "out of memory (not run)", "ja": "メモリ不足 (未実行)"},
+    "scaling.cell.skipped": {"en": "skipped (time budget)", "ja": "省略 (時間予算)"},
+    "scaling.reasons": {"en": "Why some points have no number:", "ja": "数値のない点の理由:"},
+    "scaling.reason_item": {"en": "{variant} at {where}: {reason}", "ja": "{variant} ({where}): {reason}"},
+    "scaling.where": {"en": "seq {seqs}", "ja": "seq {seqs}"},
+    "scaling.compiled_note": {
+        "en": "{variants} compile a kernel for every new shape, so the sweep measures them at seq {seqs} only (– "
+        "elsewhere).",
+        "ja": "{variants} は新しい形状ごとにカーネルをコンパイルするため、seq {seqs} でのみ計測しています (それ以外"
+        "は –)。",
+    },
+    "scaling.ceilings": {
+        "en": "Ceilings measured in this build: bf16 matrix multiply ({n}×{n}×{n}) {matmul}; device-memory "
+        "bandwidth (copy of {size}, bytes read plus bytes written) {bandwidth}. They meet at {ridge}: below that "
+        "many FLOPs per byte, memory bounds the speed; above it, arithmetic does.",
+        "ja": "このビルドで計測した上限: bf16 行列積 ({n}×{n}×{n}) {matmul}、デバイスメモリ帯域 ({size} のコピー、読"
+        "み出しと書き込みの合計) {bandwidth}。両者は {ridge} で交わります。1 バイトあたりの FLOP 数がこれより少なけ"
+        "ればメモリが、多ければ演算が速度を決めます。",
+    },
+    "scaling.no_ceilings": {
+        "en": "No ceilings: this sweep ran on the CPU, where the guide measures no matrix-multiply or memory "
+        "ceiling.",
+        "ja": "上限なし: このスイープは CPU で実行されており、本ガイドは CPU の行列積やメモリの上限を計測しません。",
+    },
+    "scaling.col.largest_seq": {"en": "Longest sequence it ran", "ja": "実行できた最長シーケンス"},
+    "scaling.col.matmul_fraction": {"en": "Share of the matmul ceiling", "ja": "行列積の上限に対する割合"},
+    "scaling.col.intensity": {
+        "en": "Arithmetic intensity (FLOP/byte, minimum traffic)",
+        "ja": "演算強度 (FLOP/バイト、最小トラフィック)",
+    },
+    "scaling.col.bandwidth_fraction": {
+        "en": "Share of the bandwidth ceiling (minimum traffic)",
+        "ja": "帯域の上限に対する割合 (最小トラフィック)",
+    },
+    "scaling.col.side": {"en": "Side of the ridge", "ja": "交点のどちら側か"},
+    "scaling.side.compute": {"en": "compute", "ja": "演算"},
+    "scaling.side.memory": {"en": "memory", "ja": "メモリ"},
+    "scaling.col.pick": {"en": "SDPA's pick (time, nothing forced)", "ja": "SDPA の選択 (強制なしの時間)"},
+    "scaling.col.fastest_backend": {"en": "Fastest SDPA backend", "ja": "最速の SDPA バックエンド"},
+    "scaling.col.agrees": {"en": "Same?", "ja": "一致?"},
+    "scaling.col.fastest_variant": {"en": "Fastest variant", "ja": "最速のバリアント"},
+    "scaling.yes": {"en": "yes", "ja": "はい"},
+    "scaling.no_slower": {"en": "no: the pick is {percent} slower", "ja": "いいえ: 選択は {percent} 遅い"},
+    "scaling.auto_not_run": {"en": "sdpa_auto did not run ({status})", "ja": "sdpa_auto は実行されず ({status})"},
+    "scaling.cpu_bound_intro": {
+        "en": "CPU-bound points, where issuing the call takes the CPU longer than the GPU needs to run it:",
+        "ja": "CPU 律速の点 (呼び出しの発行に CPU がかかる時間が、GPU の実行時間より長い点):",
+    },
+    "scaling.cpu_bound_item": {
+        "en": "{variant}, head_dim {head_dim}, seq {seq}: {dispatch} to issue, {gpu} on the GPU",
+        "ja": "{variant}、head_dim {head_dim}、seq {seq}: 発行 {dispatch}、GPU 実行 {gpu}",
+    },
+    "scaling.cpu_bound_none": {
+        "en": "No point was CPU-bound: everywhere the GPU took longer to run the call than the CPU took to issue "
+        "it. The closest was {variant} at head_dim {head_dim}, seq {seq}: {dispatch} to issue, {gpu} on the GPU.",
+        "ja": "CPU 律速の点はありませんでした。どの点でも GPU の実行時間が CPU の発行時間より長くなっています。最も"
+        "近かったのは {variant} (head_dim {head_dim}、seq {seq}) で、発行 {dispatch}、GPU 実行 {gpu} でした。",
+    },
+    "scaling.cpu_bound_cpu": {
+        "en": "This sweep ran on the CPU, which does the work itself: there is no CPU-bound region to find.",
+        "ja": "このスイープは CPU で実行されており、CPU 自身が計算するため、CPU 律速の領域は存在しません。",
+    },
 }
 
 
