@@ -157,10 +157,7 @@ LABELS: dict[str, dict[str, str]] = {
         "ja": "head_dim {head_dim} · バッチ {batch} · ヘッド {heads} · {dtype} · {device}",
     },
     "scaling.legend.oom": {"en": "out of memory", "ja": "メモリ不足"},
-    "scaling.legend.not_run": {
-        "en": "did not run (not supported, failed or skipped)",
-        "ja": "実行されず (非対応・失敗・省略)",
-    },
+    "scaling.legend.not_run": {"en": "did not run (see the table)", "ja": "実行されず (表を参照)"},
     "scaling.legend.quadratic": {"en": "∝ seq² (reference slope)", "ja": "∝ seq² (傾きの目安)"},
     "scaling.legend.linear": {"en": "∝ seq (reference slope)", "ja": "∝ seq (傾きの目安)"},
     "scaling.no_data": {
@@ -168,7 +165,8 @@ LABELS: dict[str, dict[str, str]] = {
         "ja": "このビルドではこの量は計測されていません (CPU にはデバイスメモリのカウンターがありません)。",
     },
     "scaling.summary": {
-        "en": "{metric} against sequence length at head_dim {head_dim} for {variants}; {failed} points did not run.",
+        "en": "{metric} against sequence length at head_dim {head_dim} for {variants} (points that did not run: "
+        "{failed}).",
         "ja": "head_dim {head_dim} における {variants} の {metric} とシーケンス長の関係。{failed} 点は実行されません"
         "でした。",
     },
