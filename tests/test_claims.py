@@ -267,6 +267,14 @@ def test_a_backend_that_could_not_run_makes_its_claims_unmeasurable_with_its_rea
     assert ja.reason == f"sdpa_flash は実行されませんでした (unsupported): {reason}"
 
 
+def test_a_backend_refused_on_a_gpu_is_not_mistaken_for_a_cpu_build():
+    # the directive passes only the results a claim uses: an unsupported cuDNN on a GPU is its own reason
+    reason = "RuntimeError: No available kernel. Aborting execution. | cuDNN attention requires sm80 or newer"
+    cudnn = dataclasses.replace(_h200()["sdpa_cudnn"], status="unsupported", reason=reason, steps=[], timing=None)
+    v = _en("C11", {"sdpa_cudnn": cudnn})
+    assert (v.verdict, v.reason) == ("unmeasurable", f"sdpa_cudnn did not run (unsupported): {reason}")
+
+
 def test_a_missing_result_is_named():
     v = _en("C11", h200(sdpa_cudnn=None))
     assert (v.verdict, v.reason) == ("unmeasurable", "sdpa_cudnn: no result in this build")

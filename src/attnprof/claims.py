@@ -613,7 +613,8 @@ class Claim:
         lang = _lang(language)
         ctx = _Check(self, results, lang)
         if self.needs_cuda:
-            if results and not any(r.ok and r.device == "cuda" for r in results.values()):
+            # no sign of a GPU anywhere: every result ran on the CPU or found no CUDA device
+            if results and all(r.device != "cuda" or r.status == "no_cuda" for r in results.values()):
                 return ctx.unmeasurable(ctx.t("reason.no_cuda"))
             for v in self.variants:
                 r = results.get(v)
