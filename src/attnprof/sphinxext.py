@@ -60,7 +60,7 @@ from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
-from . import __version__, claims, occupancy, report, results, timeline, trace
+from . import __version__, claims, occupancy, report, results, scalingplot, sweep, timeline, trace
 from .labels import LABELS, label
 from .variants import VARIANTS
 
@@ -1042,6 +1042,387 @@ class MetricRole(SphinxRole):
         return [nodes.problematic(self.rawtext, self.rawtext)], []
 
 
+# --- scaling: plots and tables of the sweep ----------------------------------------------------------------------
+
+_SWEEP_CACHE: dict[Path, tuple[int, sweep.Sweep]] = {}
+
+
+@dataclass
+class FoundSweep:
+    """The sweep a page shows, with its file; or why there is none."""
+
+    sweep: sweep.Sweep | None
+    path: Path | None
+    problem: str | None = None
+
+
+def find_sweep(env: BuildEnvironment, location: str | nodes.Node | None) -> FoundSweep:
+    """The sweep of the results folder: ``sweep__cuda.json`` when there is one, else ``sweep__cpu.json``.
+
+    The file read is noted as a dependency of the page. A missing or stale file is a warning at ``location``.
+    """
+    directory = _results_dir(env)
+    paths = [directory / sweep.filename(d) for d in ("cuda", "cpu")]
+    path = next((p for p in paths if p.exists()), None)
+    if path is None:
+        env.note_dependency(directory)
+        message = (
+            f"no sweep file ({paths[0].name} or {paths[1].name}) in {directory} (examples/10-scaling.py writes it; "
+            "did it run?)"
+        )
+        logger.warning(message, location=location, type="attnprof", subtype="missing")
+        return FoundSweep(None, None, message)
+    env.note_dependency(path)
+    try:
+        mtime = path.stat().st_mtime_ns
+        hit = _SWEEP_CACHE.get(path)
+        if hit is None or hit[0] != mtime:
+            hit = (mtime, sweep.load(path))
+            _SWEEP_CACHE[path] = hit
+    except (results.StaleResultError, OSError) as exc:
+        message = f"stale or unreadable sweep file {path}: {exc}"
+        logger.warning(message, location=location, type="attnprof", subtype="stale")
+        return FoundSweep(None, None, message)
+    return FoundSweep(hit[1], path)
+
+
+def _ms(value: float | None, language: str | None) -> str:
+    return label("not_available", language) if value is None else _unit(fmt_number(value), "ms")
+
+
+def _percent(fraction: float | None, language: str | None) -> str:
+    return label("not_available", language) if fraction is None else _unit(fmt_number(fraction * 100, 2), "%")
+
+
+def _seq_list(seqs: Sequence[int]) -> str:
+    return ", ".join(str(s) for s in seqs)
+
+
+class _SweepDirective(SphinxDirective):
+    """Shared parts of the sweep directives: the sweep, the head dims to show, words about points that did not run."""
+
+    option_spec: ClassVar[dict[str, Callable[[str], Any]]] = {
+        "head-dim": directives.positive_int,
+        "caption": directives.unchanged,
+        "name": directives.unchanged,
+        "class": directives.class_option,
+    }
+
+    @property
+    def language(self) -> str | None:
+        return self.config.language
+
+    def load(self) -> tuple[FoundSweep, list[nodes.Node]]:
+        """The sweep, or a problem box (the warning is already logged)."""
+        found = find_sweep(self.env, self.get_location())
+        if found.sweep is not None:
+            return found, []
+        box = _problem_box(found.problem or "")
+        self.set_source_info(box)
+        return found, [box]
+
+    def head_dims(self, sw: sweep.Sweep) -> tuple[list[int], list[nodes.Node]]:
+        """The ``:head-dim:`` option (or all of the sweep's); a head_dim the sweep lacks is a note, not a warning:
+        a CPU build measures fewer head dims than a GPU build of the same page."""
+        wanted = self.options.get("head-dim")
+        if wanted is None:
+            return list(sw.head_dims), []
+        if wanted in sw.head_dims:
+            return [wanted], []
+        text = label("scaling.not_measured", self.language, head_dim=wanted, measured=_seq_list(sw.head_dims))
+        return [], [nodes.note("", _para(text), classes=["attnprof-not-run"])]
+
+    def caption_title(self, default: str | None = None) -> nodes.title | None:
+        """The ``:caption:`` option as a table title (translatable), else ``default`` (generated, not translated)."""
+        caption = self.options.get("caption")
+        if caption:
+            inline, _messages = self.parse_inline(caption)
+            title = nodes.title(caption, "", *inline)
+            self.set_source_info(title)
+            return title
+        if default is None:
+            return None
+        title = nodes.title("", default)
+        title["translatable"] = False
+        return title
+
+    def finish(self, table: nodes.table) -> nodes.table:
+        self.set_source_info(table)
+        self.add_name(table)
+        return table
+
+    def status_cell(self, p: sweep.SweepPoint) -> nodes.paragraph:
+        lang = self.language
+        if p.status == "oom" and (p.reason or "").startswith("skipped:"):
+            text = label("scaling.cell.oom_skipped", lang)
+        elif p.status == "skipped":
+            text = label("scaling.cell.skipped", lang)
+        else:
+            text = status_words(p.status, lang)
+        return _para(text, classes=["attnprof-not-run"])
+
+    def reasons(self, sw: sweep.Sweep, head_dim: int) -> list[nodes.Node]:
+        """Why the points that did not run did not, grouped by variant and reason."""
+        lang = self.language
+        grouped: dict[tuple[str, str], list[int]] = {}
+        for p in sw.points:
+            if p.head_dim == head_dim and not p.ok:
+                grouped.setdefault((p.variant, p.reason or status_words(p.status, lang)), []).append(p.seq)
+        if not grouped:
+            return []
+        items = nodes.bullet_list()
+        for (variant, reason), seqs in grouped.items():
+            where = label("scaling.where", lang, seqs=_seq_list(seqs))
+            items += nodes.list_item(
+                "", _para(label("scaling.reason_item", lang, variant=variant, where=where, reason=reason))
+            )
+        return [_para(label("scaling.reasons", lang), classes=["attnprof-reasons"]), items]
+
+
+class ScalingPlot(_SweepDirective):
+    """``scaling-plot``: one metric of the sweep against sequence length at one head_dim, the content as caption."""
+
+    has_content = True
+    option_spec: ClassVar[dict[str, Callable[[str], Any]]] = {
+        **_SweepDirective.option_spec,
+        "metric": lambda arg: directives.choice(arg, sweep.METRICS),
+        "width": directives.length_or_percentage_or_unitless,
+    }
+
+    def run(self) -> list[nodes.Node]:
+        found, problems = self.load()
+        if found.sweep is None or found.path is None:
+            return problems
+        sw, lang = found.sweep, self.language
+        dims, notes = self.head_dims(sw)
+        if not dims:
+            return notes
+        head_dim, metric = dims[0], self.options.get("metric", "gpu_ms")
+        # one picture per language: the en and ja builds share the results folder
+        lang_code = scalingplot.picture_language(lang)
+        png = found.path.parent / "plots" / f"scaling__{sw.device}__{metric}__hd{head_dim}__{lang or 'en'}.png"
+        newest_input = max(found.path.stat().st_mtime_ns, scalingplot.code_mtime_ns())
+        if png.exists() and png.stat().st_mtime_ns >= newest_input:
+            summary = scalingplot.summary(sw, metric, head_dim, lang_code)
+        else:
+            summary = scalingplot.render(sw, metric, head_dim, png, lang_code)
+
+        doc_dir = self.env.doc2path(self.env.docname).parent
+        figure = nodes.figure("", classes=["attnprof-scaling-plot", *self.options.get("class", [])])
+        self.set_source_info(figure)
+        image = nodes.image(uri=Path(os.path.relpath(png, doc_dir)).as_posix(), classes=["attnprof-scaling-image"])
+        image["attnprof_summary"] = summary
+        if "width" in self.options:
+            image["width"] = self.options["width"]
+        figure += image
+        caption_nodes = self.parse_content_to_nodes() if self.content else []
+        first = caption_nodes[0] if caption_nodes else None
+        if isinstance(first, nodes.paragraph):
+            caption = nodes.caption(first.rawsource, "", *first.children)
+            caption.source, caption.line = first.source, first.line
+            figure += caption
+            if caption_nodes[1:]:
+                figure += nodes.legend("", *caption_nodes[1:])
+        self.add_name(figure)
+        return [figure]
+
+
+class ScalingTable(_SweepDirective):
+    """``scaling-table``: a row per variant, a column per sequence length, one metric in the cells."""
+
+    option_spec: ClassVar[dict[str, Callable[[str], Any]]] = {
+        **_SweepDirective.option_spec,
+        "metric": lambda arg: directives.choice(arg, sweep.METRICS),
+    }
+
+    def run(self) -> list[nodes.Node]:
+        found, problems = self.load()
+        if found.sweep is None:
+            return problems
+        sw, lang = found.sweep, self.language
+        metric = self.options.get("metric", "gpu_ms")
+        dims, out = self.head_dims(sw)
+        words = scalingplot.metric_words(sw, metric, lang)
+        na = label("scaling.cell.not_planned", lang)
+        for head_dim in dims:
+            body = []
+            for v in sw.variants:
+                cells: list[Any] = [nodes.literal("", v)]
+                for s in sw.seqs:
+                    p = sw.point(v, head_dim, s)
+                    value = None if p is None or not p.ok else p.metric(metric)
+                    if p is None:
+                        cells.append(na)
+                    elif not p.ok:
+                        cells.append(self.status_cell(p))
+                    else:
+                        cells.append(label("not_available", lang) if value is None else fmt_number(value))
+                body.append(cells)
+            headers = [label("col.variant", lang), *(label("scaling.col.seq", lang, seq=s) for s in sw.seqs)]
+            title = self.caption_title(label("scaling.table_title", lang, metric=words, head_dim=head_dim))
+            table = build_table(
+                headers,
+                body,
+                numeric=range(1, len(headers)),
+                title=title,
+                classes=["attnprof-scaling-table", *self.options.get("class", [])],
+            )
+            out.append(self.finish(table))
+            compiled = [v for v in sw.variants if VARIANTS[v].compiled] if sw.compiled_seqs is not None else []
+            if compiled:
+                seqs = [s for s in sw.seqs if s in sw.compiled_seqs]  # type: ignore[operator]
+                out.append(
+                    _para(
+                        label("scaling.compiled_note", lang, variants=", ".join(compiled), seqs=_seq_list(seqs)),
+                        classes=["attnprof-compiled-note"],
+                    )
+                )
+            out += self.reasons(sw, head_dim)
+        return out
+
+
+class RooflineTable(_SweepDirective):
+    """``roofline-table``: the ceilings measured in this build, and each variant's share of them at the longest
+    sequence it ran (see :func:`attnprof.sweep.roofline` for the byte count)."""
+
+    def run(self) -> list[nodes.Node]:
+        found, problems = self.load()
+        if found.sweep is None:
+            return problems
+        sw, lang = found.sweep, self.language
+        c = sw.ceilings
+        if c is None:
+            return [nodes.note("", _para(label("scaling.no_ceilings", lang)), classes=["attnprof-no-ceilings"])]
+        bandwidth = c.bandwidth_gbs / 1000
+        out: list[nodes.Node] = [
+            _para(
+                label(
+                    "scaling.ceilings",
+                    lang,
+                    n=c.matmul_n,
+                    matmul=_unit(fmt_number(c.matmul_tflops), "TFLOP/s"),
+                    size=_unit(f"{c.copy_bytes / 2**30:g}", "GiB"),
+                    bandwidth=_unit(fmt_number(bandwidth), "TB/s"),
+                    ridge=_unit(fmt_number(c.ridge), "FLOP/byte"),
+                ),
+                classes=["attnprof-ceilings"],
+            )
+        ]
+        dims, notes = self.head_dims(sw)
+        out += notes
+        show_dim = len(dims) > 1
+        body = []
+        for v in sw.variants:
+            for head_dim in dims:
+                lead: list[Any] = [nodes.literal("", v)] + ([str(head_dim)] if show_dim else [])
+                p = sw.largest_ok(v, head_dim)
+                if p is None:
+                    first = next(iter(sw.points_of(v, head_dim)), None)
+                    if first is not None:
+                        body.append([*lead, Span(self.status_cell(first), 6)])
+                    continue
+                r = sw.roofline(p)
+                side = "compute" if r.intensity >= c.ridge else "memory"
+                body.append(
+                    [
+                        *lead,
+                        str(p.seq),
+                        fmt_number(p.tflops or 0.0),
+                        _percent(r.matmul_fraction, lang),
+                        fmt_number(r.intensity),
+                        _percent(r.bandwidth_fraction, lang),
+                        label(f"scaling.side.{side}", lang),
+                    ]
+                )
+        keys = ["col.variant", *(["scaling.col.head_dim"] if show_dim else []), "scaling.col.largest_seq",
+                "col.tflops", "scaling.col.matmul_fraction", "scaling.col.intensity",
+                "scaling.col.bandwidth_fraction", "scaling.col.side"]  # fmt: skip
+        if body:
+            first_num = 2 if show_dim else 1
+            table = build_table(
+                [label(k, lang) for k in keys],
+                body,
+                numeric=range(first_num, first_num + 5),
+                title=self.caption_title(),
+                classes=["attnprof-roofline-table", *self.options.get("class", [])],
+            )
+            out.append(self.finish(table))
+        return out
+
+
+class SdpaChoiceTable(_SweepDirective):
+    """``sdpa-choice-table``: at every point, the backend SDPA picked against the fastest one; then the points
+    where issuing the call took the CPU longer than the GPU took to run it."""
+
+    def run(self) -> list[nodes.Node]:
+        found, problems = self.load()
+        if found.sweep is None:
+            return problems
+        sw, lang = found.sweep, self.language
+        na = label("not_available", lang)
+        dims, out = self.head_dims(sw)
+        body = []
+        for c in sw.sdpa_comparisons():
+            if c.head_dim not in dims:
+                continue
+            if c.pick is None:
+                auto = sw.point("sdpa_auto", c.head_dim, c.seq)
+                status = status_words(auto.status if auto else "missing", lang)
+                pick: Any = _para(label("scaling.auto_not_run", lang, status=status), classes=["attnprof-not-run"])
+            else:
+                pick = f"{c.pick} ({_ms(c.auto_ms, lang)})"
+            if c.agrees is None:
+                same = na
+            elif c.agrees:
+                same = label("scaling.yes", lang)
+            else:
+                slow = c.pick_slowdown
+                same = label("scaling.no_slower", lang, percent=_percent(slow, lang))
+            fastest = f"{c.fastest_backend} ({_ms(c.fastest_backend_ms, lang)})" if c.fastest_backend else na
+            overall = f"{c.fastest_variant} ({_ms(c.fastest_variant_ms, lang)})" if c.fastest_variant else na
+            body.append([str(c.head_dim), str(c.seq), pick, fastest, same, overall])
+        if body:
+            keys = ["scaling.col.head_dim", "scaling.col.seq_plain", "scaling.col.pick",
+                    "scaling.col.fastest_backend", "scaling.col.agrees", "scaling.col.fastest_variant"]  # fmt: skip
+            table = build_table(
+                [label(k, lang) for k in keys],
+                body,
+                numeric=(0, 1),
+                title=self.caption_title(),
+                classes=["attnprof-sdpa-choice-table", *self.options.get("class", [])],
+            )
+            out.append(self.finish(table))
+        out += self.cpu_bound(sw, dims)
+        return out
+
+    def cpu_bound(self, sw: sweep.Sweep, dims: Sequence[int]) -> list[nodes.Node]:
+        """The CPU-bound points, with their numbers; or the closest point when there is none."""
+        lang = self.language
+        if sw.device != "cuda":
+            return [_para(label("scaling.cpu_bound_cpu", lang), classes=["attnprof-cpu-bound"])]
+
+        def fields(p: sweep.SweepPoint) -> dict[str, Any]:
+            return dict(
+                variant=p.variant,
+                head_dim=p.head_dim,
+                seq=p.seq,
+                dispatch=_unit(fmt_number(p.dispatch_us or 0.0), "µs"),
+                gpu=_unit(fmt_number((p.gpu_ms or 0.0) * 1e3), "µs"),
+            )
+
+        bound = [p for p in sw.cpu_bound() if p.head_dim in dims]
+        if bound:
+            items = nodes.bullet_list()
+            for p in bound:
+                items += nodes.list_item("", _para(label("scaling.cpu_bound_item", lang, **fields(p))))
+            return [_para(label("scaling.cpu_bound_intro", lang), classes=["attnprof-cpu-bound"]), items]
+        timed = [p for p in sw.points if p.ok and p.head_dim in dims and p.dispatch_us and p.gpu_ms]
+        if not timed:
+            return []
+        closest = max(timed, key=lambda p: p.dispatch_us / p.gpu_ms)  # type: ignore[operator]
+        return [_para(label("scaling.cpu_bound_none", lang, **fields(closest)), classes=["attnprof-cpu-bound"])]
+
+
 # --- the provenance banner ---------------------------------------------------------------------------------------
 
 
@@ -1128,7 +1509,7 @@ class EnvBannerTransform(SphinxTransform):
 
 
 class TimelineAltText(SphinxPostTransform):
-    """Give each timeline image its caption (translated by now) as alt text, else the drawing's summary.
+    """Give each timeline or scaling-plot image its caption (translated by now) as alt text, else its summary.
 
     Done after reading, so the alt text is not a second message for translators.
     """
@@ -1138,7 +1519,7 @@ class TimelineAltText(SphinxPostTransform):
 
     def run(self, **kwargs: Any) -> None:
         for figure in self.document.findall(nodes.figure):
-            if "attnprof-timeline" not in figure["classes"]:
+            if not {"attnprof-timeline", "attnprof-scaling-plot"} & set(figure["classes"]):
                 continue
             caption = next(iter(figure.findall(nodes.caption)), None)
             for image in figure.findall(nodes.image):
@@ -1173,6 +1554,10 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("occupancy-table", OccupancyTable)
     app.add_directive("occupancy-hypotheses", OccupancyHypotheses)
     app.add_directive("timeline", Timeline)
+    app.add_directive("scaling-plot", ScalingPlot)
+    app.add_directive("scaling-table", ScalingTable)
+    app.add_directive("roofline-table", RooflineTable)
+    app.add_directive("sdpa-choice-table", SdpaChoiceTable)
     app.add_directive("env-banner", EnvBanner)
     app.add_role("metric", MetricRole())
     app.add_node(EnvBannerPlaceholder)
