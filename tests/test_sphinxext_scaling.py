@@ -1,0 +1,282 @@
+"""The sweep directives of attnprof.sphinxext: tiny Sphinx projects built against a sweep file made here."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from docutils import nodes
+
+from attnprof import scalingplot, sweep
+from attnprof.results import Environment
+from attnprof.sweep import Sweep, SweepPoint
+from test_sweep import h200_sweep
+
+pytest_plugins = ("sphinx.testing.fixtures",)
+
+CONF = """\
+extensions = ["myst_parser", "attnprof.sphinxext"]
+attnprof_results_dir = {results!r}
+attnprof_env_banner = False
+locale_dirs = ["locales/"]
+gettext_compact = False
+exclude_patterns = ["_build", "locales"]
+"""
+
+PAGE = """\
+# How cost grows
+
+```{scaling-plot}
+:metric: gpu_ms
+:head-dim: 64
+
+Time per forward call against sequence length.
+```
+
+```{scaling-table}
+:head-dim: 64
+```
+
+```{roofline-table}
+:head-dim: 128
+```
+
+```{sdpa-choice-table}
+:caption: SDPA's pick
+```
+"""
+
+
+def cpu_sweep() -> Sweep:
+    """A CPU sweep like the docs build makes without a GPU: head_dim 64 only, no memory counter, no ceilings."""
+    env = Environment(
+        device_name="CPU (x86_64, 2 cores)",
+        torch_version="2.13.0+cpu",
+        python_version="3.11.7",
+        date="2026-11-30T03:00:00+00:00",
+    )
+    points = []
+    for v in sweep.CPU_VARIANTS:
+        for s in sweep.CPU_SEQS:
+            ms = 0.001 * s * (3 if v.startswith("naive") or v == "sdpa_math" else 1)
+            points.append(
+                SweepPoint(
+                    v,
+                    s,
+                    64,
+                    "ok",
+                    gpu_ms=ms,
+                    repetitions=10,
+                    tflops=1e-3,
+                    dispatch_us=ms * 1e3,
+                    sdpa_choice="flash" if v == "sdpa_auto" else None,
+                )
+            )
+    return Sweep(
+        device="cpu",
+        dtype="float32",
+        batch=1,
+        heads=2,
+        seqs=list(sweep.CPU_SEQS),
+        head_dims=[64],
+        variants=list(sweep.CPU_VARIANTS),
+        environment=env,
+        points=points,
+        note="CPU",
+    )
+
+
+@pytest.fixture
+def project(tmp_path: Path, make_app: Callable) -> Callable:
+    """``project(pages, data=h200_sweep(), language=..., builder=...) -> app``."""
+
+    built: list = []
+
+    def build(pages: dict[str, str], data: Sweep | None = None, language: str = "en", builder: str = "html"):
+        if built:  # a second app in one test: undo the first one's global registrations first
+            built[-1].cleanup()
+        src, folder = tmp_path / "src", tmp_path / "results"
+        folder.mkdir(exist_ok=True)
+        src.mkdir(exist_ok=True)
+        if data is not None:
+            sweep.save(data, folder)
+        (src / "conf.py").write_text(CONF.format(results=str(folder)))
+        for name, text in pages.items():
+            (src / name).write_text(textwrap.dedent(text), encoding="utf-8")
+        app = make_app(
+            builder,
+            srcdir=src,
+            builddir=src / "_build" / f"{builder}-{language}",
+            confoverrides={"language": language},
+        )
+        app.build()
+        built.append(app)
+        return app
+
+    return build
+
+
+def html(app, doc: str = "index") -> str:
+    return (Path(app.outdir) / f"{doc}.html").read_text(encoding="utf-8")
+
+
+def tables(app, cls: str) -> list[nodes.table]:
+    return [t for t in app.env.get_doctree("index").findall(nodes.table) if cls in t["classes"]]
+
+
+def rows(table: nodes.table) -> list[list[str]]:
+    body = next(iter(table.findall(nodes.tbody)))
+    return [[cell.astext() for cell in row] for row in body.findall(nodes.row)]
+
+
+def test_all_four_directives_render_without_warnings(project, tmp_path):
+    app = project({"index.md": PAGE}, h200_sweep())
+    assert app.warning.getvalue() == ""
+    page = html(app)
+
+    png = tmp_path / "results" / "plots" / "scaling__cuda__gpu_ms__hd64__en.png"
+    assert png.exists() and png.read_bytes()[:4] == b"\x89PNG"
+    assert 'alt="Time per forward call against sequence length."' in page
+    assert "<figcaption>" in page and list(
+        (Path(app.outdir) / "_images").glob("scaling__cuda__gpu_ms__hd64__en*.png")
+    )
+
+    (table,) = tables(app, "attnprof-scaling-table")
+    body = {r[0]: r[1:] for r in rows(table)}
+    assert list(body) == list(sweep.GPU_VARIANTS)
+    assert body["sdpa_math"][-1] == "out of memory"
+    assert body["flex"][0] == "–" and body["flex"][1] != "–"  # flex runs at 1024, 4096 and 16384 only
+    assert "GPU time per forward (median, ms), head_dim 64" in table.next_node(nodes.title).astext()
+    assert "flex compile a kernel for every new shape, so the sweep measures them at seq 1024, 4096, 16384" in page
+    assert "sdpa_math at seq 16384: CUDA out of memory. Tried to allocate 128.00 GiB" in page
+
+    assert "bf16 matrix multiply (8192×8192×8192) 720\u00a0TFLOP/s" in page
+    assert "4.10\u00a0TB/s" in page and "176\u00a0FLOP/byte" in page
+    (roof,) = tables(app, "attnprof-roofline-table")
+    roof_rows = {r[0]: r for r in rows(roof)}
+    assert roof_rows["sdpa_math"][1] == "8192" and roof_rows["sdpa_math"][-1] == "memory"
+    assert roof_rows["sdpa_flash"][1] == "16384" and roof_rows["sdpa_flash"][-1] == "compute"
+
+    (choice,) = tables(app, "attnprof-sdpa-choice-table")
+    choice_rows = rows(choice)
+    assert len(choice_rows) == 12
+    assert choice_rows[0][:5] == ["64", "512", f"cudnn ({choice_rows[0][2].split('(')[1]}", choice_rows[0][3], "yes"]
+    assert choice_rows[0][3].startswith("sdpa_cudnn (")
+    assert choice.next_node(nodes.title).astext() in ("SDPA's pick", "SDPA\u2019s pick")  # smart quotes
+    assert "CPU-bound points, where issuing the call takes the CPU longer" in page
+    assert "sdpa_math, head_dim 64, seq 512: 900\u00a0µs to issue" in page
+
+
+def test_a_pick_that_is_not_the_fastest_says_by_how_much(project):
+    data = h200_sweep()
+    flash = data.point("sdpa_flash", 128, 2048)
+    flash.gpu_ms = data.point("sdpa_cudnn", 128, 2048).gpu_ms / 1.5
+    app = project({"index.md": "# S\n\n```{sdpa-choice-table}\n:head-dim: 128\n```\n"}, data)
+    assert app.warning.getvalue() == ""
+    (choice,) = tables(app, "attnprof-sdpa-choice-table")
+    row = next(r for r in rows(choice) if r[1] == "2048")
+    assert row[3].startswith("sdpa_flash") and row[4] == "no: the pick is 50\u00a0% slower"
+    assert len(rows(choice)) == 6
+
+
+def test_japanese_build_uses_japanese_words_and_its_own_picture(project, tmp_path):
+    project({"index.md": PAGE}, h200_sweep())
+    app = project({"index.md": PAGE}, h200_sweep(), language="ja")
+    assert app.warning.getvalue() == ""
+    plots = tmp_path / "results" / "plots"
+    assert (plots / "scaling__cuda__gpu_ms__hd64__ja.png").exists()
+    assert (plots / "scaling__cuda__gpu_ms__hd64__en.png").exists()  # not overwritten by the ja build
+    page = html(app)
+    for words in (
+        "メモリ不足",
+        "最速の SDPA バックエンド",
+        "実行できた最長シーケンス",
+        "このビルドで計測した上限",
+        "CPU 律速の点",
+    ):
+        assert words in page
+    (table,) = tables(app, "attnprof-scaling-table")
+    assert "フォワード 1 回の GPU 時間" in table.next_node(nodes.title).astext()
+
+
+def test_plot_caption_is_translated_and_becomes_the_alt_text(project, tmp_path):
+    page = {"index.md": "# S\n\n```{scaling-plot}\n:metric: peak_mib\n\nMemory against length.\n```\n"}
+    app = project(page, h200_sweep(), builder="gettext")
+    assert 'msgid "Memory against length."' in (Path(app.outdir) / "index.pot").read_text(encoding="utf-8")
+    po = tmp_path / "src" / "locales" / "ja" / "LC_MESSAGES" / "index.po"
+    po.parent.mkdir(parents=True)
+    po.write_text(
+        'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+        'msgid "Memory against length."\nmsgstr "メモリとシーケンス長。"\n',
+        encoding="utf-8",
+    )
+    app = project(page, h200_sweep(), language="ja")
+    assert app.warning.getvalue() == ""
+    assert 'alt="メモリとシーケンス長。"' in html(app)
+    assert (tmp_path / "results" / "plots" / "scaling__cuda__peak_mib__hd64__ja.png").exists()
+
+
+def test_picture_is_not_rewritten_when_nothing_changed(project, tmp_path):
+    page = {"index.md": "# S\n\n```{scaling-plot}\n:metric: tflops\n:head-dim: 128\n\nRate.\n```\n"}
+    app = project(page, h200_sweep())
+    png = tmp_path / "results" / "plots" / "scaling__cuda__tflops__hd128__en.png"
+    before = png.stat().st_mtime_ns
+    later = before + 5_000_000_000
+    for path in (tmp_path / "src" / "index.md", tmp_path / "results" / "sweep__cuda.json"):
+        os.utime(path, ns=(later, later))
+    app.build()
+    assert app.warning.getvalue() == ""
+    assert png.stat().st_mtime_ns == before
+
+
+def test_cpu_sweep_shows_what_a_cpu_build_can(project):
+    app = project({"index.md": PAGE.replace(":head-dim: 128", ":head-dim: 64")}, cpu_sweep())
+    assert app.warning.getvalue() == ""
+    page = html(app)
+    assert "No ceilings: this sweep ran on the CPU" in page
+    assert "This sweep ran on the CPU, which does the work itself" in page
+    (table,) = tables(app, "attnprof-scaling-table")
+    assert "CPU time per forward (median, ms)" in table.next_node(nodes.title).astext()
+    assert not tables(app, "attnprof-roofline-table")
+
+
+def test_head_dim_missing_from_the_sweep_is_a_note_not_a_warning(project):
+    app = project({"index.md": "# S\n\n```{scaling-plot}\n:head-dim: 128\n\nC.\n```\n"}, cpu_sweep())
+    assert app.warning.getvalue() == ""
+    assert "head_dim 128 is not part of this build&#8217;s sweep (measured: 64)" in html(app) or (
+        "head_dim 128 is not part of this build’s sweep (measured: 64)" in html(app)
+    )
+
+
+def test_missing_sweep_file_warns_with_location(project):
+    app = project({"index.md": "# S\n\nText.\n\n```{scaling-table}\n```\n"})
+    warnings = app.warning.getvalue()
+    assert "no sweep file (sweep__cuda.json or sweep__cpu.json)" in warnings
+    assert "examples/10-scaling.py writes it" in warnings
+    assert "index.md:5" in warnings
+    assert "attnprof-problem" in html(app)
+
+
+def test_stale_sweep_file_warns(project, tmp_path):
+    folder = tmp_path / "results"
+    folder.mkdir()
+    (folder / "sweep__cpu.json").write_text('{"schema_version": 0, "kind": "sweep"}')
+    app = project({"index.md": "# S\n\n```{roofline-table}\n```\n"})
+    warnings = app.warning.getvalue()
+    assert "stale or unreadable sweep file" in warnings and "schema version 0" in warnings
+    assert "index.md:3" in warnings
+
+
+def test_unknown_metric_is_reported_by_docutils(project):
+    app = project({"index.md": "# S\n\n```{scaling-plot}\n:metric: ms\n\nC.\n```\n"}, h200_sweep())
+    warnings = app.warning.getvalue()
+    assert "index.md:4" in warnings and "'metric'" in warnings and '"ms" unknown; choose from "gpu_ms"' in warnings
+
+
+def test_picture_language_falls_back_to_english_without_japanese_glyphs(monkeypatch):
+    monkeypatch.setattr(scalingplot, "cjk_font", lambda: None)
+    assert scalingplot.picture_language("ja") == "en"
+    assert scalingplot.picture_language("en") == "en"
