@@ -40,49 +40,68 @@ LABELS: dict[str, dict[str, str]] = {
     # --- claims table ---
     "col.claim": {"en": "Claim", "ja": "主張"},
     "col.published": {"en": "Published (A100)", "ja": "記事の値 (A100)"},
-    "col.this_build": {"en": "This build", "ja": "このビルド"},
+    "col.statement": {"en": "The claim in brief", "ja": "主張の要旨"},
+    "col.measured": {"en": "This build", "ja": "このビルド"},
     "col.verdict": {"en": "Verdict", "ja": "判定"},
-    "col.note": {"en": "Details", "ja": "詳細"},
-    "verdict.holds": {"en": "holds", "ja": "再現"},
+    "verdict.holds": {"en": "holds", "ja": "成立"},
     "verdict.differs": {"en": "differs", "ja": "相違"},
-    "verdict.unmeasurable": {"en": "not measurable here", "ja": "この環境では検証不可"},
+    "verdict.unmeasurable": {"en": "not measurable here", "ja": "ここでは計測不可"},
     # --- occupancy tables ---
     "col.blocks_per_sm": {"en": "Grid blocks per SM", "ja": "SM あたりのグリッドブロック数"},
     "col.theoretical": {"en": "Theoretical occupancy", "ja": "理論占有率"},
     "col.limiter": {"en": "Limited by", "ja": "制約要因"},
     "col.hypothesis": {"en": "Explanation", "ja": "説明"},
-    "col.predicted": {"en": "Kernels predicted at 0%", "ja": "0% と予測されるカーネル数"},
+    "col.predicted": {"en": "Predicted at 0%", "ja": "0% と予測"},
     "col.consistent": {"en": "Predicted and 0%", "ja": "予測どおり 0%"},
     "col.counterexamples": {"en": "Counterexamples", "ja": "反例"},
-    "col.missed": {"en": "0% but not predicted", "ja": "予測外の 0%"},
-    "hypothesis.explains": {"en": "explains every 0%", "ja": "すべての 0% を説明"},
-    "hypothesis.incomplete": {"en": "incomplete", "ja": "不完全"},
-    "hypothesis.refuted": {"en": "refuted", "ja": "反証された"},
-    "hypothesis.untested": {"en": "untested", "ja": "未検証"},
+    "col.missed": {"en": "0% but not predicted", "ja": "予測されなかった 0%"},
+    "hyp.H1": {
+        "en": "launched through the driver API (cuLaunchKernel*)",
+        "ja": "ドライバ API (cuLaunchKernel*) 経由で起動された",
+    },
+    "hyp.H2": {
+        "en": "more shared memory per block than the default per-block limit (sharedMemPerBlock, 48 KiB)",
+        "ja": "ブロックあたりの共有メモリが既定の上限 (sharedMemPerBlock、48 KiB) を超える",
+    },
+    "hyp.H3": {
+        "en": "fewer blocks in the grid than SMs (blocks per SM below 1)",
+        "ja": "グリッドのブロック数が SM 数より少ない (SM あたりブロック数が 1 未満)",
+    },
+    "hyp.or": {"en": ", or ", "ja": "、または"},
+    "hyp.and": {"en": " and ", "ja": " と "},
+    "hyp.list_sep": {"en": ", ", "ja": "、"},
+    "hyp.sentence_sep": {"en": " ", "ja": ""},
+    "hyp.verdict.explains": {"en": "explains every 0%", "ja": "すべての 0% を説明"},
+    "hyp.verdict.incomplete": {"en": "incomplete", "ja": "不完全"},
+    "hyp.verdict.refuted": {"en": "refuted", "ja": "反証"},
+    "hyp.verdict.untested": {"en": "untested", "ja": "未検証"},
+    "hyp.against": {"en": "{kernel} against {hypothesis}", "ja": "{kernel} ({hypothesis} への反例)"},
+    "hyp.line.supported": {
+        "en": "The data support {hypothesis}: of {n} kernels, it predicts all {zeros} that report 0%, and every "
+        "kernel it predicts does.",
+        "ja": "データは {hypothesis} を支持します: {n} 個のカーネルのうち 0% と報告された {zeros} 個をすべて予測し、"
+        "予測したカーネルはすべて 0% です。",
+    },
+    "hyp.line.tie": {
+        "en": "The data cannot decide between {hypotheses}: of {n} kernels, each predicts all {zeros} that report "
+        "0%, and every kernel it predicts does.",
+        "ja": "データからは {hypotheses} のどれかを決められません: いずれも {n} 個のカーネルのうち 0% と報告された "
+        "{zeros} 個をすべて予測し、予測したカーネルはすべて 0% です。",
+    },
+    "hyp.line.none": {
+        "en": "No tested explanation predicts all {zeros} of the {n} kernels that report 0% without a "
+        "counterexample.",
+        "ja": "{n} 個のカーネルのうち 0% と報告された {zeros} 個を、反例なしにすべて予測する説明はありません。",
+    },
+    "hyp.line.no_zero": {
+        "en": "None of the {n} kernels of this build reports 0%: there is nothing to explain.",
+        "ja": "このビルドの {n} 個のカーネルに 0% と報告されたものはなく、説明すべきことはありません。",
+    },
+    "hyp.line.counterexamples": {"en": "Counterexamples: {items}.", "ja": "反例: {items}。"},
     "occupancy.none": {"en": "none", "ja": "なし"},
     "occupancy.no_kernels": {
         "en": "This build recorded no GPU kernels, so there is no occupancy to compare.",
         "ja": "このビルドには GPU カーネルの記録がないため、比較できる占有率はありません。",
-    },
-    "occupancy.no_zero": {
-        "en": "No kernel of this build reports 0%: there is nothing to explain.",
-        "ja": "このビルドには 0% と報告されたカーネルがないため、説明すべきものはありません。",
-    },
-    "occupancy.unexplained": {
-        "en": "No tested explanation accounts for all {zeros} kernels reported at 0% without a counterexample.",
-        "ja": "0% と報告された {zeros} 個のカーネルすべてを反例なしに説明できる仮説はありませんでした。",
-    },
-    "occupancy.supported": {
-        "en": "This build supports {hypothesis}: it predicts all {zeros} kernels reported at 0%, with no "
-        "counterexample.",
-        "ja": "このビルドのデータは {hypothesis} を支持します。0% と報告された {zeros} 個のカーネルをすべて予測し、"
-        "反例はありません。",
-    },
-    "occupancy.tie": {
-        "en": "The data cannot tell these apart: {hypotheses} each predict all {zeros} kernels reported at 0% "
-        "without a counterexample.",
-        "ja": "データからは次の仮説を区別できません: {hypotheses}。いずれも 0% と報告された {zeros} 個の"
-        "カーネルをすべて反例なしに予測します。",
     },
     # --- status words (a result that could not run) ---
     "status.ok": {"en": "measured", "ja": "計測済み"},

@@ -119,6 +119,11 @@ def fmt_number(value: float, digits: int = 3) -> str:
     return f"{value:.{max(0, digits - 1 - magnitude)}f}"
 
 
+def fmt_g(value: float) -> str:
+    """A percentage or a ratio, three significant digits at most: ``24``, ``18.8``, ``7.76``, ``100``."""
+    return f"{value:.3g}"
+
+
 def fmt_count(value: float) -> str:
     """A count, or a mean count: ``6``, ``6.3``."""
     return f"{value:.0f}" if float(value).is_integer() else f"{value:.1f}"
@@ -359,10 +364,12 @@ def all_results(env: BuildEnvironment) -> list[results.Result]:
 
 
 def _para(*children: nodes.Node | str, classes: Sequence[str] = ()) -> nodes.paragraph:
-    """A paragraph of generated text (no source: gettext leaves it alone)."""
-    return nodes.paragraph(
-        "", "", *(nodes.Text(c) if isinstance(c, str) else c for c in children), classes=list(classes)
-    )
+    """A paragraph of generated text: no source, so gettext leaves it alone, and no smart quotes, so names and
+    PyTorch's messages stay as they were recorded."""
+    para = nodes.paragraph("", "", *(nodes.Text(c) if isinstance(c, str) else c for c in children))
+    para["classes"] = list(classes)
+    para["support_smartquotes"] = False
+    return para
 
 
 def _problem_box(message: str) -> nodes.warning:
@@ -719,21 +726,23 @@ class CpuCostTable(_VariantTable):
 
 
 class Claims(_ResultDirective):
-    """``claims [ID ...]`` (alias ``claims-table``): the article's claims (all when none are named), checked.
+    """``claims [ID ...]``: the article's claims (all when none are named) checked against this build.
 
-    One row per claim: its id (and, from the content, the claim in brief), the published figure, what this build
-    measured, the verdict (:func:`attnprof.claims.check`) and the detail or the reason it could not be checked.
-    The content, if any, is a bullet list of ``C<n>: text`` items (translated with the page). A missing or stale
-    result of a variant a claim needs is a warning, like everywhere else.
+    One row per claim: its id (linked to its row in the ``claims-table``, where there is one), the published
+    figure, what this build measured (with the detail, or the reason it could not be checked) and the verdict
+    (:func:`attnprof.claims.check`). A missing or stale result of a variant a claim needs is a warning, like
+    everywhere else.
     """
 
     optional_arguments = len(claims.CLAIMS)
-    has_content = True
+    has_content = False
     option_spec: ClassVar[dict[str, Callable[[str], Any]]] = {
         "caption": directives.unchanged,
         "name": directives.unchanged,
         "class": directives.class_option,
     }
+    #: The full table: a statement column, and a link target for every row.
+    full: ClassVar[bool] = False
 
     def run(self) -> list[nodes.Node]:
         lang = self.language
@@ -744,32 +753,59 @@ class Claims(_ResultDirective):
                 chosen.append(claims.get(claim_id))
             except KeyError as exc:
                 out += self.problem(_problem(str(exc.args[0]), "claim", self.get_location()))
-        statements, problems = self.items([c.id for c in chosen], "claim")
-        out += problems
+        statements: dict[str, list[nodes.Node]] = {}
+        if self.full:
+            statements, problems = self.items([c.id for c in chosen], "claim")
+            out += problems
+            missing = [c.id for c in chosen if c.id not in statements]
+            if missing:
+                out += self.bad_content(f"{self.name} has no statement for {', '.join(missing)}")
         found = self.results_for(chosen, out)
         body = []
         for claim in chosen:
             verdict = claim.check(found, lang)
-            note = verdict.reason if verdict.verdict == "unmeasurable" else verdict.detail
-            body.append(
-                [
-                    [_para(nodes.strong("", claim.id)), *statements.get(claim.id, [])],
-                    claim.published(lang),
-                    verdict.measured or label("not_available", lang),
-                    _para(label(f"verdict.{verdict.verdict}", lang), classes=[f"attnprof-verdict-{verdict.verdict}"]),
-                    note,
-                ]
-            )
-        keys = ("col.claim", "col.published", "col.this_build", "col.verdict", "col.note")
+            measured = [_para(t) for t in (verdict.measured, verdict.detail, verdict.reason) if t]
+            cells = [
+                self.claim_cell(claim.id),
+                claim.published(lang),
+                measured or label("not_available", lang),
+                _para(
+                    label(f"verdict.{verdict.verdict}", lang),
+                    classes=["attnprof-verdict", f"attnprof-verdict-{verdict.verdict}"],
+                ),
+            ]
+            if self.full:
+                cells.insert(1, statements.get(claim.id, []))
+            body.append(cells)
+        keys = ["col.claim", "col.published", "col.measured", "col.verdict"]
+        if self.full:
+            keys.insert(1, "col.statement")
         table = build_table(
             [label(k, lang) for k in keys],
             body,
-            classes=["attnprof-claims-table", *self.options.get("class", [])],
+            classes=[
+                "attnprof-claims-table",
+                "attnprof-claims-full" if self.full else "attnprof-claims",
+                *self.options.get("class", []),
+            ],
             title=self.caption_title(),
         )
         self.set_source_info(table)
         self.add_name(table)
         return [table, *out]
+
+    def claim_cell(self, claim_id: str) -> nodes.Node:
+        """The claim's id: a link target in the full table, a link to that target elsewhere."""
+        name = f"claim-{claim_id.lower()}"
+        text = nodes.strong("", claim_id)
+        if self.full:
+            target = nodes.target("", "", ids=[name], names=[name])
+            self.state.document.note_explicit_target(target)
+            return _para(target, text)
+        # no warning when the site has no claims-table: the id then stays plain text
+        return addnodes.pending_xref(
+            "", text, refdomain="std", reftype="ref", reftarget=name, refexplicit=True, refwarn=False
+        )
 
     def results_for(self, chosen: Sequence[claims.Claim], out: list[nodes.Node]) -> dict[str, results.Result]:
         """Results of the variants the claims use; required ones warn when missing, optional ones do not."""
@@ -786,14 +822,26 @@ class Claims(_ResultDirective):
         return found
 
 
-def _kernel_cell(short: str, name: str) -> list[nodes.Node]:
-    """A decoded kernel name in bold, the full name below it."""
-    return [_para(nodes.strong("", short or name)), _para(nodes.literal("", name), classes=["attnprof-fullname"])]
+class ClaimsTable(Claims):
+    """``claims-table [ID ...]``: the full claims table, with the claims in brief from the content.
+
+    The content is a bullet list of ``C<n>: text`` items, one per claim shown (a missing one is a warning);
+    the texts stay part of the page, so gettext extracts and translates them. Each row is a link target
+    (``claim-c1`` ...) that the ``claims`` directive on other pages links to.
+    """
+
+    has_content = True
+    full = True
 
 
 class OccupancyTable(_ResultDirective):
     """``occupancy-table [VARIANT ...]``: reported against theoretical occupancy for every kernel of the variants
-    (all when none are named), from :func:`attnprof.occupancy.kernel_occupancies`."""
+    (all when none are named), from :func:`attnprof.occupancy.kernel_occupancies`.
+
+    Columns: variant, kernel, launch API, shared memory per block, the grid's blocks per SM (from the trace), the
+    reported and the theoretical occupancy, and what limits it (a resource of the SM, or the grid). A reported 0%
+    is marked (class ``attnprof-occ-zero``).
+    """
 
     optional_arguments = len(VARIANTS)
     has_content = False
@@ -807,32 +855,32 @@ class OccupancyTable(_ResultDirective):
         lang = self.language
         kernels, out = self.kernels()
         if not kernels:
-            return [nodes.note("", _para(label("occupancy.no_kernels", lang)), classes=["attnprof-no-gpu"]), *out]
+            return [self.no_kernels(), *out]
         na = label("not_available", lang)
         body = []
         for k in kernels:
-            theo = k.theoretical
+            reported: Any = na
+            if k.reported is not None:
+                text = _unit(fmt_g(k.reported), "%")
+                reported = nodes.inline("", text, classes=["attnprof-occ-zero"]) if k.zero else text
             body.append(
                 [
                     nodes.literal("", k.variant),
-                    _kernel_cell(k.short, k.name),
+                    _para(nodes.strong("", k.short or k.name), classes=["attnprof-kernel"]),
                     nodes.literal("", k.launch_api) if k.launch_api else na,
-                    f"{fmt_dims(k.grid)} × {fmt_dims(k.block)}" if k.grid and k.block else na,
-                    na if k.registers_per_thread is None else str(k.registers_per_thread),
                     na if k.shared_memory is None else fmt_bytes(k.shared_memory),
-                    na if k.blocks_per_sm is None else fmt_number(k.blocks_per_sm),
-                    na if k.reported is None else _unit(fmt_number(k.reported), "%"),
-                    na if theo is None else _unit(fmt_number(theo.percent), "%"),
+                    na if k.blocks_per_sm is None else fmt_g(k.blocks_per_sm),
+                    reported,
+                    na if k.theoretical is None else _unit(fmt_g(k.theoretical.percent), "%"),
                     na if k.limiter is None else _limiter_words(k.limiter, lang),
                 ]
             )
-        keys = ("col.variant", "col.kernel", "col.launch_api", "col.grid_block", "col.registers",
-                "col.shared_memory", "col.blocks_per_sm", "col.reported_occupancy", "col.theoretical",
-                "col.limiter")  # fmt: skip
+        keys = ("col.variant", "col.kernel", "col.launch_api", "col.shared_memory", "col.blocks_per_sm",
+                "col.reported_occupancy", "col.theoretical", "col.limiter")  # fmt: skip
         table = build_table(
             [label(key, lang) for key in keys],
             body,
-            numeric=(4, 5, 6, 7, 8),
+            numeric=(3, 4, 5, 6),
             classes=["attnprof-occupancy-table", *self.options.get("class", [])],
             title=self.caption_title(),
         )
@@ -841,9 +889,12 @@ class OccupancyTable(_ResultDirective):
         return [table, *out]
 
     def kernels(self) -> tuple[list[occupancy.KernelOccupancy], list[nodes.Node]]:
-        """Every kernel of the named (or all) variants' results; missing or stale results warn."""
+        """Every kernel of the named variants' results (a missing or stale one warns), or of every result of the
+        build when none are named."""
+        if not self.arguments:
+            return occupancy.kernel_occupancies(all_results(self.env)), []
         ran, out = [], []
-        for variant in self.arguments or list(VARIANTS):
+        for variant in self.arguments:
             hit = self.find(variant)
             if hit.result is None:
                 out += self.problem(hit)
@@ -851,57 +902,95 @@ class OccupancyTable(_ResultDirective):
                 ran.append(hit.result)
         return occupancy.kernel_occupancies(ran), out
 
+    def no_kernels(self) -> nodes.Node:
+        """The note for a build without GPU kernels (a CPU-only build)."""
+        return nodes.note("", _para(label("occupancy.no_kernels", self.language)), classes=["attnprof-no-gpu"])
+
+
+def _kernel_ref(k: occupancy.KernelOccupancy, with_launch: bool = False) -> str:
+    """``flash fwd (bf16) [sdpa_flash]``, with ``(cudaLaunchKernel, 12%)`` when asked."""
+    text = f"{k.short} [{k.variant}]"
+    if with_launch:
+        reported = "?" if k.reported is None else fmt_g(k.reported)
+        text += f" ({k.launch_api or '?'}, {reported}%)"
+    return text
+
+
+def _and(items: Sequence[str], language: str | None) -> str:
+    """``a``, ``a and b``, ``a, b and c`` (in the page's language)."""
+    if len(items) < 2:
+        return "".join(items)
+    return label("hyp.list_sep", language).join(items[:-1]) + label("hyp.and", language) + items[-1]
+
 
 class OccupancyHypotheses(OccupancyTable):
-    """``occupancy-hypotheses [VARIANT ...]``: each explanation of a reported 0% occupancy tested against every
-    kernel (:func:`attnprof.occupancy.check_hypotheses`), and which ones the data support."""
+    """``occupancy-hypotheses [VARIANT ...]``: each explanation of a reported 0% occupancy (and each combination)
+    tested against every kernel (:func:`attnprof.occupancy.check_hypotheses`), then one line saying which the
+    data support (:func:`attnprof.occupancy.supported`) and which kernels rule the others out."""
 
     def run(self) -> list[nodes.Node]:
         lang = self.language
         kernels, out = self.kernels()
+        tested = [k for k in kernels if k.reported is not None]
+        if not tested:
+            return [self.no_kernels(), *out]
         tests = occupancy.check_hypotheses(kernels)
-        if not any(k.reported is not None for k in kernels):
-            return [nodes.note("", _para(label("occupancy.no_kernels", lang)), classes=["attnprof-no-gpu"]), *out]
+        none = label("occupancy.none", lang)
 
         def names(ks: Sequence[occupancy.KernelOccupancy]) -> Any:
-            if not ks:
-                return label("occupancy.none", lang)
-            return [_para(nodes.literal("", k.short), f" [{k.variant}]") for k in ks]
+            return [_para(_kernel_ref(k)) for k in ks] or none
 
-        body = [
-            [
-                nodes.strong("", t.hypothesis.key),
-                str(len(t.predicted)),
-                names(t.consistent),
-                names(t.counterexamples),
-                names(t.missed),
-                _para(label(f"hypothesis.{t.verdict}", lang), classes=[f"attnprof-hypothesis-{t.verdict}"]),
-            ]
-            for t in tests
-        ]
+        body = []
+        for t in tests:
+            parts = label("hyp.or", lang).join(label(f"hyp.{p}", lang) for p in t.hypothesis.parts)
+            body.append(
+                [
+                    [_para(nodes.strong("", t.hypothesis.key)), _para(parts)],
+                    str(len(t.predicted)),
+                    str(len(t.consistent)),
+                    names(t.counterexamples),
+                    names(t.missed),
+                    _para(label(f"hyp.verdict.{t.verdict}", lang), classes=[f"attnprof-hypothesis-{t.verdict}"]),
+                ]
+            )
         keys = ("col.hypothesis", "col.predicted", "col.consistent", "col.counterexamples", "col.missed",
                 "col.verdict")  # fmt: skip
         table = build_table(
             [label(key, lang) for key in keys],
             body,
-            numeric=(1,),
+            numeric=(1, 2),
             classes=["attnprof-hypotheses-table", *self.options.get("class", [])],
             title=self.caption_title(),
         )
         self.set_source_info(table)
         self.add_name(table)
+        return [table, _para(self.verdict_line(tests, tested), classes=["attnprof-verdict-line"]), *out]
+
+    def verdict_line(self, tests: Sequence[occupancy.HypothesisTest], tested: Sequence[Any]) -> str:
+        """Which hypotheses the data support, and the kernels that rule out the single explanations."""
+        lang = self.language
+        zeros = sum(1 for k in tested if k.zero)
         best = occupancy.supported(tests)
-        zeros = sum(1 for k in kernels if k.zero)
+        fields = {"n": len(tested), "zeros": zeros}
         if not zeros:
-            conclusion = label("occupancy.no_zero", lang)
-        elif not best:
-            conclusion = label("occupancy.unexplained", lang, zeros=zeros)
+            return label("hyp.line.no_zero", lang, **fields)
+        if not best:
+            line = label("hyp.line.none", lang, **fields)
         elif len(best) == 1:
-            conclusion = label("occupancy.supported", lang, hypothesis=best[0].hypothesis.key, zeros=zeros)
+            line = label("hyp.line.supported", lang, hypothesis=best[0].hypothesis.key, **fields)
         else:
-            keys_text = ", ".join(t.hypothesis.key for t in best)
-            conclusion = label("occupancy.tie", lang, hypotheses=keys_text, zeros=zeros)
-        return [table, _para(nodes.strong("", conclusion), classes=["attnprof-hypotheses-conclusion"]), *out]
+            line = label("hyp.line.tie", lang, hypotheses=_and([t.hypothesis.key for t in best], lang), **fields)
+        against = [
+            label("hyp.against", lang, kernel=_kernel_ref(k, with_launch=True), hypothesis=t.hypothesis.key)
+            for t in tests
+            if len(t.hypothesis.parts) == 1
+            for k in t.counterexamples
+        ]
+        if against:
+            line += label("hyp.sentence_sep", lang) + label(
+                "hyp.line.counterexamples", lang, items=label("hyp.list_sep", lang).join(against)
+            )
+        return line
 
 
 def _strip_prefix(paragraph: nodes.paragraph, n: int) -> None:
@@ -1035,7 +1124,9 @@ class MetricRole(SphinxRole):
             return [nodes.problematic(self.rawtext, f"{self.text} ({label('status.missing', lang)})")], []
         text = metric_text(found.result, field, lang)
         classes = ["attnprof-metric"] + ([] if found.result.ok else ["attnprof-not-run"])
-        return [nodes.inline(self.rawtext, text, classes=classes)], []
+        node = nodes.inline(self.rawtext, text, classes=classes)
+        node["support_smartquotes"] = False
+        return [node], []
 
     def _problem(self, message: str, location: str) -> tuple[list[nodes.Node], list[nodes.system_message]]:
         logger.warning(message, location=location, type="attnprof", subtype="metric")
@@ -1550,7 +1641,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("compare-table", CompareTable)
     app.add_directive("cpu-cost-table", CpuCostTable)
     app.add_directive("claims", Claims)
-    app.add_directive("claims-table", Claims)
+    app.add_directive("claims-table", ClaimsTable)
     app.add_directive("occupancy-table", OccupancyTable)
     app.add_directive("occupancy-hypotheses", OccupancyHypotheses)
     app.add_directive("timeline", Timeline)
