@@ -190,7 +190,7 @@ LABELS: dict[str, dict[str, str]] = {
         "でした。",
     },
     "scaling.not_measured": {
-        "en": "head_dim {head_dim} is not part of this build's sweep (measured: {measured}).",
+        "en": "head_dim {head_dim} is not part of this build’s sweep (measured: {measured}).",
         "ja": "head_dim {head_dim} はこのビルドのスイープに含まれていません (計測済み: {measured})。",
     },
     "scaling.table_title": {"en": "{metric}, head_dim {head_dim}", "ja": "{metric}、head_dim {head_dim}"},
