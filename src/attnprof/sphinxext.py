@@ -180,8 +180,8 @@ def _main_kernel_field(field: str, language: str | None) -> Callable[[results.Re
             "main_kernel_block": fmt_dims(row.block) or None,
             "main_kernel_reported_occupancy": None
             if row.reported_occupancy is None
-            else _unit(fmt_number(row.reported_occupancy), "%"),
-            "main_kernel_theoretical_occupancy": None if theo is None else _unit(fmt_number(theo.percent), "%"),
+            else _unit(fmt_g(row.reported_occupancy), "%"),
+            "main_kernel_theoretical_occupancy": None if theo is None else _unit(fmt_g(theo.percent), "%"),
             "main_kernel_limiter": None if theo is None else _limiter_words(theo.limiter, language),
             "main_kernel_theoretical_blocks": None if theo is None else theo.blocks_per_sm,
             "main_kernel_theoretical_warps": None if theo is None else theo.active_warps,
@@ -561,10 +561,10 @@ class KernelTable(_ResultDirective):
                     na if r.registers_per_thread is None else str(r.registers_per_thread),
                     na if r.shared_memory is None else fmt_bytes(r.shared_memory),
                     f"{fmt_dims(r.grid)} × {fmt_dims(r.block)}" if r.grid and r.block else na,
-                    na if r.reported_occupancy is None else _unit(fmt_number(r.reported_occupancy), "%"),
+                    na if r.reported_occupancy is None else _unit(fmt_g(r.reported_occupancy), "%"),
                     na
                     if theo is None
-                    else f"{_unit(fmt_number(theo.percent), '%')} ({_limiter_words(theo.limiter, lang)})",
+                    else f"{_unit(fmt_g(theo.percent), '%')} ({_limiter_words(theo.limiter, lang)})",
                 ]
             )
         headers = [
