@@ -279,7 +279,9 @@ def parser() -> argparse.ArgumentParser:
     _add_setup_options(p, shape=False)
     p.add_argument("--compiled-seqs", nargs="+", metavar="S",
                    help="sequence lengths for variants that compile (default: 1024 4096 16384 on CUDA)")  # fmt: skip
-    p.add_argument("--budget-s", type=str, default=None, help="time budget in seconds (default: 45 on CUDA)")
+    p.add_argument(
+        "--budget-s", type=str, default=None, help="time budget in seconds (default: 30 on CUDA, 60 on the CPU)"
+    )
     p.add_argument("--out", metavar="FILE", help="write the sweep as JSON to FILE")
     p.set_defaults(run=cmd_sweep)
     return top

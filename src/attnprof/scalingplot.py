@@ -18,6 +18,7 @@ from __future__ import annotations
 import importlib.util
 import io
 import os
+import unicodedata
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -162,9 +163,10 @@ def _draw(fig: Figure, sweep: Sweep, metric: str, head_dim: int, language: str) 
         else:
             handles.append(Line2D([], [], **style))
     if not values:
-        ax.text(0.5, 0.5, words("scaling.no_data"), transform=ax.transAxes, ha="center", va="center", fontsize=9,
-                color="#555555", wrap=True)  # fmt: skip
+        ax.text(0.5, 0.5, _wrap(words("scaling.no_data"), 60), transform=ax.transAxes, ha="center", va="center",
+                fontsize=9, color="#555555")  # fmt: skip
         ax.set_yticks([])
+        ax.yaxis.set_minor_locator(_no_minor())
     elif log_y:
         lo, hi = min(values), max(values)
         ax.set_ylim(lo / 2.5, hi * 4.0)
@@ -196,6 +198,25 @@ def _draw(fig: Figure, sweep: Sweep, metric: str, head_dim: int, language: str) 
     if values and metric == "peak_mib":
         extra.append(_reference(ax, series, 1, words("scaling.legend.linear"), dashes=(1, 3)))
     fig.legend(handles=handles + extra, loc="center left", bbox_to_anchor=(0.725, 0.5), fontsize=8, frameon=False)
+
+
+def _wrap(text: str, width: int) -> str:
+    """Break ``text`` into lines of at most ``width`` columns (a Japanese character takes two)."""
+    lines, line, cols = [], "", 0
+    for ch in text:
+        w = 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+        if cols + w > width and line:
+            cut = line.rfind(" ")
+            if cut > 0 and w == 1:
+                lines.append(line[:cut])
+                line = line[cut + 1 :]
+            else:
+                lines.append(line)
+                line = ""
+            cols = sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line)
+        line += ch
+        cols += w
+    return "\n".join([*lines, line])
 
 
 def _no_minor():
