@@ -140,7 +140,7 @@ for dt, hd in [(torch.float32, 64), (torch.bfloat16, 512), (torch.float16, 64)]:
                 with sdpa_kernel(getattr(SDPBackend, bname)):
                     F.scaled_dot_product_attention(qq, qq, qq, is_causal=True)
                 res = "ok"
-            except Exception as e:  # noqa: BLE001
+            except Exception as e:
                 res = f"{type(e).__name__}: {e}"
         reasons[f"{dt}-{hd}-{bname}"] = {"result": res, "warnings": [str(x.message) for x in w]}
 facts["reasons"] = reasons

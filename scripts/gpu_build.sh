@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# One call on the offline GPU builder: install the carried docs toolchain, run the GPU tests, build the site cold
+# and again unchanged, run a downloaded gallery script and the CLI, and leave everything worth reading in $OUT.
+# Usage there:  bash scripts/gpu_build.sh   (needs .whl/ carried, $OUT set by the device tool)
+set -uo pipefail
+export PYTHONUNBUFFERED=1
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+since() { python3 -c "import time; print(round(time.time() - $1, 1))"; }
+log() { echo "== $(date +%T) $*" | tee -a "$OUT/summary.txt"; }
+python3 -m pip install -q --no-index --find-links .whl sphinx==9.0.4 'docutils<0.23' myst-nb==1.4.0 \
+  sphinx-gallery==0.22.1 furo==2025.12.19 nox sphinx-copybutton sphinx-intl 2>&1 | grep -v "^WARNING: Location" | tail -3
+python3 -m pip install -q --no-build-isolation --no-deps -e . 2>&1 | tail -3
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee -a "$OUT/summary.txt"
+
+if [ "${SKIP_GPU_TESTS:-0}" != 1 ]; then
+  log "gpu tests"
+  t0=$(date +%s.%N)
+  python3 -m pytest -m gpu -q -s -p no:cacheprovider tests 2>&1 | tail -40 > "$OUT/gpu-tests.log"
+  log "gpu tests took $(since $t0) s: $(tail -1 "$OUT/gpu-tests.log")"
+fi
+
+rm -rf _build docs/auto_examples
+log "cold docs build"
+t0=$(date +%s.%N)
+python3 -m nox --no-venv -s docs > "$OUT/docs-cold.log" 2>&1; rc=$?
+log "cold build rc=$rc took $(since $t0) s"
+t0=$(date +%s.%N)
+python3 -m nox --no-venv -s docs > "$OUT/docs-warm.log" 2>&1; rc=$?
+log "no-change rebuild rc=$rc took $(since $t0) s"
+log "site size: $(du -sh _build/html | cut -f1) ($(du -sb _build/html | cut -f1) bytes)"
+tar czf "$OUT/site.tar.gz" -C _build html
+tar czf "$OUT/results.tar.gz" -C _build results
+
+log "downloaded gallery script, plain python"
+script=$(ls _build/html/en/_downloads/*/01-naive.py | head -1)
+(cd /tmp && python3 "$OLDPWD/$script") > "$OUT/standalone.log" 2>&1; log "standalone rc=$? ($script)"
+log "attnprof compare"
+attnprof compare --shape 8,16,1024,64 --dtype bf16 > "$OUT/compare.txt" 2>&1; log "compare rc=$?"
+cat "$OUT/compare.txt"
+cat "$OUT/summary.txt"
