@@ -8,7 +8,7 @@ OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 since() { python3 -c "import time; print(round(time.time() - $1, 1))"; }
 log() { echo "== $(date +%T) $*" | tee -a "$OUT/summary.txt"; }
 python3 -m pip install -q --no-index --find-links .whl sphinx==9.0.4 'docutils<0.23' myst-nb==1.4.0 \
-  sphinx-gallery==0.22.1 furo==2025.12.19 nox sphinx-copybutton sphinx-intl 2>&1 | grep -v "^WARNING: Location" | tail -3
+  sphinx-gallery==0.22.1 furo==2025.12.19 nox sphinx-copybutton sphinx-intl matplotlib-fontja 2>&1 | grep -v "^WARNING: Location" | tail -3
 python3 -m pip install -q --no-build-isolation --no-deps -e . 2>&1 | tail -3
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee -a "$OUT/summary.txt"
 
