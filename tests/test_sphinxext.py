@@ -313,7 +313,7 @@ def test_timeline_figure_caption_alt_and_trace_download(project, tmp_path):
     pages = {"index.md": "# T\n\n```{timeline} naive\n:step: 0\n\nOne step of naive attention.\n```\n"}
     app = project(pages)
     assert app.warning.getvalue() == ""
-    png = tmp_path / "results" / "timelines" / "naive__8x16x1024x64__bfloat16__cuda.step0.png"
+    png = tmp_path / "results" / "timelines" / "naive__8x16x1024x64__bfloat16__cuda.step0.en.png"
     assert png.exists()
     page = html(app)
     assert 'alt="One step of naive attention."' in page

@@ -11,8 +11,6 @@ from attnprof import kernels, timeline
 from attnprof.results import Environment, Result
 from conftest import trace_result
 
-pytest.importorskip("matplotlib")
-
 
 def png_size(data: bytes) -> tuple[int, int]:
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
@@ -101,3 +99,19 @@ def test_figure_goes_through_pyplot():
     fig = timeline.figure(result)
     assert fig.number in plt.get_fignums()  # so sphinx-gallery's scraper picks it up
     plt.close(fig)
+
+
+def test_japanese_words_in_the_japanese_picture():
+    from attnprof import scalingplot
+
+    naive_result, _ = trace_result("naive")
+    en, _ = timeline.png_bytes(naive_result, language="en")
+    ja, _ = timeline.png_bytes(naive_result, language="ja")
+    if scalingplot.cjk_font() is None:
+        # without a Japanese font the picture falls back to English words rather than drawing empty boxes
+        assert ja == en
+    else:
+        assert ja != en
+    layout = timeline._layout(naive_result, None, "ja")
+    assert layout.rows[0].name == "CPU（深さ 0）"
+    assert any(row.gpu and row.name.startswith("GPU ストリーム") for row in layout.rows)

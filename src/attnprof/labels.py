@@ -128,6 +128,16 @@ LABELS: dict[str, dict[str, str]] = {
     "limiter.grid": {"en": "the grid", "ja": "グリッド"},
     # --- timeline ---
     "timeline.download": {"en": "Download the raw trace", "ja": "元のトレースをダウンロード"},
+    "timeline.row.cpu": {"en": "CPU, depth {depth}", "ja": "CPU（深さ {depth}）"},
+    "timeline.row.runtime": {"en": "CUDA runtime / driver", "ja": "CUDA ランタイム / ドライバ"},
+    "timeline.row.stream": {"en": "GPU stream {stream}", "ja": "GPU ストリーム {stream}"},
+    "timeline.step": {"en": "step {step}", "ja": "ステップ {step}"},
+    "timeline.xlabel": {
+        "en": "µs since the annotated call started on the CPU",
+        "ja": "アノテーション付きの呼び出しが CPU で始まってからの時間（µs）",
+    },
+    "timeline.legend.cpu": {"en": "CPU op", "ja": "CPU の op"},
+    "timeline.legend.runtime": {"en": "runtime / driver call", "ja": "ランタイム / ドライバ呼び出し"},
     "timeline.open_with": {
         "en": "(open it in Perfetto UI or chrome://tracing)",
         "ja": "(Perfetto UI または chrome://tracing で開けます)",

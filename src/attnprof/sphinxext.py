@@ -60,7 +60,7 @@ from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
-from . import __version__, claims, occupancy, report, results, scalingplot, sweep, timeline, trace
+from . import __version__, claims, labels, occupancy, report, results, scalingplot, sweep, timeline, trace
 from .labels import LABELS, label
 from .variants import VARIANTS
 
@@ -1034,8 +1034,10 @@ class Timeline(_ResultDirective):
         except ValueError as exc:
             return self.problem(_problem(f"timeline {result.variant!r}: {exc}", "step", self.get_location()))
 
-        png = found.path.parent / "timelines" / f"{result.stem}.step{'mid' if step is None else step}.png"
-        summary = _render_if_stale(result, found.path, png, step)
+        picture_lang = scalingplot.picture_language(lang)
+        which = "mid" if step is None else step
+        png = found.path.parent / "timelines" / f"{result.stem}.step{which}.{picture_lang}.png"
+        summary = _render_if_stale(result, found.path, png, step, picture_lang)
         self.env.note_dependency(png)
 
         doc_dir = self.env.doc2path(self.env.docname).parent
@@ -1081,12 +1083,13 @@ class Timeline(_ResultDirective):
         return out
 
 
-def _render_if_stale(result: results.Result, result_path: Path, png: Path, step: int | None) -> str:
-    """Render the timeline unless ``png`` is newer than both the result and the drawing code."""
-    newest_input = max(result_path.stat().st_mtime_ns, Path(timeline.__file__).stat().st_mtime_ns)
+def _render_if_stale(result: results.Result, result_path: Path, png: Path, step: int | None, language: str) -> str:
+    """Render the timeline unless ``png`` is newer than the result, the drawing code and its words."""
+    code = (Path(timeline.__file__), Path(labels.__file__))
+    newest_input = max(result_path.stat().st_mtime_ns, *(p.stat().st_mtime_ns for p in code))
     if png.exists() and png.stat().st_mtime_ns >= newest_input:
         return timeline.summary(result, step)
-    return timeline.render(result, png, step)
+    return timeline.render(result, png, step, language)
 
 
 class EnvBannerPlaceholder(nodes.General, nodes.Element):

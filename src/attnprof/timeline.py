@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import kernels
+from . import kernels, labels
 from .results import CpuOp, GpuActivity, Result, StepTrace
 
 if TYPE_CHECKING:
@@ -77,6 +77,7 @@ class _Bar:
 class _Row:
     name: str
     bars: list[_Bar] = field(default_factory=list)
+    gpu: bool = False
 
 
 @dataclass
@@ -90,6 +91,7 @@ class _Layout:
     families: list[str]
     span: float
     message: str | None = None
+    language: str = "en"
 
 
 def family_of(activity: GpuActivity) -> str:
@@ -120,18 +122,19 @@ def pick_step(result: Result, step: int | None = None) -> StepTrace:
     return result.steps[step]
 
 
-def _layout(result: Result, step: int | None) -> _Layout:
-    head = f"{result.variant}, {list(result.shape)} {result.dtype} on {result.device}"
+def _layout(result: Result, step: int | None, language: str | None = None) -> _Layout:
+    words = lambda key, **kw: labels.label(key, language, **kw)  # noqa: E731
+    head = f"{result.variant}, {list(result.shape)} {result.dtype} ({result.device})"
     if not result.ok or not result.steps:
         msg = f"{result.variant} did not run ({result.status}): {result.reason or 'no steps recorded'}"
-        return _Layout(head, msg, [], [], [], 1.0, message=msg)
+        return _Layout(head, msg, [], [], [], 1.0, message=msg, language=language or labels.LANGUAGES[0])
     st = pick_step(result, step)
 
     # CPU ops by depth; runtime and driver calls on a row of their own
     cpu_ops = [op for op in st.cpu_ops if op.category not in _RUNTIME_CATEGORIES]
     runtime_ops = [op for op in st.cpu_ops if op.category in _RUNTIME_CATEGORIES]
     depths = sorted({op.depth for op in cpu_ops})
-    rows: list[_Row] = [_Row(f"CPU, depth {d}") for d in depths]
+    rows: list[_Row] = [_Row(words("timeline.row.cpu", depth=d)) for d in depths]
     depth_row = {d: i for i, d in enumerate(depths)}
     for op in cpu_ops:
         color = CPU_COLORS[min(op.depth, len(CPU_COLORS) - 1)]
@@ -141,14 +144,14 @@ def _layout(result: Result, step: int | None) -> _Layout:
     runtime_row = None
     if launches:
         runtime_row = len(rows)
-        rows.append(_Row("CUDA runtime / driver"))
+        rows.append(_Row(words("timeline.row.runtime")))
         rows[runtime_row].bars.extend(launches)
 
     streams = sorted({a.stream if a.stream is not None else -1 for a in st.activities})
     stream_row = {}
     for s in streams:
         stream_row[s] = len(rows)
-        rows.append(_Row("GPU" if s == -1 else f"GPU stream {s}"))
+        rows.append(_Row("GPU" if s == -1 else words("timeline.row.stream", stream=s), gpu=True))
     links = []
     families: list[str] = []
     for a in st.activities:
@@ -174,7 +177,8 @@ def _layout(result: Result, step: int | None) -> _Layout:
             f"Timeline of {result.variant}, profiler step {st.index}: {len(st.cpu_ops)} CPU events and no GPU "
             f"activity (run on {result.device}); the annotated call took {st.cpu_time_us:.0f} µs."
         )
-    return _Layout(f"{head}, step {st.index}", summary, rows, links, families, span)
+    title = f"{head}, {words('timeline.step', step=st.index)}"
+    return _Layout(title, summary, rows, links, families, span, language=language or labels.LANGUAGES[0])
 
 
 def _op_label(op: CpuOp) -> str:
@@ -248,17 +252,20 @@ def _draw(fig: Figure, layout: _Layout) -> None:
         segments = [((x0, r0 + 0.35), (x1, r1 - 0.35)) for r0, x0, r1, x1 in layout.links]
         ax.add_collection(LineCollection(segments, colors=LAUNCH_LINE_COLOR, linewidths=0.6, alpha=0.7))
     for y, row in enumerate(layout.rows):
-        if row.name.startswith("GPU"):
+        if row.gpu:
             ax.axhspan(y - 0.5, y + 0.5, color="#F3F3F3", zorder=0)
     ax.set_yticks(range(len(layout.rows)), [row.name for row in layout.rows], fontsize=8)
     ax.tick_params(axis="y", length=0)
     ax.tick_params(axis="x", labelsize=8)
-    ax.set_xlabel("µs since the annotated call started on the CPU", fontsize=8)
+    ax.set_xlabel(labels.label("timeline.xlabel", layout.language), fontsize=8)
     for side in ("top", "right", "left"):
         ax.spines[side].set_visible(False)
     ax.grid(axis="x", color="#E5E5E5", linewidth=0.6)
     ax.set_axisbelow(True)
-    handles = [Patch(color=CPU_COLORS[0], label="CPU op"), Patch(color=RUNTIME_COLOR, label="runtime / driver call")]
+    handles = [
+        Patch(color=CPU_COLORS[0], label=labels.label("timeline.legend.cpu", layout.language)),
+        Patch(color=RUNTIME_COLOR, label=labels.label("timeline.legend.runtime", layout.language)),
+    ]
     handles += [Patch(color=FAMILY_COLORS[f], label=f) for f in layout.families]
     fig.legend(handles=handles, loc="lower left", bbox_to_anchor=(_LEFT, 0.05 / height_in), ncol=_LEGEND_COLUMNS,
                fontsize=7.5, frameon=False, borderaxespad=0)  # fmt: skip
@@ -269,7 +276,15 @@ def summary(result: Result, step: int | None = None) -> str:
     return _layout(result, step).summary
 
 
-def figure(result: Result, step: int | None = None) -> Figure:
+def _picture(result: Result, step: int | None, language: str | None) -> tuple[_Layout, dict[str, object]]:
+    """The layout with words in ``language`` (English where no Japanese font is installed) and its rc settings."""
+    from .scalingplot import _rc, picture_language
+
+    lang = picture_language(language)
+    return _layout(result, step, lang), _rc(lang)
+
+
+def figure(result: Result, step: int | None = None, language: str | None = None) -> Figure:
     """A matplotlib figure of one step of ``result`` (through pyplot, so gallery scrapers and notebooks see it).
 
     A result that could not run gives a small figure that says why instead of raising.
@@ -277,33 +292,38 @@ def figure(result: Result, step: int | None = None) -> Figure:
     Args:
         result: A result, usually from :func:`attnprof.profiling.profile`.
         step: Index into ``result.steps``; the middle active step when ``None``.
+        language: Language of the words in the picture (``"en"``, ``"ja"``); English when ``None``.
 
     Returns:
         The figure.
     """
+    import matplotlib
     import matplotlib.pyplot as plt
 
-    layout = _layout(result, step)
-    fig = plt.figure(figsize=_figsize(layout), dpi=DPI)
-    _draw(fig, layout)
+    layout, rc = _picture(result, step, language)
+    with matplotlib.rc_context(rc):
+        fig = plt.figure(figsize=_figsize(layout), dpi=DPI)
+        _draw(fig, layout)
     return fig
 
 
-def png_bytes(result: Result, step: int | None = None) -> tuple[bytes, str]:
+def png_bytes(result: Result, step: int | None = None, language: str | None = None) -> tuple[bytes, str]:
     """The PNG of one step (Agg, :data:`DPI` dots per inch, no timestamps) and its one-sentence summary."""
+    import matplotlib
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    layout = _layout(result, step)
-    fig = Figure(figsize=_figsize(layout), dpi=DPI)
-    FigureCanvasAgg(fig)
-    _draw(fig, layout)
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
+    layout, rc = _picture(result, step, language)
+    with matplotlib.rc_context(rc):
+        fig = Figure(figsize=_figsize(layout), dpi=DPI)
+        FigureCanvasAgg(fig)
+        _draw(fig, layout)
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
     return buf.getvalue(), layout.summary
 
 
-def render(result: Result, path: str | Path, step: int | None = None) -> str:
+def render(result: Result, path: str | Path, step: int | None = None, language: str | None = None) -> str:
     """Write the timeline of one step of ``result`` as a PNG at ``path``; returns a one-sentence summary.
 
     The file is written only when its bytes change, so its timestamp (and anything that depends on it) stays put
@@ -313,11 +333,12 @@ def render(result: Result, path: str | Path, step: int | None = None) -> str:
         result: The result to draw.
         path: Where the PNG goes; missing folders are created.
         step: Index into ``result.steps``; the middle active step when ``None``.
+        language: Language of the words in the picture; English when ``None``.
 
     Returns:
         What the picture shows, in one sentence (usable as alt text).
     """
-    data, summary = png_bytes(result, step)
+    data, summary = png_bytes(result, step, language)
     path = Path(path)
     if not (path.exists() and path.read_bytes() == data):
         path.parent.mkdir(parents=True, exist_ok=True)
