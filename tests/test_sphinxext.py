@@ -470,3 +470,20 @@ def test_setup_is_parallel_safe(make_app, tmp_path):
     app = make_app("html", srcdir=tmp_path)
     meta = app.extensions["attnprof.sphinxext"]
     assert meta.parallel_read_safe and meta.parallel_write_safe
+
+
+def test_catalog_messages_do_not_depend_on_what_this_build_could_run(project, tmp_path):
+    # The same page must give the same translatable messages whether or not its variant ran here: a caption of
+    # a timeline that could not be drawn is still extracted, and generated lines (file names, labels) are not.
+    page = {"index.md": "# T\n\n```{timeline} sdpa_flash\nOne step of the flash backend.\n```\n"}
+    messages = []
+    for ran in (True, False):
+        if not ran:
+            results.save(_failed("sdpa_flash", "no_cuda", "no CUDA device"), tmp_path / "results")
+        app = project(page, variants=("sdpa_flash",) if ran else (), builder="gettext")
+        assert app.warning.getvalue() == ""
+        pot = (Path(app.outdir) / "index.pot").read_text(encoding="utf-8")
+        messages.append(sorted(line for line in pot.splitlines() if line.startswith("msgid")))
+    assert messages[0] == messages[1]
+    assert 'msgid "One step of the flash backend."' in messages[0]
+    assert not any("trace.json.gz" in m or "Download" in m for m in messages[0])

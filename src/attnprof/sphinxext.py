@@ -369,6 +369,7 @@ def _para(*children: nodes.Node | str, classes: Sequence[str] = ()) -> nodes.par
     para = nodes.paragraph("", "", *(nodes.Text(c) if isinstance(c, str) else c for c in children))
     para["classes"] = list(classes)
     para["support_smartquotes"] = False
+    para["translatable"] = False  # some transforms give it a source; this keeps it out of the catalogs anyway
     return para
 
 
@@ -1027,7 +1028,11 @@ class Timeline(_ResultDirective):
             return self.problem(found)
         result, lang = found.result, self.language
         if not result.ok:
-            return [_not_run_note(result, lang)]
+            # The caption still goes through the parser, inside the note: its message is extracted for
+            # translation by every build, whether or not this one could run the variant.
+            note = _not_run_note(result, lang)
+            note += self.parse_content_to_nodes() if self.content else []
+            return [note]
         step = self.options.get("step")
         try:
             timeline.pick_step(result, step)
