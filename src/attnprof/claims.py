@@ -175,7 +175,7 @@ TEMPLATES: dict[str, dict[str, str]] = {
     # --- C5 ---
     "C5.published": {
         "en": "math: FP32 sgemm on CUDA cores; naive: bf16 tensor-core gemm (s16816)",
-        "ja": "math: CUDA コア上の FP32 sgemm、naive: bf16 テンソルコア gemm (s16816)",
+        "ja": "math: CUDA コア上の FP32 sgemm、naive: bf16 Tensor Core gemm (s16816)",
     },
     "C5.measured": {
         "en": "math: {math}; naive: {naive}",
@@ -187,11 +187,11 @@ TEMPLATES: dict[str, dict[str, str]] = {
     },
     "C5.detail.math_off": {
         "en": "Not an FP32 gemm off the tensor cores in math: {kernels}.",
-        "ja": "math のうち、テンソルコアを使わない FP32 gemm でないもの: {kernels}。",
+        "ja": "math のうち、Tensor Coreを使わない FP32 gemm でないもの: {kernels}。",
     },
     "C5.detail.naive_off": {
         "en": "Not a bf16 tensor-core gemm in naive: {kernels}.",
-        "ja": "naive のうち、bf16 テンソルコア gemm でないもの: {kernels}。",
+        "ja": "naive のうち、bf16 Tensor Core gemm でないもの: {kernels}。",
     },
     # --- C6 ---
     "C6.published": {
@@ -297,14 +297,14 @@ TEMPLATES: dict[str, dict[str, str]] = {
     "C14.published": {
         "en": "0% reported, because CUPTI cannot attribute occupancy to driver-API launches (real: 240 registers × "
         "256 threads, 1 block per SM ≈ 12.5%)",
-        "ja": "報告値 0%。CUPTI がドライバー API 経由の起動に占有率を割り当てられないため (実際は 240 レジスタ × "
+        "ja": "報告値 0%。CUPTI がドライバ API 経由の起動に占有率を割り当てられないため (実際は 240 レジスタ × "
         "256 スレッド、SM あたり 1 ブロック ≈ 12.5%)",
     },
     "C14.measured": {
         "en": "{reported}% reported vs 0%; theoretical {theoretical}% ({regs} registers × {threads} threads, "
         "blocks per SM: {blocks}); driver-API launches reporting more than 0%: {counter}",
         "ja": "報告値 {reported}%、公表値 0%。理論値 {theoretical}% ({regs} レジスタ × {threads} スレッド、"
-        "SM あたりブロック数 {blocks})。0% より大きい値を報告したドライバー API 起動: {counter}",
+        "SM あたりブロック数 {blocks})。0% より大きい値を報告したドライバ API 起動: {counter}",
     },
     "C14.detail.best": {
         "en": "Of the tested explanations, {best} accounts for every 0% in this build without a counterexample "

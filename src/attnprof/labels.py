@@ -45,7 +45,7 @@ LABELS: dict[str, dict[str, str]] = {
     "col.verdict": {"en": "Verdict", "ja": "判定"},
     "verdict.holds": {"en": "holds", "ja": "成立"},
     "verdict.differs": {"en": "differs", "ja": "相違"},
-    "verdict.unmeasurable": {"en": "not measurable here", "ja": "ここでは計測不可"},
+    "verdict.unmeasurable": {"en": "not measurable here", "ja": "この環境では測定不可"},
     # --- occupancy tables ---
     "col.blocks_per_sm": {"en": "Grid blocks per SM", "ja": "SM あたりのグリッドブロック数"},
     "col.theoretical": {"en": "Theoretical occupancy", "ja": "理論占有率"},
@@ -145,7 +145,7 @@ LABELS: dict[str, dict[str, str]] = {
     # --- provenance banner ---
     "banner.title": {"en": "Where these numbers come from", "ja": "数値の出どころ"},
     "banner.measured_on": {"en": "Measured on {device}", "ja": "計測環境: {device}"},
-    "banner.driver": {"en": "driver {value}", "ja": "ドライバー {value}"},
+    "banner.driver": {"en": "driver {value}", "ja": "ドライバ {value}"},
     "banner.cuda": {"en": "CUDA {value}", "ja": "CUDA {value}"},
     "banner.cudnn": {"en": "cuDNN {value}", "ja": "cuDNN {value}"},
     "banner.torch": {"en": "PyTorch {value}", "ja": "PyTorch {value}"},

@@ -1295,7 +1295,12 @@ class ScalingPlot(_SweepDirective):
         sw, lang = found.sweep, self.language
         dims, notes = self.head_dims(sw)
         if not dims:
-            return notes
+            # parse the caption anyway, so that its message is extracted for translation on every build
+            caption = self.parse_content_to_nodes() if self.content else []
+            if notes and caption:
+                notes[-1] += caption
+                return notes
+            return [*notes, *caption]
         head_dim, metric = dims[0], self.options.get("metric", "gpu_ms")
         # one picture per language: the en and ja builds share the results folder
         lang_code = scalingplot.picture_language(lang)
