@@ -1,0 +1,179 @@
+"""Fixtures of the browser tests: the built site served on localhost, Debian's Chromium driven by Playwright, and
+one visit per page whose findings the tests read.
+
+The site is ``_build/html`` (what ``nox -s docs`` builds), or the folder named by ``ATTNPROF_SITE``. Chromium is
+``/usr/bin/chromium`` (Debian's package ``chromium``), or the executable named by ``ATTNPROF_CHROMIUM``;
+Playwright's own browser download is not used. A missing site, Playwright or Chromium fails every test with a
+message that says what to do: nothing is skipped.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import threading
+from collections.abc import Callable, Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from .pages import LANGUAGES, VIEWPORT, Visit, discover_pages, site_dir, visit
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, BrowserContext, Page
+
+CHROMIUM = "/usr/bin/chromium"
+#: Without the networking flags Chromium keeps calling home, and this machine's closed network refuses it.
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+#: Stands in for the pages when there is no built site, so that the tests fail (``site``) instead of vanishing.
+NO_SITE = "(no built site)"
+
+
+# --- collection: one test per page, and the count in CI's output -------------------------------------------------
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Parametrize ``page_path`` with every page of the site, ``variant_page`` with its variant pages."""
+    pages = discover_pages(site_dir())
+    for name, selected in (
+        ("page_path", pages),
+        ("variant_page", [p for p in pages if p.split("/")[1:2] == ["variants"]]),
+    ):
+        if name in metafunc.fixturenames:
+            metafunc.parametrize(name, selected or [NO_SITE])
+
+
+def _is_browser_test(item: Any) -> bool:
+    return "browser" in getattr(item, "keywords", {})
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    count = sum(1 for item in session.items if _is_browser_test(item))
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if count and reporter is not None:
+        reporter.write_line(
+            f"browser tests: {count} selected (site: {site_dir()}, languages: {', '.join(LANGUAGES)})"
+        )
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    counts = {
+        outcome: sum(1 for report in terminalreporter.stats.get(outcome, []) if _is_browser_test(report))
+        for outcome in ("passed", "failed", "error")
+    }
+    if any(counts.values()):
+        terminalreporter.write_line(
+            f"browser tests: {counts['passed']} passed, {counts['failed']} failed, {counts['error']} errors"
+        )
+
+
+# --- the site, the server, the browser ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def site() -> Path:
+    """The built site; fails when there is none."""
+    path = site_dir()
+    missing = [f"{lang}/index.html" for lang in LANGUAGES if not (path / lang / "index.html").is_file()]
+    if missing:
+        pytest.fail(
+            f"no built site at {path} (no {', '.join(missing)}): build it first with `nox -s docs`, or point "
+            "ATTNPROF_SITE at a built site",
+            pytrace=False,
+        )
+    return path
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:  # the test output is no access log
+        pass
+
+
+@pytest.fixture(scope="session")
+def base_url(site: Path) -> Iterator[str]:
+    """The site served over HTTP on localhost, from a thread."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(site)))
+    thread = threading.Thread(target=server.serve_forever, name="site-server", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def chromium_path() -> str:
+    """Debian's Chromium (or ``ATTNPROF_CHROMIUM``); fails with what to install when it is not there."""
+    wanted = os.environ.get("ATTNPROF_CHROMIUM") or CHROMIUM
+    found = shutil.which(wanted)
+    if found is None:
+        pytest.fail(
+            f"Chromium not found at {wanted}: install Debian's package (apt-get install -y chromium) or set "
+            "ATTNPROF_CHROMIUM to a Chromium executable. The browser tests never skip, and Playwright's own "
+            "browser download (playwright install) does not work on these machines.",
+            pytrace=False,
+        )
+    return found
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    """Headless Chromium, launched through Playwright."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError as exc:
+        pytest.fail(
+            f"Playwright for Python is missing ({exc}): run the browser tests with `nox -s browser`, or "
+            "`pip install playwright` (its browser download is not needed)",
+            pytrace=False,
+        )
+    executable = chromium_path()
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_FLAGS)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+@pytest.fixture(scope="session")
+def context(browser: Browser) -> Iterator[BrowserContext]:
+    ctx = browser.new_context(viewport=VIEWPORT)
+    ctx.set_default_timeout(15_000)
+    yield ctx
+    ctx.close()
+
+
+@pytest.fixture
+def tab(context: BrowserContext) -> Iterator[Page]:
+    """A fresh tab for one test."""
+    page = context.new_page()
+    yield page
+    page.close()
+
+
+@pytest.fixture(scope="session")
+def visits(context: BrowserContext, base_url: str) -> Callable[[str], Visit]:
+    """``visits(path) -> Visit``: each page is loaded once, in its own tab, by whichever test asks first."""
+
+    @functools.cache
+    def get(path: str) -> Visit:
+        page = context.new_page()
+        try:
+            return visit(page, base_url, path)
+        finally:
+            page.close()
+
+    return get

@@ -1,0 +1,142 @@
+"""The built site as files and as loaded pages: where it is, its pages, what a page did when it loaded, and which of
+its links are broken. No Playwright import here: ``nox -s tests`` collects this package without it."""
+
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote, urlsplit
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
+ROOT = Path(__file__).resolve().parents[2]
+LANGUAGES = ("en", "ja")
+#: Folders of a built language that hold assets, not pages.
+ASSET_DIRS = frozenset({"_static", "_sources", "_downloads", "_images"})
+SCREENSHOTS = ROOT / "_build" / "screenshots"
+VIEWPORT = {"width": 1280, "height": 800}
+
+
+def site_dir() -> Path:
+    """The built site: ``ATTNPROF_SITE``, else ``_build/html`` of this checkout."""
+    return Path(os.environ.get("ATTNPROF_SITE") or ROOT / "_build" / "html").resolve()
+
+
+def discover_pages(site: Path) -> list[str]:
+    """Every HTML page of every language, as paths relative to the site (``en/variants/naive.html``)."""
+    pages = []
+    for lang in LANGUAGES:
+        for path in sorted((site / lang).rglob("*.html")):
+            rel = path.relative_to(site)
+            if not ASSET_DIRS & set(rel.parts):
+                pages.append(rel.as_posix())
+    return pages
+
+
+def other_language(lang: str) -> str:
+    return next(code for code in LANGUAGES if code != lang)
+
+
+@dataclass
+class Visit:
+    """What a page did when it loaded, and what it holds."""
+
+    path: str
+    lang: str
+    html_lang: str = ""
+    console_errors: list[str] = field(default_factory=list)
+    failed_requests: list[str] = field(default_factory=list)
+    images: list[dict[str, Any]] = field(default_factory=list)
+    links: list[str] = field(default_factory=list)
+    switcher: list[dict[str, str]] = field(default_factory=list)
+
+
+# Make every image load (lazy ones too), then report its size and alt text.
+_IMAGES_JS = """async () => Promise.all([...document.images].map(async (img) => {
+    img.loading = "eager";
+    if (!img.complete) {
+        await new Promise((done) => {
+            img.addEventListener("load", done, {once: true});
+            img.addEventListener("error", done, {once: true});
+            setTimeout(done, 10000);
+        });
+    }
+    const thumbnail = img.closest(".sphx-glr-thumbcontainer");
+    return {src: img.currentSrc || img.src, width: img.naturalWidth, alt: img.getAttribute("alt"),
+            thumbnailTitle: thumbnail ? thumbnail.innerText.trim() : null};
+}))"""
+
+_SWITCHER_JS = """() => [...document.querySelectorAll("nav.attnprof-languages a[hreflang]")].map(
+    (a) => ({lang: a.hreflang, href: a.href}))"""
+
+
+def visit(page: Page, base_url: str, path: str) -> Visit:
+    """Load ``path`` and record console errors, failed requests to the site, images, links and the switcher."""
+    found = Visit(path=path, lang=path.split("/")[0])
+    # Chromium asks the server root for /favicon.ico on its own; the site declares no icon, and it is not the page's
+    # request. Any other failure counts.
+    favicon = base_url + "favicon.ico"
+
+    def on_console(message: Any) -> None:
+        url = message.location.get("url", "")
+        if message.type == "error" and url != favicon:
+            found.console_errors.append(f"{message.text} ({url})")
+
+    def on_failed(request: Any) -> None:
+        if request.url.startswith(base_url) and request.url != favicon:
+            found.failed_requests.append(f"{request.url}: {request.failure}")
+
+    def on_response(response: Any) -> None:
+        if response.url.startswith(base_url) and response.url != favicon and response.status >= 400:
+            found.failed_requests.append(f"{response.url}: HTTP {response.status}")
+
+    page.on("console", on_console)
+    page.on("pageerror", lambda error: found.console_errors.append(f"uncaught: {error}"))
+    page.on("requestfailed", on_failed)
+    page.on("response", on_response)
+    page.goto(base_url + path, wait_until="load")
+    found.images = page.evaluate(_IMAGES_JS)
+    found.html_lang = page.evaluate("document.documentElement.lang")
+    found.links = page.eval_on_selector_all("a[href]", "els => els.map((a) => a.href)")
+    found.switcher = page.evaluate(_SWITCHER_JS)
+    return found
+
+
+class _Ids(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        for name, value in attrs:
+            if name == "id" or (tag == "a" and name == "name"):
+                self.ids.add(value or "")
+
+
+@functools.cache
+def anchors(path: Path) -> frozenset[str]:
+    """The ids (and ``<a name>``) of an HTML file: the fragments a link to it may name."""
+    parser = _Ids()
+    parser.feed(path.read_text(encoding="utf-8"))
+    return frozenset(parser.ids)
+
+
+def broken(site: Path, base_url: str, href: str) -> str | None:
+    """Why the link ``href`` into the site served at ``base_url`` is broken (no file, no anchor), else None."""
+    parts = urlsplit(href)
+    target = site / unquote(parts.path).removeprefix(urlsplit(base_url).path)
+    if target.is_dir():
+        target = target / "index.html"
+    if not target.resolve().is_relative_to(site):
+        return f"{href}: outside the site"
+    if not target.is_file():
+        return f"{href}: no file {target.relative_to(site)}"
+    fragment = unquote(parts.fragment)
+    if fragment and target.suffix == ".html" and fragment not in anchors(target):
+        return f"{href}: no id {fragment!r} in {target.relative_to(site)}"
+    return None
