@@ -9,6 +9,7 @@ docs``. Without a virtualenv nothing is installed and commands run with the inte
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -93,6 +94,18 @@ def docs(session: nox.Session) -> None:
         )
     _write_redirect(BUILD / "html" / "index.html", f"{DOCS_LANGUAGE}/index.html")
     session.log(f"site: {BUILD / 'html' / 'index.html'}")
+
+
+@nox.session(default=False)
+def browser(session: nox.Session) -> None:
+    """Drive Chromium through the built site (pytest -m browser): run `nox -s docs` first."""
+    site = Path(os.environ.get("ATTNPROF_SITE") or BUILD / "html")
+    if not (site / DOCS_LANGUAGE / "index.html").is_file():
+        session.error(f"no built site in {site}: build it first with `nox -s docs` (or set ATTNPROF_SITE)")
+    # Chromium itself comes from the system (Debian: apt-get install chromium fonts-ipafont-gothic), not from
+    # Playwright's browser download; the tests fail, and say so, without it.
+    _install(session, "cpu", "test", "browser")
+    session.run(_python(session), "-m", "pytest", "-m", "browser", *session.posargs)
 
 
 @nox.session(name="docs-live", default=False)
