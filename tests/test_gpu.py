@@ -106,3 +106,18 @@ def test_result_files_load_back(ref_results):
     res, out = ref_results
     for _name, r in res.items():
         assert results.load(out / (r.stem + ".json")) == r
+
+
+def test_gpu_time_is_the_kernels_not_the_cpu_issue_time(ref_results):
+    # SDPA's own choice runs the same kernel as one forced backend; forcing adds CPU work (the sdpa_kernel
+    # context), which must not show up in the GPU time now that the call is queued behind a GPU busy-wait.
+    res, _ = ref_results
+
+    def main(r):
+        return max((k for k in kernels(r) if k.kind == "kernel"), key=lambda k: k.total_us).name
+
+    auto = res["sdpa_auto"]
+    assert auto.timing.timer == "cuda_event_prefilled"
+    twin = next(n for n in ("sdpa_cudnn", "sdpa_flash", "sdpa_efficient") if main(res[n]) == main(auto))
+    ratio = res[twin].timing.gpu_ms_median / auto.timing.gpu_ms_median
+    assert 0.9 < ratio < 1.1, (twin, ratio)

@@ -307,20 +307,68 @@ def _percentile(xs: list[float], p: float) -> float:
     return xs[i]
 
 
-def time_gpu_ms(fn: Callable[[], Any], device: str, budget_s: float = 0.25, min_reps: int = 15) -> list[float]:
+class GpuSleep:
+    """Queues a GPU-side busy wait of a given length (``torch.cuda._sleep``, calibrated once in microseconds).
+
+    Queued before a timed call, it keeps the GPU busy while the CPU enqueues the whole call, so CUDA events around
+    the call measure the GPU's work alone, not the gaps a slower CPU would leave between launches.
+    """
+
+    def __init__(self) -> None:
+        import torch
+
+        self._sleep = torch.cuda._sleep  # private but long-standing; gpu_sleeper() falls back without it
+        self._sleep(1000)
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        cycles = 2_000_000
+        start.record()
+        self._sleep(cycles)
+        end.record()
+        end.synchronize()
+        self.cycles_per_us = cycles / max(start.elapsed_time(end) * 1e3, 1.0)
+
+    def __call__(self, us: float) -> None:
+        self._sleep(int(self.cycles_per_us * us))
+
+
+def gpu_sleeper(device: str) -> GpuSleep | None:
+    """A :class:`GpuSleep` on CUDA, or ``None`` on the CPU or where this torch has no ``torch.cuda._sleep``."""
+    if device != "cuda":
+        return None
+    try:
+        return GpuSleep()
+    except (AttributeError, RuntimeError):
+        return None
+
+
+def time_gpu_ms(
+    fn: Callable[[], Any],
+    device: str,
+    budget_s: float = 0.25,
+    min_reps: int = 15,
+    sleep: GpuSleep | None = None,
+) -> list[float]:
     """Per-call times in milliseconds: CUDA events on CUDA, ``perf_counter`` on CPU. Call after warm-up.
 
-    Repeats until ``budget_s`` of measured time or ``min_reps`` calls, whichever is more (at most 500).
+    With ``sleep``, a GPU busy-wait three times the previous call's issue time is queued before each start event,
+    so the events time the GPU's execution of the call without CPU launch gaps (see :class:`GpuSleep`); without
+    it they also include whatever time the CPU takes to issue the call. Repeats until ``budget_s`` of measured
+    time or ``min_reps`` calls, whichever is more (at most 500).
     """
     import torch
 
     samples: list[float] = []
     spent = 0.0
+    issue_us = 1000.0
     while len(samples) < min_reps or (spent < budget_s * 1e3 and len(samples) < 500):
         if device == "cuda":
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            if sleep is not None:
+                sleep(min(max(200.0, 3.0 * issue_us), 50_000.0))
             start.record()
+            t0 = time.perf_counter()
             fn()
+            issue_us = (time.perf_counter() - t0) * 1e6
             end.record()
             end.synchronize()
             ms = start.elapsed_time(end)
@@ -331,6 +379,12 @@ def time_gpu_ms(fn: Callable[[], Any], device: str, budget_s: float = 0.25, min_
         samples.append(ms)
         spent += ms
     return samples
+
+
+def _timer_name(device: str, sleep: GpuSleep | None) -> str:
+    if device != "cuda":
+        return "perf_counter"
+    return "cuda_event_prefilled" if sleep is not None else "cuda_event"
 
 
 def time_dispatch_us(fn: Callable[[], Any], device: str, reps: int = 30) -> list[float]:
@@ -475,7 +529,8 @@ def profile(
 
             timing = None
             if measure:
-                gpu = time_gpu_ms(call, setup.device)
+                sleep = gpu_sleeper(setup.device)
+                gpu = time_gpu_ms(call, setup.device, sleep=sleep)
                 med = statistics.median(gpu)
                 flops = causal_flops(setup.shape)
                 timing = Timing(
@@ -489,7 +544,7 @@ def profile(
                     flops=flops,
                     tflops=flops / (med * 1e-3) / 1e12,
                     rel_error=err,
-                    timer="cuda_event" if setup.device == "cuda" else "perf_counter",
+                    timer=_timer_name(setup.device, sleep),
                     warmup_s=warmup_s,
                     profile_s=profile_s,
                 )

@@ -108,7 +108,7 @@ def summary(result: Result) -> str:
         return f"{head}\n  could not run ({result.status}): {result.reason}"
     r = summary_row(result)
     t = result.timing
-    timer = "CUDA events" if t and t.timer == "cuda_event" else "perf_counter"
+    timer = "perf_counter" if t is None or t.timer == "perf_counter" else "CUDA events"
     lines = [
         head,
         f"  per step: {r.activities_per_step:g} GPU activities ({r.kernels_per_step:g} kernels), "

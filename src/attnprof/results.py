@@ -140,7 +140,9 @@ class Timing:
         flops: Floating-point operations of one causal forward call (see :func:`attnprof.profiling.causal_flops`).
         tflops: ``flops`` / median time.
         rel_error: ``||out - ref|| / ||ref||`` against a float64 reference.
-        timer: ``"cuda_event"`` or ``"perf_counter"``.
+        timer: ``"cuda_event_prefilled"`` (CUDA events with a GPU busy-wait queued first, so they time the GPU's
+            work alone), ``"cuda_event"`` (events from an idle GPU: CPU issue time included) or
+            ``"perf_counter"`` (CPU).
         warmup_s: Wall time of the warm-up calls (includes ``torch.compile`` compilation, if any).
         profile_s: Wall time of the profiled steps, trace export and parsing included.
     """

@@ -43,6 +43,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import kernels, profiling, results, variants
+from .profiling import GpuSleep as _GpuSleep
+from .profiling import gpu_sleeper as _sleeper
 from .results import Environment
 
 if TYPE_CHECKING:
@@ -627,35 +629,6 @@ def _sync(device: str) -> None:
         import torch
 
         torch.cuda.synchronize()
-
-
-class _GpuSleep:
-    """Queues a GPU-side busy wait of a given length, so that a whole call is queued before the GPU reaches it."""
-
-    def __init__(self) -> None:
-        import torch
-
-        self._sleep = torch.cuda._sleep  # present since torch 1.x; private, hence the fallback in _sleeper()
-        self._sleep(1000)
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        cycles = 2_000_000
-        start.record()
-        self._sleep(cycles)
-        end.record()
-        end.synchronize()
-        self.cycles_per_us = cycles / max(start.elapsed_time(end) * 1e3, 1.0)
-
-    def __call__(self, us: float) -> None:
-        self._sleep(int(self.cycles_per_us * us))
-
-
-def _sleeper(device: str) -> _GpuSleep | None:
-    if device != "cuda":
-        return None
-    try:
-        return _GpuSleep()
-    except (AttributeError, RuntimeError):  # no torch.cuda._sleep in this build
-        return None
 
 
 @dataclass
