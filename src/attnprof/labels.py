@@ -214,8 +214,8 @@ LABELS: dict[str, dict[str, str]] = {
     "scaling.reason_item": {"en": "{variant} at {where}: {reason}", "ja": "{variant} ({where}): {reason}"},
     "scaling.where": {"en": "seq {seqs}", "ja": "seq {seqs}"},
     "scaling.compiled_note": {
-        "en": "{variants} compile a kernel for every new shape, so the sweep measures them at seq {seqs} only (– "
-        "elsewhere).",
+        "en": "Compiled variants ({variants}) build a new kernel for every new shape, so the sweep measures them at "
+        "seq {seqs} only (– elsewhere).",
         "ja": "{variants} は新しい形状ごとにカーネルをコンパイルするため、seq {seqs} でのみ計測しています (それ以外"
         "は –)。",
     },
