@@ -50,7 +50,7 @@ def kernel_table(result: Result, width: int = 48) -> str:
                 _fmt(r.shared_memory, "d"),
                 "x".join(map(str, r.grid)) + " / " + "x".join(map(str, r.block)) if r.grid and r.block else "-",
                 _fmt(r.reported_occupancy, "g", "-") + ("%" if r.reported_occupancy is not None else ""),
-                f"{theo.percent:.1f}% ({theo.limiter})" if theo else "-",
+                (f"{theo.percent:.1f}%" + (f" ({theo.limiter})" if theo.percent < 100 else "")) if theo else "-",
             ]
         )
     headers = ["kernel", "family", "per step", "avg us", "launch API", "regs", "smem B", "grid / block",

@@ -565,7 +565,9 @@ class KernelTable(_ResultDirective):
                     na if r.reported_occupancy is None else _unit(fmt_g(r.reported_occupancy), "%"),
                     na
                     if theo is None
-                    else f"{_unit(fmt_g(theo.percent), '%')} ({_limiter_words(theo.limiter, lang)})",
+                    else _unit(fmt_g(theo.percent), "%")
+                    # at full occupancy no resource limits anything worth naming
+                    + (f" ({_limiter_words(theo.limiter, lang)})" if theo.percent < 100 else ""),
                 ]
             )
         headers = [
