@@ -120,8 +120,8 @@ def fmt_number(value: float, digits: int = 3) -> str:
 
 
 def fmt_g(value: float) -> str:
-    """A percentage or a ratio, three significant digits at most: ``24``, ``18.8``, ``7.76``, ``100``."""
-    return f"{value:.3g}"
+    """A percentage or a ratio, three significant digits at most: ``24``, ``18.8``, ``7.76``, ``100``, ``1986``."""
+    return f"{value:.0f}" if abs(value) >= 1000 else f"{value:.3g}"
 
 
 def fmt_count(value: float) -> str:
