@@ -49,7 +49,7 @@ import string
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from . import kernels, trace
+from . import kernels, labels, trace
 from .results import Result, StepTrace
 from .variants import VARIANTS
 
@@ -114,11 +114,6 @@ TEMPLATES: dict[str, dict[str, str]] = {
         "en": "{kernel} [{variants}]: {api}, {occupancy}%",
         "ja": "{kernel} [{variants}]: {api}、{occupancy}%",
     },
-    "limiter.registers": {"en": "registers", "ja": "レジスタ"},
-    "limiter.shared memory": {"en": "shared memory", "ja": "共有メモリ"},
-    "limiter.threads": {"en": "threads", "ja": "スレッド数"},
-    "limiter.blocks per SM": {"en": "blocks per SM", "ja": "SM あたりブロック数"},
-    "limiter.grid": {"en": "the grid", "ja": "グリッド"},
     # --- C1 ---
     "C1.published": {
         "en": "6 kernels per forward, one of them a Memcpy",
@@ -418,15 +413,15 @@ def _lang(language: str | None) -> str:
 
 
 def text(key: str, language: str | None = None, **fields: object) -> str:
-    """The template ``key`` of :data:`TEMPLATES` in ``language`` (English for other languages), filled.
+    """The template ``key`` of :data:`TEMPLATES` (or, for words the site shares, such as the occupancy limiters,
+    of :data:`attnprof.labels.LABELS`) in ``language`` (English for other languages), filled.
 
     Raises:
         KeyError: for an unknown key, naming it.
     """
-    try:
-        texts = TEMPLATES[key]
-    except KeyError:
-        raise KeyError(f"unknown claims template {key!r}") from None
+    texts = TEMPLATES.get(key) or labels.LABELS.get(key)
+    if texts is None:
+        raise KeyError(f"unknown claims template {key!r}")
     return texts[_lang(language)].format(**fields)
 
 
