@@ -1048,24 +1048,7 @@ class Timeline(_ResultDirective):
         self.env.note_dependency(png)
 
         doc_dir = self.env.doc2path(self.env.docname).parent
-        figure = nodes.figure("", classes=["attnprof-timeline", *self.options.get("class", [])])
-        self.set_source_info(figure)
-        image = nodes.image(uri=Path(os.path.relpath(png, doc_dir)).as_posix(), classes=["attnprof-timeline-image"])
-        image["attnprof_summary"] = summary
-        if "width" in self.options:
-            image["width"] = self.options["width"]
-        figure += image
-        caption_nodes = self.parse_content_to_nodes() if self.content else []
-        first = caption_nodes[0] if caption_nodes else None
-        if isinstance(first, nodes.paragraph):
-            caption = nodes.caption(first.rawsource, "", *first.children)
-            caption.source, caption.line = first.source, first.line
-            figure += caption
-            rest = caption_nodes[1:]
-            if rest:
-                figure += nodes.legend("", *rest)
-        self.add_name(figure)
-        out: list[nodes.Node] = [figure]
+        out: list[nodes.Node] = [_picture_figure(self, png, summary, "attnprof-timeline")]
         if result.trace_file:
             trace_path = found.path.parent / result.trace_file
             ref = addnodes.download_reference(
@@ -1097,6 +1080,32 @@ def _render_if_stale(result: results.Result, result_path: Path, png: Path, step:
     if png.exists() and png.stat().st_mtime_ns >= newest_input:
         return timeline.summary(result, step)
     return timeline.render(result, png, step, language)
+
+
+def _picture_figure(
+    directive: SphinxDirective, png: Path, summary: str, figure_class: str, image_class: str | None = None
+) -> nodes.figure:
+    """A figure of a picture the build drew: the directive's content becomes its caption (translatable; the
+    alt-text transform copies it once translated), ``summary`` is the alt text when there is no caption."""
+    doc_dir = directive.env.doc2path(directive.env.docname).parent
+    figure = nodes.figure("", classes=[figure_class, *directive.options.get("class", [])])
+    directive.set_source_info(figure)
+    uri = Path(os.path.relpath(png, doc_dir)).as_posix()
+    image = nodes.image(uri=uri, classes=[image_class or f"{figure_class}-image"])
+    image["attnprof_summary"] = summary
+    if "width" in directive.options:
+        image["width"] = directive.options["width"]
+    figure += image
+    caption_nodes = directive.parse_content_to_nodes() if directive.content else []
+    first = caption_nodes[0] if caption_nodes else None
+    if isinstance(first, nodes.paragraph):
+        caption = nodes.caption(first.rawsource, "", *first.children)
+        caption.source, caption.line = first.source, first.line
+        figure += caption
+        if caption_nodes[1:]:
+            figure += nodes.legend("", *caption_nodes[1:])
+    directive.add_name(figure)
+    return figure
 
 
 class EnvBannerPlaceholder(nodes.General, nodes.Element):
@@ -1313,24 +1322,7 @@ class ScalingPlot(_SweepDirective):
         else:
             summary = scalingplot.render(sw, metric, head_dim, png, lang_code)
 
-        doc_dir = self.env.doc2path(self.env.docname).parent
-        figure = nodes.figure("", classes=["attnprof-scaling-plot", *self.options.get("class", [])])
-        self.set_source_info(figure)
-        image = nodes.image(uri=Path(os.path.relpath(png, doc_dir)).as_posix(), classes=["attnprof-scaling-image"])
-        image["attnprof_summary"] = summary
-        if "width" in self.options:
-            image["width"] = self.options["width"]
-        figure += image
-        caption_nodes = self.parse_content_to_nodes() if self.content else []
-        first = caption_nodes[0] if caption_nodes else None
-        if isinstance(first, nodes.paragraph):
-            caption = nodes.caption(first.rawsource, "", *first.children)
-            caption.source, caption.line = first.source, first.line
-            figure += caption
-            if caption_nodes[1:]:
-                figure += nodes.legend("", *caption_nodes[1:])
-        self.add_name(figure)
-        return [figure]
+        return [_picture_figure(self, png, summary, "attnprof-scaling-plot", "attnprof-scaling-image")]
 
 
 class ScalingTable(_SweepDirective):
