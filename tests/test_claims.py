@@ -393,3 +393,34 @@ def test_every_claim_has_a_published_figure_in_both_languages():
 def test_unknown_template_key():
     with pytest.raises(KeyError, match=r"unknown claims template 'C99\.measured'"):
         claims.text("C99.measured", "en")
+
+
+def test_cpu_claims_use_the_side_by_side_measurement_when_there_is_one():
+    # The per-variant figures say one thing; a side-by-side measurement that says the opposite must decide C16 and
+    # C17, and cpu_costs must report its figures.
+    from attnprof.results import CpuCostRow, CpuCosts
+
+    rs = {v: trace_result(v)[0] for v in ("sdpa_efficient", "sdpa_flash", "sdpa_cudnn", "sdpa_auto")}
+    env = rs["sdpa_flash"].environment
+
+    def measured(cudnn_profiled, cudnn_dispatch):
+        rows = [
+            CpuCostRow("sdpa_efficient", "ok", None, 100.0, 40.0, 10.0, [30, 100]),
+            CpuCostRow("sdpa_flash", "ok", None, 110.0, 45.0, 10.0, [30, 100]),
+            CpuCostRow("sdpa_cudnn", "ok", None, cudnn_profiled, cudnn_dispatch, 10.0, [30, 100]),
+            CpuCostRow("sdpa_auto", "ok", None, 90.0, 30.0, None, [30, 100]),
+        ]
+        return CpuCosts("cuda", [8, 16, 1024, 64], "bfloat16", 10, env, rows)
+
+    expensive = measured(300.0, 90.0)
+    cheap = measured(80.0, 20.0)
+    assert claims.check("C16", rs, "en", expensive).verdict == "holds"
+    assert claims.check("C16", rs, "en", cheap).verdict == "differs"
+    assert "300" in claims.check("C16", rs, "en", expensive).measured
+    c17 = claims.check("C17", rs, "en", cheap)
+    assert c17.verdict == "differs" and "20" in c17.measured
+    (cost,) = claims.cpu_costs(rs, ["sdpa_cudnn"], expensive)
+    assert cost.interleaved and cost.profiled_us == 300.0 and cost.dispatch_us == 90.0
+    assert cost.profiler_share == pytest.approx(0.7)
+    (fallback,) = claims.cpu_costs(rs, ["sdpa_cudnn"])
+    assert not fallback.interleaved and fallback.dispatch_us == rs["sdpa_cudnn"].timing.dispatch_us_median

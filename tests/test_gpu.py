@@ -9,7 +9,7 @@ import time
 import pytest
 import torch
 
-from attnprof import profiling, results, trace, variants
+from attnprof import profiling, report, results, trace, variants
 
 pytestmark = pytest.mark.gpu
 
@@ -121,3 +121,14 @@ def test_gpu_time_is_the_kernels_not_the_cpu_issue_time(ref_results):
     twin = next(n for n in ("sdpa_cudnn", "sdpa_flash", "sdpa_efficient") if main(res[n]) == main(auto))
     ratio = res[twin].timing.gpu_ms_median / auto.timing.gpu_ms_median
     assert 0.9 < ratio < 1.1, (twin, ratio)
+
+
+def test_side_by_side_cpu_costs_on_the_gpu(tmp_path):
+    costs = profiling.measure_cpu_costs(profiling.CPU_COST_VARIANTS, REF, rounds=4, calls=5, save_to=tmp_path)
+    print("\n" + report.cpu_cost_table(costs))
+    for r in costs.rows:
+        assert r.status == "ok", (r.variant, r.reason)
+        # the profiler records every op: the profiled call takes longer than the same call without it
+        assert r.profiled_us > r.dispatch_us > 0, r
+        assert (r.context_us is None) == (r.variant == "sdpa_auto")
+    assert results.load_cpu_costs(tmp_path / "cpu_costs__cuda.json") == costs

@@ -196,3 +196,34 @@ def test_default_setup_on_cpu_uses_the_small_shape():
 def test_causal_flops_counts_two_half_matmuls():
     b, h, s, d = 8, 16, 1024, 64
     assert profiling.causal_flops((b, h, s, d)) == 0.5 * (2 * (2 * b * h * s * s * d))
+
+
+def test_cpu_costs_are_measured_side_by_side_and_load_back(tmp_path):
+    costs = profiling.measure_cpu_costs(
+        ["sdpa_math", "sdpa_flash", "sdpa_cudnn", "sdpa_auto"], SMALL, rounds=3, calls=4, profiled_calls=2,
+        save_to=tmp_path,
+    )  # fmt: skip
+    rows = {r.variant: r for r in costs.rows}
+    assert [r.variant for r in costs.rows] == ["sdpa_math", "sdpa_flash", "sdpa_cudnn", "sdpa_auto"]
+    assert rows["sdpa_cudnn"].status == "no_cuda" and "runs on: cuda" in rows["sdpa_cudnn"].reason
+    for name in ("sdpa_math", "sdpa_flash", "sdpa_auto"):
+        r = rows[name]
+        assert r.status == "ok"
+        assert r.samples == [3 * 2, 3 * 4]  # every round measured every variant that runs
+        assert r.profiled_us > 0 and r.dispatch_us > 0
+    assert rows["sdpa_math"].context_us > 0 and rows["sdpa_auto"].context_us is None
+    path = tmp_path / "cpu_costs__cpu.json"
+    assert results.find_cpu_costs(tmp_path) == path
+    assert results.load_cpu_costs(path) == costs
+
+
+def test_cpu_costs_reject_unknown_variants():
+    with pytest.raises(ValueError, match="unknown variant 'flsh'"):
+        profiling.measure_cpu_costs(["flsh"], SMALL)
+
+
+def test_stale_cpu_cost_file_is_refused(tmp_path):
+    p = tmp_path / "cpu_costs__cuda.json"
+    p.write_text(json.dumps({"schema_version": 99}))
+    with pytest.raises(results.StaleResultError, match="CPU-cost schema version 99"):
+        results.load_cpu_costs(p)

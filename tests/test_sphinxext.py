@@ -487,3 +487,22 @@ def test_catalog_messages_do_not_depend_on_what_this_build_could_run(project, tm
     assert messages[0] == messages[1]
     assert 'msgid "One step of the flash backend."' in messages[0]
     assert not any("trace.json.gz" in m or "Download" in m for m in messages[0])
+
+
+def test_cpu_cost_table_and_cpu_claims_read_the_side_by_side_measurement(project, tmp_path):
+    from attnprof.results import CpuCostRow, CpuCosts, save_cpu_costs
+    from conftest import h200_environment
+
+    folder = tmp_path / "results"
+    rows = [CpuCostRow("sdpa_flash", "ok", None, 123.0, 45.6, 7.8, [30, 100])]
+    save_cpu_costs(CpuCosts("cuda", [8, 16, 1024, 64], "bfloat16", 10, h200_environment(), rows), folder)
+    page = {"index.md": "# T\n\n```{cpu-cost-table} sdpa_flash\n```\n"}
+    app = project(page, variants=("sdpa_flash",))
+    assert app.warning.getvalue() == ""
+    out = html(app)
+    assert "123" in out and "45.6" in out and "7.8" in out
+    assert "medians of 10 rounds" in out
+    # a broken file is a warning with the page's location, not a crash
+    (folder / "cpu_costs__cuda.json").write_text('{"schema_version": 0}')
+    app = project(page, variants=("sdpa_flash",))
+    assert "cpu_costs__cuda.json" in app.warning.getvalue() and "index.md" in app.warning.getvalue()

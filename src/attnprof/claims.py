@@ -50,7 +50,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from . import kernels, labels, trace
-from .results import Result, StepTrace
+from .results import CpuCosts, Result, StepTrace
 from .variants import VARIANTS
 
 #: The verdicts a claim can get.
@@ -539,8 +539,14 @@ class Verdict:
 class _Check:
     """What a claim's rule works with: the results, the language, and short-hands for the verdicts."""
 
-    def __init__(self, claim: Claim, results: Mapping[str, Result], lang: str) -> None:
-        self.claim, self.results, self.lang = claim, results, lang
+    def __init__(
+        self, claim: Claim, results: Mapping[str, Result], lang: str, measured: CpuCosts | None = None
+    ) -> None:
+        self.claim, self.results, self.lang, self.measured = claim, results, lang, measured
+
+    def cpu(self, variant: str) -> CpuCost:
+        """The CPU side of ``variant``: the side-by-side measurement when there is one, else its own result."""
+        return cpu_costs(self.results, [variant], self.measured)[0]
 
     def t(self, key: str, **fields: object) -> str:
         return text(key, self.lang, **fields)
@@ -598,15 +604,19 @@ class Claim:
         """The documented rule (the first paragraph of the rule function's docstring)."""
         return " ".join((self.rule.__doc__ or "").strip().split("\n\n")[0].split())
 
-    def check(self, results: Mapping[str, Result], language: str | None = None) -> Verdict:
+    def check(
+        self, results: Mapping[str, Result], language: str | None = None, cpu: CpuCosts | None = None
+    ) -> Verdict:
         """Check the claim against ``results`` (variant name -> result).
+
+        ``cpu`` is the side-by-side CPU-cost measurement, used by the claims about CPU time when present.
 
         Returns:
             The :class:`Verdict`. Unmeasurable when a needed variant has no result, did not run, or (for a GPU
             claim) ran on the CPU; otherwise what the rule decides.
         """
         lang = _lang(language)
-        ctx = _Check(self, results, lang)
+        ctx = _Check(self, results, lang, cpu)
         if self.needs_cuda:
             # no sign of a GPU anywhere: every result ran on the CPU or found no CUDA device
             if results and all(r.device != "cuda" or r.status == "no_cuda" for r in results.values()):
@@ -1006,12 +1016,17 @@ def _c15(ctx: _Check) -> Verdict:
 
 
 def _c16(ctx: _Check) -> Verdict:
-    """Ordering: cuDNN has the largest profiled CPU time per step (mean of the annotation's length) of efficient,
-    flash and cuDNN. Reported beside it: the self CPU time of aten::scaled_dot_product_attention in the cuDNN run as
-    a share of that run's CPU time (published 26%), and whether cuDNN's dispatch cost without the profiler is also
-    the largest, i.e. which part of the claim survives without the profiler."""
+    """Ordering: cuDNN has the largest profiled CPU time per call of efficient, flash and cuDNN (the side-by-side
+    measurement's median when the build has one, else the mean annotation length over the active steps). Reported
+    beside it: the self CPU time of aten::scaled_dot_product_attention in the cuDNN run as a share of that run's CPU
+    time (published 26%), and whether cuDNN's dispatch cost without the profiler is also the largest, i.e. which
+    part of the claim survives without the profiler."""
     rs = {v: ctx.results[v] for v in FUSED_BACKENDS}
-    cpu = {v: _mean(s.cpu_time_us for s in r.steps) for v, r in rs.items()}
+    costs = {v: ctx.cpu(v) for v in FUSED_BACKENDS}
+    cpu = {
+        v: c.profiled_us if c.profiled_us is not None else _mean(s.cpu_time_us for s in rs[v].steps)
+        for v, c in costs.items()
+    }
     largest = max(FUSED_BACKENDS, key=lambda v: cpu[v])
     share = _self_share(rs["sdpa_cudnn"], "aten::scaled_dot_product_attention")
     measured = ctx.t(
@@ -1022,7 +1037,7 @@ def _c16(ctx: _Check) -> Verdict:
         largest=_BACKEND_NAMES[largest],
         share="?" if share is None else _num(100 * share, 2),
     )
-    dispatch = {v: r.timing.dispatch_us_median if r.timing else None for v, r in rs.items()}
+    dispatch = {v: c.dispatch_us for v, c in costs.items()}
     missing = [v for v, d in dispatch.items() if not _finite(d)]
     if missing:
         detail = ctx.t("C16.detail.no_dispatch", reason=ctx.not_recorded("dispatch", missing))
@@ -1046,16 +1061,13 @@ def _c16(ctx: _Check) -> Verdict:
 def _c17(ctx: _Check) -> Verdict:
     """Two parts, both needed: SDPA's own choice (sdpa_auto) is within 10% of the fastest forced backend by median
     GPU time without the profiler, AND cuDNN's dispatch cost without the profiler exceeds flash's (the CPU-overhead
-    premise of the advice). Differs naming the part that fails; unmeasurable when a part cannot be decided and the
-    other does not already fail."""
+    premise of the advice; from the side-by-side measurement when the build has one). Differs naming the part that
+    fails; unmeasurable when a part cannot be decided and the other does not already fail."""
     auto = ctx.results["sdpa_auto"]
     forced = {v: _gpu_us(r) for v in FORCED_BACKENDS if (r := ctx.usable(v)) is not None}
     timed = {v: t for v, t in forced.items() if t is not None}
     auto_us = _gpu_us(auto)
-    d_cudnn, d_flash = (
-        ctx.results[v].timing.dispatch_us_median if ctx.results[v].timing else None
-        for v in ("sdpa_cudnn", "sdpa_flash")
-    )
+    d_cudnn, d_flash = (ctx.cpu(v).dispatch_us for v in ("sdpa_cudnn", "sdpa_flash"))
     picked = chosen_backend(auto)
     choice_ok = premise_ok = None
     fastest = min(timed, key=lambda v: timed[v]) if timed else None
@@ -1125,14 +1137,18 @@ def get(claim_id: str) -> Claim:
         raise KeyError(f"unknown claim {claim_id!r}; choose one of: {', '.join(CLAIMS)}") from None
 
 
-def check(claim_id: str, results: Mapping[str, Result], language: str | None = None) -> Verdict:
+def check(
+    claim_id: str, results: Mapping[str, Result], language: str | None = None, cpu: CpuCosts | None = None
+) -> Verdict:
     """Check one claim; see :meth:`Claim.check`."""
-    return get(claim_id).check(results, language)
+    return get(claim_id).check(results, language, cpu)
 
 
-def check_all(results: Mapping[str, Result], language: str | None = None) -> list[Verdict]:
+def check_all(
+    results: Mapping[str, Result], language: str | None = None, cpu: CpuCosts | None = None
+) -> list[Verdict]:
     """Check every claim, C1 to C17."""
-    return [c.check(results, language) for c in CLAIMS.values()]
+    return [c.check(results, language, cpu) for c in CLAIMS.values()]
 
 
 def by_variant(results: Iterable[Result]) -> dict[str, Result]:
@@ -1163,6 +1179,7 @@ class CpuCost:
             (negative if the call took longer without the profiler), or ``None``.
         context_us: Median cost of entering and leaving the backend-forcing context alone
             (``Timing.context_us_median``), or ``None`` for a variant that forces nothing or when not recorded.
+        interleaved: True when the figures come from the side-by-side measurement (medians of its rounds).
     """
 
     variant: str
@@ -1172,12 +1189,29 @@ class CpuCost:
     dispatch_us: float | None = None
     profiler_share: float | None = None
     context_us: float | None = None
+    interleaved: bool = False
 
 
-def cpu_costs(results: Mapping[str, Result], variants: Iterable[str]) -> list[CpuCost]:
-    """One :class:`CpuCost` per variant, in the given order (a variant without a result gets ``"missing"``)."""
+def cpu_costs(
+    results: Mapping[str, Result], variants: Iterable[str], measured: CpuCosts | None = None
+) -> list[CpuCost]:
+    """One :class:`CpuCost` per variant, in the given order (a variant without a result gets ``"missing"``).
+
+    With ``measured`` (the side-by-side measurement of :func:`attnprof.profiling.measure_cpu_costs`), its figures
+    are used for the variants it covers: they were taken in the same rounds, so they compare fairly. Otherwise the
+    figures come from each variant's own result (annotation length over the active steps, ``Timing``).
+    """
     out = []
     for v in variants:
+        row = measured.row(v) if measured is not None else None
+        if row is not None:
+            if row.status != "ok":
+                out.append(CpuCost(v, row.status, row.reason))
+                continue
+            p, d = row.profiled_us, row.dispatch_us
+            share = 1 - d / p if p and d is not None else None
+            out.append(CpuCost(v, "ok", None, p, d, share, row.context_us, interleaved=True))
+            continue
         r = results.get(v)
         if r is None:
             out.append(CpuCost(v, "missing", None))

@@ -128,6 +128,13 @@ LABELS: dict[str, dict[str, str]] = {
     "limiter.grid": {"en": "the grid", "ja": "グリッド"},
     # --- timeline ---
     "timeline.download": {"en": "Download the raw trace", "ja": "元のトレースをダウンロード"},
+    "cpu_costs.interleaved": {
+        "en": "CPU figures: medians of {rounds} rounds in which every backend above was measured in turn, so that "
+        "they share the machine's conditions; CPU events per step come from each backend's own profiled run.",
+        "ja": "CPU の数値: 上のバックエンドを順番に計測する周回を {rounds} 回繰り返した中央値です "
+        "(全バックエンドが同じマシン状態で計測されます)。ステップあたりの CPU イベント数は"
+        "各バックエンド自身のプロファイル実行から取っています。",
+    },
     "timeline.row.cpu": {"en": "CPU, depth {depth}", "ja": "CPU（深さ {depth}）"},
     "timeline.row.runtime": {"en": "CUDA runtime / driver", "ja": "CUDA ランタイム / ドライバ"},
     "timeline.row.stream": {"en": "GPU stream {stream}", "ja": "GPU ストリーム {stream}"},

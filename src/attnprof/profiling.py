@@ -17,6 +17,7 @@ arguments raise ``ValueError``.
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import os
 import platform
 import statistics
@@ -29,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import __version__, results, trace, variants
-from .results import Environment, Result, Timing
+from .results import CpuCostRow, CpuCosts, Environment, Result, Timing
 
 if TYPE_CHECKING:
     import torch
@@ -572,3 +573,104 @@ def profile_all(
 ) -> list[Result]:
     """:func:`profile` for several variants (all when ``names`` is None); one failing never stops the rest."""
     return [profile(n, setup, save_to=save_to) for n in (names or variants.VARIANTS)]
+
+
+#: The SDPA backends whose CPU cost the guide compares (the article's three, and SDPA's own choice).
+CPU_COST_VARIANTS: tuple[str, ...] = ("sdpa_efficient", "sdpa_flash", "sdpa_cudnn", "sdpa_auto")
+
+
+def measure_cpu_costs(
+    names: Iterable[str] = CPU_COST_VARIANTS,
+    setup: Setup | None = None,
+    *,
+    rounds: int = 10,
+    calls: int = 10,
+    profiled_calls: int = 3,
+    save_to: str | Path | None = None,
+) -> CpuCosts:
+    """CPU cost per call of several variants, with and without the profiler, measured side by side.
+
+    Every variant is built and warmed up first. Then, in each of ``rounds`` rounds (the order of the variants
+    rotated by one each round), each variant is called ``calls`` times without the profiler (the GPU idle before
+    each call; the time until the call returns is its dispatch cost) and its forcing context entered and left
+    ``calls`` times with nothing inside. Afterwards one profiler session (CPU and CUDA activities, shapes recorded,
+    as in :func:`profile`) runs the same rounds with ``profiled_calls`` calls per variant, each inside
+    ``record_function("<variant>_fwd")``; the annotation lengths are the profiled CPU times. Medians are reported.
+
+    A variant that cannot run gets a row saying why; it never stops the others. Bad names raise ``ValueError``.
+    """
+    import json
+
+    import torch
+    from torch.profiler import ProfilerActivity, record_function
+    from torch.profiler import profile as torch_profile
+
+    chosen = [variants.get(n) for n in names]
+    setup = setup or default_setup()
+    rows = {v.name: CpuCostRow(v.name, "ok") for v in chosen}
+    calls_of: dict[str, Callable[[], Any]] = {}
+    missing = cuda_missing_reason() if setup.device == "cuda" else None
+    with torch.no_grad():
+        q, k, v_ = make_inputs(setup) if missing is None else (None, None, None)
+        for v in chosen:
+            if missing is not None:
+                rows[v.name] = CpuCostRow(v.name, "no_cuda", missing)
+                continue
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                try:
+                    fn = v.build(setup.shape[2], setup.device)
+                    for _ in range(3):
+                        fn(q, k, v_)
+                    _sync(setup.device)
+                    calls_of[v.name] = functools.partial(fn, q, k, v_)
+                except Exception as exc:  # failure is data: the row says why
+                    status, reason = failure(exc, caught, v, setup.device)
+                    rows[v.name] = CpuCostRow(v.name, status, reason)
+        live = [n for n in rows if n in calls_of]
+        dispatch: dict[str, list[float]] = {n: [] for n in live}
+        context: dict[str, list[float]] = {n: [] for n in live}
+        for r in range(rounds):
+            for n in live[r % len(live) :] + live[: r % len(live)] if live else []:
+                dispatch[n] += time_dispatch_us(calls_of[n], setup.device, reps=calls)
+                backend = variants.get(n).backend
+                if backend:
+                    context[n] += time_context_us(backend, reps=calls)
+        profiled: dict[str, list[float]] = {n: [] for n in live}
+        if live:
+            activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if setup.device == "cuda" else [])
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", message=".*Profiler clears events.*")
+                with torch_profile(activities=activities, record_shapes=True) as prof:
+                    for r in range(rounds):
+                        for n in live[r % len(live) :] + live[: r % len(live)]:
+                            for _ in range(profiled_calls):
+                                with record_function(variants.get(n).annotation):
+                                    calls_of[n]()
+                                _sync(setup.device)
+            with tempfile.TemporaryDirectory() as tmp:
+                path = Path(tmp) / "trace.json"
+                prof.export_chrome_trace(str(path))
+                parsed = json.loads(path.read_text(encoding="utf-8"))
+            for n in live:
+                profiled[n] = [s.cpu_time_us for s in trace.parse_trace(parsed, variants.get(n).annotation)]
+    for n in live:
+        rows[n] = CpuCostRow(
+            n,
+            "ok",
+            profiled_us=statistics.median(profiled[n]) if profiled[n] else None,
+            dispatch_us=statistics.median(dispatch[n]) if dispatch[n] else None,
+            context_us=statistics.median(context[n]) if context[n] else None,
+            samples=[len(profiled[n]), len(dispatch[n])],
+        )
+    costs = CpuCosts(
+        device=setup.device,
+        shape=list(setup.shape),
+        dtype=setup.dtype,
+        rounds=rounds,
+        environment=environment(setup.device),
+        rows=[rows[v.name] for v in chosen],
+    )
+    if save_to is not None:
+        results.save_cpu_costs(costs, Path(save_to))
+    return costs

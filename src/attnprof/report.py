@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from . import trace
-from .results import Result
+from .results import CpuCosts, Result
 
 if TYPE_CHECKING:
     from .sweep import Sweep
@@ -241,3 +241,26 @@ def sweep_summary(sweep: Sweep) -> str:
     if sweep.note:
         lines.append(sweep.note)
     return "\n".join(lines)
+
+
+def cpu_cost_table(costs: CpuCosts) -> str:
+    """One line per variant of a side-by-side CPU-cost measurement."""
+    body = []
+    for r in costs.rows:
+        if r.status != "ok":
+            body.append([r.variant, r.status, "-", "-", "-", "-", (r.reason or "")[:60]])
+            continue
+        share = 1 - r.dispatch_us / r.profiled_us if r.profiled_us and r.dispatch_us is not None else None
+        body.append(
+            [
+                r.variant,
+                "ok",
+                _fmt(r.profiled_us, ".0f"),
+                _fmt(r.dispatch_us, ".0f"),
+                "-" if share is None else f"{100 * share:.0f}%",
+                _fmt(r.context_us, ".1f"),
+                f"{r.samples[0]} / {r.samples[1]} calls" if len(r.samples) == 2 else "",
+            ]
+        )
+    headers = ["variant", "status", "profiled CPU us", "dispatch us", "profiler share", "context us", "samples"]
+    return f"{costs.rounds} interleaved rounds on {costs.environment.device_name}\n" + table(headers, body)

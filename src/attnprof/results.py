@@ -320,3 +320,109 @@ def find(directory: Path, variant: str) -> list[Path]:
     directory = Path(directory)
     paths = sorted(directory.glob(f"{_SAFE.sub('_', variant)}__*.json"))
     return sorted(paths, key=lambda p: (not p.stem.endswith("__cuda"), p.name))
+
+
+# --- CPU cost per call, measured for several variants side by side ------------------------------------------------
+
+CPU_COSTS_VERSION = 1
+
+
+@dataclass
+class CpuCostRow:
+    """One variant's CPU cost per call, from :func:`attnprof.profiling.measure_cpu_costs`.
+
+    Attributes:
+        variant: Registry name.
+        status: ``"ok"`` or why it could not run (as in :class:`Result`); the figures are ``None`` then.
+        reason: PyTorch's reason when it could not run.
+        profiled_us: Median length of the ``<variant>_fwd`` annotation with the profiler recording.
+        dispatch_us: Median CPU time to issue one call without the profiler (GPU idle at the start).
+        context_us: Median cost of entering and leaving the backend-forcing context alone, or ``None``.
+        samples: Calls behind each median (profiled, unprofiled).
+    """
+
+    variant: str
+    status: str
+    reason: str | None = None
+    profiled_us: float | None = None
+    dispatch_us: float | None = None
+    context_us: float | None = None
+    samples: list[int] = field(default_factory=list)
+
+
+@dataclass
+class CpuCosts:
+    """CPU cost per call of several variants, measured in interleaved rounds so that they share conditions.
+
+    Measured one variant after another, minutes apart, CPU timings drift with the machine's state by more than the
+    differences between backends; taking every variant's samples in the same rounds (order rotated each round)
+    makes the comparison fair. Saved as ``cpu_costs__<device>.json``.
+    """
+
+    device: str
+    shape: list[int]
+    dtype: str
+    rounds: int
+    environment: Environment
+    rows: list[CpuCostRow] = field(default_factory=list)
+    schema_version: int = CPU_COSTS_VERSION
+
+    @property
+    def filename(self) -> str:
+        return f"cpu_costs__{self.device}.json"
+
+    def row(self, variant: str) -> CpuCostRow | None:
+        """The row of ``variant``, or ``None``."""
+        return next((r for r in self.rows if r.variant == variant), None)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> CpuCosts:
+        """Rebuild from :meth:`to_dict` output.
+
+        Raises:
+            StaleResultError: for another schema version or a document that is not a CPU-cost file.
+        """
+        version = data.get("schema_version") if isinstance(data, dict) else None
+        if version != CPU_COSTS_VERSION:
+            raise StaleResultError(
+                f"CPU-cost schema version {version!r} is not the supported version {CPU_COSTS_VERSION}; re-run it"
+            )
+        try:
+            d = dict(data)
+            d["environment"] = Environment(**d["environment"])
+            d["rows"] = [CpuCostRow(**r) for r in d["rows"]]
+            return cls(**d)
+        except (TypeError, KeyError) as exc:
+            raise StaleResultError(f"not a CPU-cost file: {exc}") from exc
+
+
+def save_cpu_costs(costs: CpuCosts, directory: Path) -> Path:
+    """Write ``costs`` into ``directory`` (only when the content changed); returns the path."""
+    path = Path(directory) / costs.filename
+    data = json.dumps(costs.to_dict(), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    write_if_changed(path, data.encode())
+    return path
+
+
+def load_cpu_costs(path: Path) -> CpuCosts:
+    """Read a CPU-cost file.
+
+    Raises:
+        FileNotFoundError: if there is no such file.
+        StaleResultError: if it is not valid JSON or not of this schema version.
+    """
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise StaleResultError(f"{path.name} is not valid JSON: {exc}") from exc
+    return CpuCosts.from_dict(data)
+
+
+def find_cpu_costs(directory: Path) -> Path | None:
+    """The CPU-cost file in ``directory`` (the CUDA one first), or ``None``."""
+    paths = sorted(Path(directory).glob("cpu_costs__*.json"), key=lambda p: (p.stem != "cpu_costs__cuda", p.name))
+    return paths[0] if paths else None

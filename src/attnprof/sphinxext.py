@@ -66,6 +66,9 @@ from .variants import VARIANTS
 
 logger = logging.getLogger(__name__)
 
+#: Claims about CPU time: they use the side-by-side CPU-cost measurement when the build has one.
+CPU_CLAIMS = frozenset({"C16", "C17"})
+
 _PACKAGE_DIR = Path(__file__).parent
 NBSP = "\u00a0"
 
@@ -478,6 +481,22 @@ class _ResultDirective(SphinxDirective):
         self.set_source_info(box)
         return [box]
 
+    def measured_cpu_costs(self) -> results.CpuCosts | None:
+        """The side-by-side CPU-cost measurement of this build (``cpu_costs__<device>.json``), if it made one.
+
+        Optional: without it, CPU figures come from each variant's own result. A file that cannot be read is a
+        warning, like a stale result.
+        """
+        path = results.find_cpu_costs(_results_dir(self.env))
+        if path is None:
+            return None
+        self.env.note_dependency(str(path))
+        try:
+            return results.load_cpu_costs(path)
+        except (OSError, results.StaleResultError) as exc:
+            logger.warning(f"{path.name}: {exc}", location=self.get_location(), type="attnprof", subtype="stale")
+            return None
+
     def items(self, keys: Sequence[str], what: str) -> tuple[dict[str, list[nodes.Node]], list[nodes.Node]]:
         """The content's ``key: text`` bullet items, by key, with the ``key:`` prefix removed.
 
@@ -715,9 +734,18 @@ class CpuCostTable(_VariantTable):
     columns = ("col.cpu_events", "col.cpu_us", "col.dispatch_us", "col.profiler_share", "col.context_us")
     numeric = (1, 2, 3, 4, 5)
     table_class = "attnprof-cpu-cost-table"
+    measured: results.CpuCosts | None = None
+
+    def run(self) -> list[nodes.Node]:
+        self.measured = self.measured_cpu_costs()
+        out = super().run()
+        if self.measured is not None:
+            note = label("cpu_costs.interleaved", self.language, rounds=self.measured.rounds)
+            out.insert(1, _para(note, classes=["attnprof-table-note"]))
+        return out
 
     def cells(self, result: results.Result) -> list[Any]:
-        (cost,) = claims.cpu_costs({result.variant: result}, [result.variant])
+        (cost,) = claims.cpu_costs({result.variant: result}, [result.variant], self.measured)
         events = sum(len(s.cpu_ops) for s in result.steps) / len(result.steps) if result.steps else None
         return [
             self.na(events, fmt_count),
@@ -764,9 +792,10 @@ class Claims(_ResultDirective):
             if missing:
                 out += self.bad_content(f"{self.name} has no statement for {', '.join(missing)}")
         found = self.results_for(chosen, out)
+        cpu = self.measured_cpu_costs() if any(c.id in CPU_CLAIMS for c in chosen) else None
         body = []
         for claim in chosen:
-            verdict = claim.check(found, lang)
+            verdict = claim.check(found, lang, cpu)
             measured = [_para(t) for t in (verdict.measured, verdict.detail, verdict.reason) if t]
             cells = [
                 self.claim_cell(claim.id),
