@@ -253,6 +253,25 @@ def result_filename(variant: str, shape: list[int] | tuple[int, ...], dtype: str
     return result_stem(variant, shape, dtype, device) + ".json"
 
 
+def json_bytes(data: dict[str, Any]) -> bytes:
+    """Deterministic JSON (sorted keys, fixed indentation, UTF-8), so unchanged content gives unchanged bytes."""
+    return (json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode()
+
+
+def read_json(path: Path) -> Any:
+    """The parsed JSON file at ``path``.
+
+    Raises:
+        FileNotFoundError: if there is no such file.
+        StaleResultError: if it is not valid JSON.
+    """
+    path = Path(path)
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise StaleResultError(f"{path.name} is not valid JSON: {exc}") from exc
+
+
 def write_if_changed(path: Path, data: bytes) -> bool:
     """Write ``data`` to ``path`` unless the file already holds exactly that. Returns True if written.
 
@@ -271,7 +290,7 @@ def write_if_changed(path: Path, data: bytes) -> bool:
 
 def dumps(result: Result) -> bytes:
     """Serialise deterministically (sorted keys, fixed indentation)."""
-    return (json.dumps(result.to_dict(), indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode()
+    return json_bytes(result.to_dict())
 
 
 def save(result: Result, directory: Path, trace: bytes | None = None) -> Path:
@@ -296,12 +315,7 @@ def load(path: Path) -> Result:
         FileNotFoundError: if there is no such file.
         StaleResultError: if the file is not a result of this schema version.
     """
-    path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise StaleResultError(f"{path.name} is not valid JSON: {exc}") from exc
-    return Result.from_dict(data)
+    return Result.from_dict(read_json(path))
 
 
 def load_trace(result_path: Path, result: Result) -> dict[str, Any] | None:
@@ -402,8 +416,7 @@ class CpuCosts:
 def save_cpu_costs(costs: CpuCosts, directory: Path) -> Path:
     """Write ``costs`` into ``directory`` (only when the content changed); returns the path."""
     path = Path(directory) / costs.filename
-    data = json.dumps(costs.to_dict(), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
-    write_if_changed(path, data.encode())
+    write_if_changed(path, json_bytes(costs.to_dict()))
     return path
 
 
@@ -414,12 +427,7 @@ def load_cpu_costs(path: Path) -> CpuCosts:
         FileNotFoundError: if there is no such file.
         StaleResultError: if it is not valid JSON or not of this schema version.
     """
-    path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise StaleResultError(f"{path.name} is not valid JSON: {exc}") from exc
-    return CpuCosts.from_dict(data)
+    return CpuCosts.from_dict(read_json(path))
 
 
 def find_cpu_costs(directory: Path) -> Path | None:

@@ -237,7 +237,8 @@ def _reference(ax, series: list[_Series], power: int, text: str, dashes: tuple[i
     return line
 
 
-def _rc(language: str) -> dict[str, object]:
+def picture_rc(language: str) -> dict[str, object]:
+    """matplotlib settings for a picture in ``language``: a Japanese font after DejaVu Sans when one is there."""
     family: list[str] = ["DejaVu Sans"]
     if language == "ja" and cjk_font():
         family.append(cjk_font())  # type: ignore[arg-type]
@@ -256,7 +257,7 @@ def png_bytes(sweep: Sweep, metric: str, head_dim: int, language: str | None = "
 
     metric_words(sweep, metric, "en")  # validates the metric
     lang = picture_language(language)
-    with matplotlib.rc_context(_rc(lang)):
+    with matplotlib.rc_context(picture_rc(lang)):
         fig = Figure(figsize=FIGSIZE, dpi=DPI)
         FigureCanvasAgg(fig)
         _draw(fig, sweep, metric, head_dim, lang)
@@ -291,7 +292,7 @@ def figure(sweep: Sweep, metric: str = "gpu_ms", head_dim: int | None = None, la
 
     metric_words(sweep, metric, "en")
     lang = picture_language(language)
-    with matplotlib.rc_context(_rc(lang)):
+    with matplotlib.rc_context(picture_rc(lang)):
         fig = plt.figure(figsize=FIGSIZE, dpi=100)
         _draw(fig, sweep, metric, sweep.head_dims[0] if head_dim is None else head_dim, lang)
     return fig

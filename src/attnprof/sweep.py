@@ -404,7 +404,7 @@ def filename(device: str) -> str:
 
 def dumps(sweep: Sweep) -> bytes:
     """Serialise deterministically (sorted keys, fixed indentation)."""
-    return (json.dumps(sweep.to_dict(), indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode()
+    return results.json_bytes(sweep.to_dict())
 
 
 def save(sweep: Sweep, directory: str | Path) -> Path:
@@ -421,11 +421,7 @@ def load(path: str | Path) -> Sweep:
         FileNotFoundError: if there is no such file.
         results.StaleResultError: if it is not valid JSON, not a sweep, or of another schema version.
     """
-    path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise results.StaleResultError(f"{path.name} is not valid JSON: {exc}") from exc
+    data = results.read_json(Path(path))
     try:
         return Sweep.from_dict(data)
     except (TypeError, KeyError) as exc:  # a field missing or unknown: written by other code

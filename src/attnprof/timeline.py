@@ -278,10 +278,10 @@ def summary(result: Result, step: int | None = None) -> str:
 
 def _picture(result: Result, step: int | None, language: str | None) -> tuple[_Layout, dict[str, object]]:
     """The layout with words in ``language`` (English where no Japanese font is installed) and its rc settings."""
-    from .scalingplot import _rc, picture_language
+    from .scalingplot import picture_language, picture_rc
 
     lang = picture_language(language)
-    return _layout(result, step, lang), _rc(lang)
+    return _layout(result, step, lang), picture_rc(lang)
 
 
 def figure(result: Result, step: int | None = None, language: str | None = None) -> Figure:
