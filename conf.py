@@ -11,17 +11,15 @@ The gallery scripts in examples/ run during the build (sphinx-gallery) and save 
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import attnprof
 
 ROOT = Path(__file__).resolve().parent
 DOCS = ROOT / "docs"
-# Gallery scripts run inside this process and cannot see this file's location: they find the results folder
-# through this variable (attnprof.profiling.results_dir), and the extension reads the same folder.
+# Where the gallery scripts write their results and the pages read them: passed to the extension as
+# ``attnprof_results_dir`` (below), which also hands it to the scripts (they run inside this process).
 RESULTS_DIR = ROOT / "_build" / "results"
-os.environ["ATTNPROF_RESULTS_DIR"] = str(RESULTS_DIR)
 
 # -- Project ---------------------------------------------------------------------------------------------------------
 

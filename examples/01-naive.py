@@ -15,13 +15,13 @@ out-of-place call.
 # to see and the times say nothing about a GPU.
 import torch
 
-from attnprof import profiling, report, timeline, variants
+from attnprof import inputs, profiling, report, timeline, variants
 
-setup = profiling.default_setup()
+setup = inputs.default_setup()
 print("running:", setup.describe())
 if setup.device == "cpu":
     print("no CUDA device: CPU run with a small shape; GPU lanes will be empty")
-q, k, v = profiling.make_inputs(setup)
+q, k, v = inputs.make_inputs(setup)
 
 # %%
 # The code, and a check against float64
@@ -31,7 +31,7 @@ q, k, v = profiling.make_inputs(setup)
 mask = variants.causal_mask(setup.shape[2], setup.device)
 with torch.no_grad():
     out = variants.naive_attention(q, k, v, mask)
-    err = profiling.relative_error(out, profiling.reference_attention(q, k, v))
+    err = inputs.relative_error(out, inputs.reference_attention(q, k, v))
 print(f"relative error against float64: {err:.1e}")
 
 # %%
@@ -39,7 +39,7 @@ print(f"relative error against float64: {err:.1e}")
 # -------
 # Three warm-up calls, then five profiler steps (wait 1, warm-up 1, active 3), each forward inside
 # ``record_function("naive_fwd")``. The result is also saved for the docs pages.
-result = profiling.profile("naive", setup, save_to=profiling.results_dir())
+result = profiling.profile("naive", setup, save_to=inputs.results_dir())
 print(report.summary(result))
 
 # %%

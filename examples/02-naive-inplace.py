@@ -14,11 +14,11 @@ matrix.
 # and the times describe the CPU).
 import torch
 
-from attnprof import profiling, report, timeline, variants
+from attnprof import inputs, profiling, report, timeline, variants
 
-setup = profiling.default_setup()
+setup = inputs.default_setup()
 print("running:", setup.describe())
-q, k, v = profiling.make_inputs(setup)
+q, k, v = inputs.make_inputs(setup)
 
 # %%
 # Build it, and check against float64
@@ -28,7 +28,7 @@ q, k, v = profiling.make_inputs(setup)
 attn = variants.get("naive_inplace").build(setup.shape[2], setup.device)
 try:
     with torch.no_grad():
-        err = profiling.relative_error(attn(q, k, v), profiling.reference_attention(q, k, v))
+        err = inputs.relative_error(attn(q, k, v), inputs.reference_attention(q, k, v))
     print(f"relative error against float64: {err:.1e}")
 except Exception as exc:
     print("cannot run here:", str(exc).splitlines()[0])
@@ -37,7 +37,7 @@ except Exception as exc:
 # Profile
 # -------
 # Same schedule as every other variant: three warm-up calls, then wait 1, warm-up 1, active 3.
-result = profiling.profile("naive_inplace", setup, save_to=profiling.results_dir())
+result = profiling.profile("naive_inplace", setup, save_to=inputs.results_dir())
 print(report.summary(result))
 
 # %%

@@ -14,11 +14,11 @@ this build's trace says, kernel by kernel.
 # and the times describe the CPU).
 import torch
 
-from attnprof import profiling, report, timeline, variants
+from attnprof import inputs, profiling, report, timeline, variants
 
-setup = profiling.default_setup()
+setup = inputs.default_setup()
 print("running:", setup.describe())
-q, k, v = profiling.make_inputs(setup)
+q, k, v = inputs.make_inputs(setup)
 
 # %%
 # The call, and a check against float64
@@ -28,7 +28,7 @@ q, k, v = profiling.make_inputs(setup)
 try:
     with torch.no_grad():
         out = variants.sdpa_attention(q, k, v, "MATH")
-    err = profiling.relative_error(out, profiling.reference_attention(q, k, v))
+    err = inputs.relative_error(out, inputs.reference_attention(q, k, v))
     print(f"relative error against float64: {err:.1e}")
 except RuntimeError as exc:
     print("this backend cannot run here:", str(exc).splitlines()[0])
@@ -38,7 +38,7 @@ except RuntimeError as exc:
 # -------
 # Watch the number of GPU activities per step, and which ops appear on the CPU lane that the naive code never
 # called.
-result = profiling.profile("sdpa_math", setup, save_to=profiling.results_dir())
+result = profiling.profile("sdpa_math", setup, save_to=inputs.results_dir())
 print(report.summary(result))
 
 # %%

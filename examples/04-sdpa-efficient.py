@@ -14,11 +14,11 @@ GPU generation it was written for.
 # and the times describe the CPU).
 import torch
 
-from attnprof import profiling, report, timeline, variants
+from attnprof import inputs, profiling, report, timeline, variants
 
-setup = profiling.default_setup()
+setup = inputs.default_setup()
 print("running:", setup.describe())
-q, k, v = profiling.make_inputs(setup)
+q, k, v = inputs.make_inputs(setup)
 
 # %%
 # The call, and a check against float64
@@ -27,7 +27,7 @@ q, k, v = profiling.make_inputs(setup)
 try:
     with torch.no_grad():
         out = variants.sdpa_attention(q, k, v, "EFFICIENT_ATTENTION")
-    err = profiling.relative_error(out, profiling.reference_attention(q, k, v))
+    err = inputs.relative_error(out, inputs.reference_attention(q, k, v))
     print(f"relative error against float64: {err:.1e}")
 except RuntimeError as exc:
     print("this backend cannot run here:", str(exc).splitlines()[0])
@@ -36,7 +36,7 @@ except RuntimeError as exc:
 # Profile
 # -------
 # The CPU lane is worth a look too: count the ``aten::transpose`` ops SDPA inserts around the kernel.
-result = profiling.profile("sdpa_efficient", setup, save_to=profiling.results_dir())
+result = profiling.profile("sdpa_efficient", setup, save_to=inputs.results_dir())
 print(report.summary(result))
 
 # %%

@@ -14,11 +14,11 @@ memory, so this should land between the naive code and the fused backends.
 # and the times describe the CPU).
 import torch
 
-from attnprof import profiling, report, timeline, variants
+from attnprof import inputs, profiling, report, timeline, variants
 
-setup = profiling.default_setup()
+setup = inputs.default_setup()
 print("running:", setup.describe())
-q, k, v = profiling.make_inputs(setup)
+q, k, v = inputs.make_inputs(setup)
 
 # %%
 # Build it, and check against float64
@@ -27,7 +27,7 @@ q, k, v = profiling.make_inputs(setup)
 attn = variants.get("compiled_naive").build(setup.shape[2], setup.device)
 try:
     with torch.no_grad():
-        err = profiling.relative_error(attn(q, k, v), profiling.reference_attention(q, k, v))
+        err = inputs.relative_error(attn(q, k, v), inputs.reference_attention(q, k, v))
     print(f"relative error against float64: {err:.1e}")
 except Exception as exc:
     print("cannot run here:", str(exc).splitlines()[0])
@@ -36,7 +36,7 @@ except Exception as exc:
 # Profile
 # -------
 # Warm-up includes compilation.
-result = profiling.profile("compiled_naive", setup, save_to=profiling.results_dir())
+result = profiling.profile("compiled_naive", setup, save_to=inputs.results_dir())
 print(report.summary(result))
 
 # %%

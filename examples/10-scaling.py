@@ -14,9 +14,9 @@ whole score matrix, and those are the ones that run out of it first.
 # On a GPU: batch 8, 16 heads, bfloat16, sequence lengths 512 to 16384, head_dim 64 and 128, eight variants.
 # FlexAttention compiles a new kernel for every shape (seconds each), so it runs at three lengths only. Without a
 # GPU the script runs a tiny sweep on the CPU instead: the same code, but times that describe the CPU.
-from attnprof import profiling, report, scalingplot, sweep
+from attnprof import inputs, report, scalingplot, sweep, sweeprun
 
-config = sweep.default_config()
+config = sweeprun.default_config()
 print(f"device: {config.device}; variants: {', '.join(config.variants)}")
 print(
     f"seq: {list(config.seqs)}; head_dim: {list(config.head_dims)}; batch {config.batch}, {config.heads} heads, "
@@ -31,7 +31,7 @@ if config.compiled_seqs is not None:
 # A bf16 matrix multiply of 8192 x 8192 by 8192 x 8192 is the fastest arithmetic the GPU does; a copy of 2 GiB from
 # device memory to device memory is the fastest it moves bytes (counting what it reads and what it writes).
 # Attention cannot beat either.
-ceilings = sweep.measure_ceilings(config.device)
+ceilings = sweeprun.measure_ceilings(config.device)
 if ceilings is None:
     print("no ceilings on the CPU")
 else:
@@ -45,8 +45,8 @@ else:
 # ---------
 # Two warm-up calls and five to ten timed calls per point, the median kept. A variant that runs out of memory at
 # one length is not tried at longer ones. The result is saved for the guide's pages.
-result = sweep.run_sweep(config, ceilings=ceilings)
-path = sweep.save(result, profiling.results_dir())
+result = sweeprun.run_sweep(config, ceilings=ceilings)
+path = sweep.save(result, inputs.results_dir())
 print(f"{len(result.points)} points in {result.elapsed_s:.1f} s, saved to {path.name}")
 
 # %%

@@ -13,9 +13,9 @@ claims of the guide can be checked without the profiler's own cost mixed in.
 # ------
 # The reference shape in bfloat16 on a GPU; a small shape on the CPU when there is none, where the CUDA-only
 # backends report why they cannot run.
-from attnprof import profiling, report
+from attnprof import inputs, profiling, report
 
-setup = profiling.default_setup()
+setup = inputs.default_setup()
 print("running:", setup.describe())
 
 # %%
@@ -26,7 +26,7 @@ print("running:", setup.describe())
 # the profiler: the time until a call returns (the GPU idle before it) and the forcing context alone; then one
 # profiler session over the same rounds, where the length of each ``<variant>_fwd`` annotation is the profiled
 # CPU time.
-costs = profiling.measure_cpu_costs(profiling.CPU_COST_VARIANTS, setup, save_to=profiling.results_dir())
+costs = profiling.measure_cpu_costs(setup=setup, save_to=inputs.results_dir())
 
 # %%
 # The table

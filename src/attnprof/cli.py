@@ -8,7 +8,7 @@ Usage::
     attnprof sweep [--variants V ...] [--seqs S ...] [--head-dims D ...] [--batch N] [--heads N] [--dtype bf16]
                    [--device cuda|cpu] [--compiled-seqs S ...] [--budget-s SECONDS] [--out FILE]
 
-The device defaults to CUDA when there is one, else the CPU; the shape to :func:`attnprof.profiling.default_setup`'s
+The device defaults to CUDA when there is one, else the CPU; the shape to :func:`attnprof.inputs.default_setup`'s
 (``8,16,1024,64`` on CUDA, ``1,4,256,64`` on the CPU) and the dtype to bf16. A variant that cannot run is a row
 (or a summary) that says why, and the exit status is 0. Bad input (an unknown variant, dtype or device, a malformed
 shape, a device that is not there) prints one line naming the value and what is accepted, and exits with 2.
@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, NoReturn
 
-from . import __version__, profiling, report, results, sweep, variants
+from . import __version__, inputs, profiling, report, results, sweep, sweeprun, variants
 
 #: Exit status for bad input.
 USAGE_ERROR = 2
@@ -57,19 +57,19 @@ def _device(name: str | None) -> str:
 
     if name is None:
         return "cuda" if torch.cuda.is_available() else "cpu"
-    if name not in profiling.DEVICES:
-        raise BadInput(f"unknown device {name!r}; choose one of: {', '.join(profiling.DEVICES)}")
+    if name not in inputs.DEVICES:
+        raise BadInput(f"unknown device {name!r}; choose one of: {', '.join(inputs.DEVICES)}")
     missing = profiling.cuda_missing_reason() if name == "cuda" else None
     if missing:
         raise BadInput(f"device 'cuda' is not available here ({missing}); choose one of: cpu")
     return name
 
 
-def _setup(args: argparse.Namespace) -> profiling.Setup:
+def _setup(args: argparse.Namespace) -> inputs.Setup:
     device = _device(args.device)
-    shape = args.shape if args.shape is not None else profiling.default_setup(device).shape
+    shape = args.shape if args.shape is not None else inputs.default_setup(device).shape
     try:
-        return profiling.make_setup(shape, args.dtype, device)
+        return inputs.make_setup(shape, args.dtype, device)
     except ValueError as exc:
         raise BadInput(str(exc)) from None
 
@@ -104,11 +104,11 @@ def check_variant(name: str, device: str, dtype: str = "bfloat16") -> tuple[str,
     missing = profiling.cuda_missing_reason() if device == "cuda" else None
     if missing:
         return "no_cuda", missing
-    setup = profiling.make_setup(CHECK_SHAPE, dtype, device)
+    setup = inputs.make_setup(CHECK_SHAPE, dtype, device)
     with torch.no_grad(), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            q, k, v_ = profiling.make_inputs(setup)
+            q, k, v_ = inputs.make_inputs(setup)
             v.build(setup.shape[2], device)(q, k, v_)
             if device == "cuda":
                 torch.cuda.synchronize()
@@ -120,7 +120,7 @@ def check_variant(name: str, device: str, dtype: str = "bfloat16") -> tuple[str,
 def cmd_list(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     """``attnprof list``: every variant, where it can run, and whether it runs here."""
     device = _device(args.device)
-    dtype = profiling.default_setup(device).dtype
+    dtype = inputs.default_setup(device).dtype
     rows = []
     notes = []
     for v in variants.VARIANTS.values():
@@ -207,7 +207,7 @@ def cmd_sweep(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     """``attnprof sweep``: time every variant over sequence lengths and head dims."""
     device = _device(args.device)
     try:
-        cfg = sweep.make_config(
+        cfg = sweeprun.make_config(
             _variant_names(_numbers(args.variants) or []) or None,
             _numbers(args.seqs),
             _numbers(args.head_dims),
@@ -224,8 +224,8 @@ def cmd_sweep(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         f"sweep: {len(cfg.variants)} variants, seq {', '.join(map(str, cfg.seqs))}, head_dim "
         f"{', '.join(map(str, cfg.head_dims))}, batch {cfg.batch}, {cfg.heads} heads, {cfg.dtype} on {device}\n"
     )
-    ceilings = sweep.measure_ceilings(device)
-    result = sweep.run_sweep(cfg, ceilings=ceilings, progress=ProgressBar(err))
+    ceilings = sweeprun.measure_ceilings(device)
+    result = sweeprun.run_sweep(cfg, ceilings=ceilings, progress=ProgressBar(err))
     for metric in ("gpu_ms", "tflops"):
         out.write(report.sweep_table(result, metric) + "\n\n")
     out.write(report.sweep_summary(result) + "\n")
@@ -242,7 +242,7 @@ def cmd_sweep(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
 def _add_setup_options(p: argparse.ArgumentParser, *, shape: bool = True) -> None:
     if shape:
         p.add_argument("--shape", help="B,H,S,D (default: 8,16,1024,64 on CUDA, 1,4,256,64 on the CPU)")
-    p.add_argument("--dtype", default=None, help=f"one of: {', '.join(profiling.DTYPE_ALIASES)}")
+    p.add_argument("--dtype", default=None, help=f"one of: {', '.join(inputs.DTYPE_ALIASES)}")
     p.add_argument("--device", default=None, help="cuda or cpu (default: cuda when available)")
 
 

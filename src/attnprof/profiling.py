@@ -21,149 +21,31 @@ import functools
 import os
 import platform
 import statistics
-import tempfile
 import time
 import warnings
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import __version__, results, trace, variants
+from .inputs import Setup, causal_flops, default_setup, make_inputs, reference_attention, relative_error
+from .measure import (
+    PeakMemory,
+    capture_trace,
+    exported,
+    gpu_sleeper,
+    percentile,
+    recording,
+    sync,
+    time_context_us,
+    time_dispatch_us,
+    timed_calls,
+    timer_name,
+)
 from .results import CpuCostRow, CpuCosts, Environment, Result, Timing
 
 if TYPE_CHECKING:
     import torch
-
-#: The article's shape: [batch, heads, seq, head_dim].
-REFERENCE_SHAPE: tuple[int, int, int, int] = (8, 16, 1024, 64)
-#: The shape used when no GPU is there: small enough for a laptop CPU, same head_dim.
-CPU_SHAPE: tuple[int, int, int, int] = (1, 4, 256, 64)
-
-#: Accepted dtype spellings and their canonical names.
-DTYPE_ALIASES: dict[str, str] = {
-    "bf16": "bfloat16",
-    "bfloat16": "bfloat16",
-    "fp16": "float16",
-    "half": "float16",
-    "float16": "float16",
-    "fp32": "float32",
-    "float": "float32",
-    "float32": "float32",
-    "fp64": "float64",
-    "float64": "float64",
-}
-DEVICES = ("cuda", "cpu")
-
-#: Environment variable naming the folder where results are written (the docs build sets it).
-RESULTS_ENV = "ATTNPROF_RESULTS_DIR"
-
-
-@dataclass(frozen=True)
-class Setup:
-    """What to run: shape ``[batch, heads, seq, head_dim]``, dtype name and device."""
-
-    shape: tuple[int, int, int, int]
-    dtype: str
-    device: str
-
-    def describe(self) -> str:
-        """``[8, 16, 1024, 64] bfloat16 on cuda``."""
-        return f"{list(self.shape)} {self.dtype} on {self.device}"
-
-
-def canonical_dtype(name: str) -> str:
-    """``"bf16"`` -> ``"bfloat16"``.
-
-    Raises:
-        ValueError: for an unknown spelling, listing the accepted ones.
-    """
-    try:
-        return DTYPE_ALIASES[str(name).lower()]
-    except KeyError:
-        raise ValueError(f"unknown dtype {name!r}; choose one of: {', '.join(DTYPE_ALIASES)}") from None
-
-
-def parse_shape(text: str | Iterable[int]) -> tuple[int, int, int, int]:
-    """``"8,16,1024,64"`` (or four ints) -> ``(8, 16, 1024, 64)``.
-
-    Raises:
-        ValueError: unless there are exactly four positive integers.
-    """
-    parts = text.replace("x", ",").split(",") if isinstance(text, str) else list(text)
-    try:
-        dims = tuple(int(p) for p in parts)
-    except (TypeError, ValueError):
-        dims = ()
-    if len(dims) != 4 or any(d <= 0 for d in dims):
-        raise ValueError(f"bad shape {text!r}; expected four positive integers B,H,S,D such as 8,16,1024,64")
-    return dims  # type: ignore[return-value]
-
-
-def make_setup(shape: str | Iterable[int], dtype: str = "bfloat16", device: str = "cuda") -> Setup:
-    """Validate and build a :class:`Setup`.
-
-    Raises:
-        ValueError: for a malformed shape, an unknown dtype or an unknown device name.
-    """
-    if device not in DEVICES:
-        raise ValueError(f"unknown device {device!r}; choose one of: {', '.join(DEVICES)}")
-    return Setup(parse_shape(shape), canonical_dtype(dtype), device)
-
-
-def default_setup(device: str | None = None) -> Setup:
-    """The article's shape in bf16 on CUDA when a GPU is there, else :data:`CPU_SHAPE` in bf16 on the CPU."""
-    import torch
-
-    if device is None:
-        device = "cuda" if torch.cuda.is_available() else "cpu"
-    shape = REFERENCE_SHAPE if device == "cuda" else CPU_SHAPE
-    return make_setup(shape, "bfloat16", device)
-
-
-def results_dir(default: str | Path = "attnprof-results") -> Path:
-    """Where results go: ``$ATTNPROF_RESULTS_DIR`` if set (the docs build sets it), else ``default``."""
-    return Path(os.environ.get(RESULTS_ENV) or default)
-
-
-def causal_flops(shape: Iterable[int]) -> float:
-    """Floating-point operations of one causal attention forward, as FlashAttention's benchmarks count them.
-
-    Two matrix products of ``2 * seq * seq * head_dim`` operations per (batch, head), halved because the
-    causal mask leaves half of the score matrix: ``2 * B * H * S * S * D``. Softmax and scaling are not counted.
-    """
-    b, h, s, d = shape
-    return 2.0 * b * h * s * s * d
-
-
-def make_inputs(setup: Setup, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Random ``q, k, v`` (standard normal; never zeros, which can run faster than real data)."""
-    import torch
-
-    gen = torch.Generator(device="cpu").manual_seed(seed)
-    dtype = getattr(torch, setup.dtype)
-    return tuple(  # type: ignore[return-value]
-        torch.randn(setup.shape, generator=gen, dtype=torch.float32).to(device=setup.device, dtype=dtype)
-        for _ in range(3)
-    )
-
-
-def reference_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
-    """Causal attention in float64, written out, as the yardstick for every variant's error."""
-    import torch
-
-    q64, k64, v64 = (t.double() for t in (q, k, v))
-    s = q64.size(-2)
-    scores = q64 @ k64.transpose(-2, -1) / q64.size(-1) ** 0.5
-    mask = torch.ones(s, s, dtype=torch.bool, device=q.device).triu(1)
-    return torch.softmax(scores.masked_fill(mask, float("-inf")), dim=-1) @ v64
-
-
-def relative_error(out: torch.Tensor, ref: torch.Tensor) -> float:
-    """``||out - ref|| / ||ref||`` in float64; NaN anywhere gives NaN."""
-    diff = out.double() - ref
-    return float(diff.norm() / ref.norm())
-
 
 # --- failure as data ------------------------------------------------------------------------------------------------
 
@@ -292,176 +174,34 @@ def environment(device: str, trace_meta: dict[str, Any] | None = None) -> Enviro
     )
 
 
-# --- timing ---------------------------------------------------------------------------------------------------------
-
-
-def _sync(device: str) -> None:
-    if device == "cuda":
-        import torch
-
-        torch.cuda.synchronize()
-
-
-def _percentile(xs: list[float], p: float) -> float:
-    xs = sorted(xs)
-    i = min(len(xs) - 1, max(0, round(p / 100 * (len(xs) - 1))))
-    return xs[i]
-
-
-class GpuSleep:
-    """Queues a GPU-side busy wait of a given length (``torch.cuda._sleep``, calibrated once in microseconds).
-
-    Queued before a timed call, it keeps the GPU busy while the CPU enqueues the whole call, so CUDA events around
-    the call measure the GPU's work alone, not the gaps a slower CPU would leave between launches.
-    """
-
-    def __init__(self) -> None:
-        import torch
-
-        self._sleep = torch.cuda._sleep  # private but long-standing; gpu_sleeper() falls back without it
-        self._sleep(1000)
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        cycles = 2_000_000
-        start.record()
-        self._sleep(cycles)
-        end.record()
-        end.synchronize()
-        self.cycles_per_us = cycles / max(start.elapsed_time(end) * 1e3, 1.0)
-
-    def __call__(self, us: float) -> None:
-        self._sleep(int(self.cycles_per_us * us))
-
-
-def gpu_sleeper(device: str) -> GpuSleep | None:
-    """A :class:`GpuSleep` on CUDA, or ``None`` on the CPU or where this torch has no ``torch.cuda._sleep``."""
-    if device != "cuda":
-        return None
-    try:
-        return GpuSleep()
-    except (AttributeError, RuntimeError):
-        return None
-
-
-def time_gpu_ms(
-    fn: Callable[[], Any],
-    device: str,
-    budget_s: float = 0.25,
-    min_reps: int = 15,
-    sleep: GpuSleep | None = None,
-) -> list[float]:
-    """Per-call times in milliseconds: CUDA events on CUDA, ``perf_counter`` on CPU. Call after warm-up.
-
-    With ``sleep``, a GPU busy-wait three times the previous call's issue time is queued before each start event,
-    so the events time the GPU's execution of the call without CPU launch gaps (see :class:`GpuSleep`); without
-    it they also include whatever time the CPU takes to issue the call. Repeats until ``budget_s`` of measured
-    time or ``min_reps`` calls, whichever is more (at most 500).
-    """
-    import torch
-
-    samples: list[float] = []
-    spent = 0.0
-    issue_us = 1000.0
-    while len(samples) < min_reps or (spent < budget_s * 1e3 and len(samples) < 500):
-        if device == "cuda":
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            if sleep is not None:
-                sleep(min(max(200.0, 3.0 * issue_us), 50_000.0))
-            start.record()
-            t0 = time.perf_counter()
-            fn()
-            issue_us = (time.perf_counter() - t0) * 1e6
-            end.record()
-            end.synchronize()
-            ms = start.elapsed_time(end)
-        else:
-            t0 = time.perf_counter()
-            fn()
-            ms = (time.perf_counter() - t0) * 1e3
-        samples.append(ms)
-        spent += ms
-    return samples
-
-
-def _timer_name(device: str, sleep: GpuSleep | None) -> str:
-    if device != "cuda":
-        return "perf_counter"
-    return "cuda_event_prefilled" if sleep is not None else "cuda_event"
-
-
-def time_dispatch_us(fn: Callable[[], Any], device: str, reps: int = 30) -> list[float]:
-    """CPU time to issue one call, the GPU idle at the start so the launch queue never blocks (microseconds).
-
-    On the CPU there is no queue: this is the whole call.
-    """
-    samples = []
-    for _ in range(reps):
-        _sync(device)
-        t0 = time.perf_counter()
-        fn()
-        samples.append((time.perf_counter() - t0) * 1e6)
-    _sync(device)
-    return samples
-
-
-def time_context_us(backend: str, reps: int = 200) -> list[float]:
-    """CPU cost of entering and leaving ``sdpa_kernel(backend)`` with nothing inside (microseconds)."""
-    from torch.nn.attention import SDPBackend, sdpa_kernel
-
-    b = getattr(SDPBackend, backend)
-    samples = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        with sdpa_kernel(b):
-            pass
-        samples.append((time.perf_counter() - t0) * 1e6)
-    return samples
-
-
-def peak_extra_bytes(fn: Callable[[], Any], device: str) -> int | None:
-    """Peak device memory allocated during one call above what was allocated before it (CUDA only)."""
-    if device != "cuda":
-        return None
-    import torch
-
-    torch.cuda.synchronize()
-    torch.cuda.reset_peak_memory_stats()
-    base = torch.cuda.memory_allocated()
-    out = fn()
-    torch.cuda.synchronize()
-    peak = torch.cuda.max_memory_allocated() - base
-    del out
-    return int(peak)
-
-
 # --- the profiled run -----------------------------------------------------------------------------------------------
 
 
-def _run_profiler(fn: Callable[[], Any], annotation: str, device: str) -> bytes:
-    """Five profiler steps (wait 1, warm-up 1, active 3); returns the exported Chrome trace as bytes."""
-    import torch
-    from torch.profiler import ProfilerActivity, profile, record_function, schedule
-
-    activities = [ProfilerActivity.CPU]
-    if device == "cuda":
-        activities.append(ProfilerActivity.CUDA)
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=".*Profiler clears events.*")
-        with profile(
-            activities=activities,
-            schedule=schedule(wait=1, warmup=1, active=3, repeat=1),
-            record_shapes=True,
-        ) as prof:
-            for _ in range(5):
-                with record_function(annotation):
-                    fn()
-                _sync(device)
-                prof.step()
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "trace.json"
-        prof.export_chrome_trace(str(path))
-        del prof
-        torch.cuda.empty_cache() if device == "cuda" else None
-        return path.read_bytes()
+def _timing(call: Callable[[], Any], v: variants.Variant, setup: Setup, err: float, warmup_s: float,
+            profile_s: float) -> Timing:  # fmt: skip
+    """The measurements taken without the profiler (see the module docstring)."""
+    sleep = gpu_sleeper(setup.device)
+    gpu = timed_calls(call, setup.device, min_reps=15, budget_ms=250.0, sleep=sleep).gpu_ms
+    med = statistics.median(gpu)
+    flops = causal_flops(setup.shape)
+    with PeakMemory(setup.device) as peak:
+        out = call()
+    del out
+    return Timing(
+        gpu_ms_median=med,
+        gpu_ms_p10=percentile(gpu, 10),
+        gpu_ms_p90=percentile(gpu, 90),
+        repetitions=len(gpu),
+        dispatch_us_median=statistics.median(time_dispatch_us(call, setup.device)),
+        context_us_median=statistics.median(time_context_us(v.backend)) if v.backend else None,
+        peak_extra_bytes=peak.bytes,
+        flops=flops,
+        tflops=flops / (med * 1e-3) / 1e12,
+        rel_error=err,
+        timer=timer_name(setup.device, sleep),
+        warmup_s=warmup_s,
+        profile_s=profile_s,
+    )
 
 
 def profile(
@@ -486,8 +226,6 @@ def profile(
     Raises:
         ValueError: for an unknown variant.
     """
-    import json
-
     import torch
 
     v = variants.get(variant)
@@ -517,38 +255,17 @@ def profile(
             t0 = time.perf_counter()
             for _ in range(3):
                 out = call()
-            _sync(setup.device)
+            sync(setup.device)
             warmup_s = time.perf_counter() - t0
             err = relative_error(out, reference_attention(q, k, v_))
             del out
 
             t0 = time.perf_counter()
-            trace_bytes = _run_profiler(call, v.annotation, setup.device)
-            parsed = json.loads(trace_bytes)
+            trace_bytes, parsed = capture_trace(call, v.annotation, setup.device)
             steps = trace.parse_trace(parsed, v.annotation)
             profile_s = time.perf_counter() - t0
 
-            timing = None
-            if measure:
-                sleep = gpu_sleeper(setup.device)
-                gpu = time_gpu_ms(call, setup.device, sleep=sleep)
-                med = statistics.median(gpu)
-                flops = causal_flops(setup.shape)
-                timing = Timing(
-                    gpu_ms_median=med,
-                    gpu_ms_p10=_percentile(gpu, 10),
-                    gpu_ms_p90=_percentile(gpu, 90),
-                    repetitions=len(gpu),
-                    dispatch_us_median=statistics.median(time_dispatch_us(call, setup.device)),
-                    context_us_median=statistics.median(time_context_us(v.backend)) if v.backend else None,
-                    peak_extra_bytes=peak_extra_bytes(call, setup.device),
-                    flops=flops,
-                    tflops=flops / (med * 1e-3) / 1e12,
-                    rel_error=err,
-                    timer=_timer_name(setup.device, sleep),
-                    warmup_s=warmup_s,
-                    profile_s=profile_s,
-                )
+            timing = _timing(call, v, setup, err, warmup_s, profile_s) if measure else None
         except Exception as exc:  # failure is data: the result says why
             status, reason = failure(exc, caught, v, setup.device)
             if setup.device == "cuda":
@@ -575,12 +292,8 @@ def profile_all(
     return [profile(n, setup, save_to=save_to) for n in (names or variants.VARIANTS)]
 
 
-#: The SDPA backends whose CPU cost the guide compares (the article's three, and SDPA's own choice).
-CPU_COST_VARIANTS: tuple[str, ...] = ("sdpa_efficient", "sdpa_flash", "sdpa_cudnn", "sdpa_auto")
-
-
 def measure_cpu_costs(
-    names: Iterable[str] = CPU_COST_VARIANTS,
+    names: Iterable[str] | None = None,
     setup: Setup | None = None,
     *,
     rounds: int = 10,
@@ -597,15 +310,14 @@ def measure_cpu_costs(
     as in :func:`profile`) runs the same rounds with ``profiled_calls`` calls per variant, each inside
     ``record_function("<variant>_fwd")``; the annotation lengths are the profiled CPU times. Medians are reported.
 
-    A variant that cannot run gets a row saying why; it never stops the others. Bad names raise ``ValueError``.
+    ``names`` defaults to the variants the registry marks for this comparison (``Variant.cpu_cost``: the
+    article's three fused backends and SDPA's own choice). A variant that cannot run gets a row saying why; it never
+    stops the others. Bad names raise ``ValueError``.
     """
-    import json
-
     import torch
-    from torch.profiler import ProfilerActivity, record_function
-    from torch.profiler import profile as torch_profile
+    from torch.profiler import record_function
 
-    chosen = [variants.get(n) for n in names]
+    chosen = [variants.get(n) for n in (variants.names(cpu_cost=True) if names is None else names)]
     setup = setup or default_setup()
     rows = {v.name: CpuCostRow(v.name, "ok") for v in chosen}
     calls_of: dict[str, Callable[[], Any]] = {}
@@ -622,7 +334,7 @@ def measure_cpu_costs(
                     fn = v.build(setup.shape[2], setup.device)
                     for _ in range(3):
                         fn(q, k, v_)
-                    _sync(setup.device)
+                    sync(setup.device)
                     calls_of[v.name] = functools.partial(fn, q, k, v_)
                 except Exception as exc:  # failure is data: the row says why
                     status, reason = failure(exc, caught, v, setup.device)
@@ -638,20 +350,14 @@ def measure_cpu_costs(
                     context[n] += time_context_us(backend, reps=calls)
         profiled: dict[str, list[float]] = {n: [] for n in live}
         if live:
-            activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if setup.device == "cuda" else [])
-            with warnings.catch_warnings():
-                warnings.filterwarnings("ignore", message=".*Profiler clears events.*")
-                with torch_profile(activities=activities, record_shapes=True) as prof:
-                    for r in range(rounds):
-                        for n in live[r % len(live) :] + live[: r % len(live)]:
-                            for _ in range(profiled_calls):
-                                with record_function(variants.get(n).annotation):
-                                    calls_of[n]()
-                                _sync(setup.device)
-            with tempfile.TemporaryDirectory() as tmp:
-                path = Path(tmp) / "trace.json"
-                prof.export_chrome_trace(str(path))
-                parsed = json.loads(path.read_text(encoding="utf-8"))
+            with recording(setup.device) as prof:
+                for r in range(rounds):
+                    for n in live[r % len(live) :] + live[: r % len(live)]:
+                        for _ in range(profiled_calls):
+                            with record_function(variants.get(n).annotation):
+                                calls_of[n]()
+                            sync(setup.device)
+            _, parsed = exported(prof)
             for n in live:
                 profiled[n] = [s.cpu_time_us for s in trace.parse_trace(parsed, variants.get(n).annotation)]
     for n in live:

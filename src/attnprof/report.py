@@ -1,20 +1,16 @@
 """Plain-text views of results, for the terminal and the gallery scripts' printed output.
 
-The docs render the same data as docutils tables (:mod:`attnprof.sphinxext`); both go through
-:func:`attnprof.trace.kernel_table` and :func:`summary_row`, so the numbers agree everywhere.
+Rendering only: the figures come from :mod:`attnprof.analysis`, the same analysis the pages render as docutils
+tables (:mod:`attnprof.sphinxext`), so the numbers agree everywhere.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from . import trace
+from .analysis import Analysis, analyse, cpu_cost
 from .results import CpuCosts, Result
-
-if TYPE_CHECKING:
-    from .sweep import Sweep
+from .sweep import METRICS, Sweep
 
 
 def _fmt(x: float | None, spec: str, none: str = "-") -> str:
@@ -29,11 +25,17 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
     return "\n".join([line(headers), line(["-" * w for w in widths]), *(line(r) for r in rows)])
 
 
-def kernel_table(result: Result, width: int = 48) -> str:
+def _analysed(result: Result | Analysis) -> Analysis:
+    return result if isinstance(result, Analysis) else analyse(result)
+
+
+def kernel_table(result: Result | Analysis, width: int = 48) -> str:
     """One row per distinct GPU activity of the active steps: what the kernel table on the site shows."""
+    a = _analysed(result)
+    result = a.result
     if not result.ok:
         return f"{result.variant}: {result.status} - {result.reason}"
-    rows = trace.kernel_table(result.steps, result.device_properties)
+    rows = a.rows
     if not rows:
         return f"{result.variant}: no GPU activity recorded (device: {result.device})"
     body = []
@@ -58,55 +60,14 @@ def kernel_table(result: Result, width: int = 48) -> str:
     return table(headers, body)
 
 
-@dataclass
-class SummaryRow:
-    """The at-a-glance figures of one result (all ``None`` when the variant did not run)."""
-
-    variant: str
-    status: str
-    reason: str | None
-    activities_per_step: float | None = None
-    kernels_per_step: float | None = None
-    gpu_ms: float | None = None
-    cpu_us: float | None = None
-    dispatch_us: float | None = None
-    tflops: float | None = None
-    peak_mib: float | None = None
-    rel_error: float | None = None
-    main_kernel: str | None = None
-
-
-def summary_row(result: Result) -> SummaryRow:
-    """Collapse a result to the figures of the comparison table (means over the active steps)."""
-    row = SummaryRow(result.variant, result.status, result.reason)
-    if not result.ok or not result.steps:
-        return row
-    n = len(result.steps)
-    row.activities_per_step = sum(len(s.activities) for s in result.steps) / n
-    row.kernels_per_step = sum(len(s.kernels) for s in result.steps) / n
-    row.cpu_us = sum(s.cpu_time_us for s in result.steps) / n
-    kt = trace.kernel_table(result.steps, result.device_properties)
-    kernels = [r for r in kt if r.kind == "kernel"]
-    if kernels:
-        row.main_kernel = max(kernels, key=lambda r: r.total_us).info.short
-    t = result.timing
-    if t is not None:
-        row.gpu_ms, row.dispatch_us, row.tflops, row.rel_error = (
-            t.gpu_ms_median,
-            t.dispatch_us_median,
-            t.tflops,
-            t.rel_error,
-        )
-        row.peak_mib = None if t.peak_extra_bytes is None else t.peak_extra_bytes / 2**20
-    return row
-
-
-def summary(result: Result) -> str:
+def summary(result: Result | Analysis) -> str:
     """Two or three lines: what ran, and its headline figures (or why it could not run)."""
+    a = _analysed(result)
+    result = a.result
     head = f"{result.variant}: {list(result.shape)} {result.dtype} on {result.device}"
     if not result.ok:
         return f"{head}\n  could not run ({result.status}): {result.reason}"
-    r = summary_row(result)
+    r = a.summary
     t = result.timing
     timer = "perf_counter" if t is None or t.timer == "perf_counter" else "CUDA events"
     lines = [
@@ -123,11 +84,12 @@ def summary(result: Result) -> str:
     return "\n".join(lines)
 
 
-def compare_table(results: Iterable[Result]) -> str:
+def compare_table(results: Iterable[Result | Analysis]) -> str:
     """One line per result with the at-a-glance figures."""
     body = []
-    for res in results:
-        r = summary_row(res)
+    for item in results:
+        a = _analysed(item)
+        r, res = a.summary, a.result
         if not res.ok:
             body.append([r.variant, res.status, *["-"] * 7, (r.reason or "")[:60]])
             continue
@@ -169,8 +131,6 @@ def sweep_table(sweep: Sweep, metric: str = "gpu_ms", head_dim: int | None = Non
     A point that did not run shows its status (``OOM``, ``unsupported``, ...); a point the sweep did not plan
     (a compiled variant between its few sequence lengths) shows ``-``. The reasons follow the table.
     """
-    from .sweep import METRICS
-
     if metric not in METRICS:
         raise ValueError(f"unknown metric {metric!r}; choose one of: {', '.join(METRICS)}")
     spec = {"gpu_ms": ".4g", "tflops": ".3g", "peak_mib": ".0f", "dispatch_us": ".0f"}[metric]
@@ -250,7 +210,7 @@ def cpu_cost_table(costs: CpuCosts) -> str:
         if r.status != "ok":
             body.append([r.variant, r.status, "-", "-", "-", "-", (r.reason or "")[:60]])
             continue
-        share = 1 - r.dispatch_us / r.profiled_us if r.profiled_us and r.dispatch_us is not None else None
+        share = cpu_cost(r.variant, None, r).profiler_share
         body.append(
             [
                 r.variant,

@@ -33,6 +33,8 @@ from __future__ import annotations
 import dataclasses
 import gzip
 import json
+import math
+import os
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -78,12 +80,7 @@ class GpuActivity:
     @property
     def threads_per_block(self) -> int | None:
         """Threads in one block (``block`` multiplied out), or ``None`` for non-kernels."""
-        if not self.block:
-            return None
-        n = 1
-        for d in self.block:
-            n *= d
-        return n
+        return math.prod(self.block) if self.block else None
 
 
 @dataclass
@@ -137,7 +134,7 @@ class Timing:
             (``None`` for variants that force nothing).
         peak_extra_bytes: Peak device memory allocated during one call, above what was allocated before it
             (``None`` on CPU, where PyTorch keeps no such counter).
-        flops: Floating-point operations of one causal forward call (see :func:`attnprof.profiling.causal_flops`).
+        flops: Floating-point operations of one causal forward call (see :func:`attnprof.inputs.causal_flops`).
         tflops: ``flops`` / median time.
         rel_error: ``||out - ref|| / ||ref||`` against a float64 reference.
         timer: ``"cuda_event_prefilled"`` (CUDA events with a GPU busy-wait queued first, so they time the GPU's
@@ -282,7 +279,7 @@ def write_if_changed(path: Path, data: bytes) -> bool:
     if path.exists() and path.read_bytes() == data:
         return False
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")  # parallel builds may write the same file
     tmp.write_bytes(data)
     tmp.replace(path)
     return True

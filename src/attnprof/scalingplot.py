@@ -5,26 +5,21 @@ slope 2, and a dotted reference line of that slope is drawn beside it. Points th
 an out-of-memory point is an ``x`` at the top edge of the plot, any other point that did not run (not supported,
 failed, skipped) a hollow circle there, both in the variant's color, with legend entries saying which is which.
 
-Words in the picture (axis labels, legend, title) come from :mod:`attnprof.labels` in the requested language.
-Japanese needs a font with Japanese glyphs: an installed one (IPAexGothic, Noto Sans CJK JP, ...), or the one the
-optional package ``matplotlib-fontja`` ships, registered without changing matplotlib's defaults. Without any, the
-picture's words fall back to English rather than showing empty boxes.
+Words in the picture (axis labels, legend, title) come from :mod:`attnprof.words` in the requested language, or
+in English where no Japanese font is installed (:func:`attnprof.pictures.picture_language`).
 
 matplotlib is imported inside the functions only, so importing this module costs nothing.
 """
 
 from __future__ import annotations
 
-import importlib.util
-import io
-import os
 import unicodedata
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import labels
+from . import pictures, words
+from .results import write_if_changed
 from .sweep import METRICS, Sweep
 
 if TYPE_CHECKING:
@@ -44,39 +39,12 @@ VARIANT_COLORS: dict[str, str] = {
 }
 #: Metrics drawn on a logarithmic y axis (the others start at zero).
 LOG_METRICS = ("gpu_ms", "dispatch_us", "peak_mib")
-DPI = 160
 FIGSIZE = (8.6, 4.6)
-
-#: Font families known to carry Japanese glyphs, tried in this order.
-CJK_FONTS = ("IPAexGothic", "Noto Sans CJK JP", "Noto Sans JP", "Source Han Sans JP", "IPAGothic", "TakaoGothic",
-             "VL Gothic", "Hiragino Sans", "Yu Gothic", "Meiryo", "MS Gothic", "WenQuanYi Zen Hei")  # fmt: skip
 
 
 def code_mtime_ns() -> int:
-    """The newest modification time of the code that decides a picture's bytes (this module and the labels)."""
-    return max(Path(__file__).stat().st_mtime_ns, Path(labels.__file__).stat().st_mtime_ns)
-
-
-@cache
-def cjk_font() -> str | None:
-    """The family of a font with Japanese glyphs that matplotlib can use, registering ``matplotlib-fontja``'s."""
-    from matplotlib import font_manager
-
-    spec = importlib.util.find_spec("matplotlib_fontja")
-    if spec is not None and spec.origin:
-        ttf = Path(spec.origin).parent / "fonts" / "ipaexg.ttf"
-        if ttf.exists():
-            font_manager.fontManager.addfont(str(ttf))
-    installed = {f.name for f in font_manager.fontManager.ttflist}
-    return next((name for name in CJK_FONTS if name in installed), None)
-
-
-def picture_language(language: str | None) -> str:
-    """The language the picture's words can be written in here: ``language``, or English without the glyphs."""
-    lang = (language or labels.LANGUAGES[0]).replace("-", "_").split("_")[0]
-    if lang == "ja" and cjk_font() is None:
-        return "en"
-    return lang
+    """The newest modification time of the code that decides a plot's bytes."""
+    return pictures.code_mtime_ns(__file__)
 
 
 def metric_words(sweep: Sweep, metric: str, language: str | None) -> str:
@@ -84,13 +52,13 @@ def metric_words(sweep: Sweep, metric: str, language: str | None) -> str:
     if metric not in METRICS:
         raise ValueError(f"unknown metric {metric!r}; choose one of: {', '.join(METRICS)}")
     key = "cpu_ms" if metric == "gpu_ms" and sweep.device == "cpu" else metric
-    return labels.label(f"scaling.metric.{key}", language)
+    return words.text(f"scaling.metric.{key}", language)
 
 
 def summary(sweep: Sweep, metric: str, head_dim: int, language: str | None = None) -> str:
     """What the plot shows, in one sentence (alt text when the page gives no caption)."""
     failed = sum(1 for p in sweep.points if p.head_dim == head_dim and not p.ok)
-    return labels.label(
+    return words.text(
         "scaling.summary",
         language,
         metric=metric_words(sweep, metric, language),
@@ -130,7 +98,9 @@ def _draw(fig: Figure, sweep: Sweep, metric: str, head_dim: int, language: str) 
     from matplotlib.lines import Line2D
     from matplotlib.transforms import blended_transform_factory
 
-    words = lambda key, **kw: labels.label(key, language, **kw)  # noqa: E731
+    def say(key: str, **fields: object) -> str:
+        return words.text(key, language, **fields)
+
     ax = fig.add_axes((0.09, 0.13, 0.62, 0.76))
     series = _series(sweep, metric, head_dim)
     log_y = metric in LOG_METRICS
@@ -140,11 +110,11 @@ def _draw(fig: Figure, sweep: Sweep, metric: str, head_dim: int, language: str) 
     ax.set_xticks(sweep.seqs, [str(s) for s in sweep.seqs])
     ax.minorticks_off() if not log_y else ax.xaxis.set_minor_locator(_no_minor())
     ax.set_xlim(min(sweep.seqs) / 2**0.35, max(sweep.seqs) * 2**0.35)
-    ax.set_xlabel(words("scaling.axis.seq"))
+    ax.set_xlabel(say("scaling.axis.seq"))
     ax.set_ylabel(metric_words(sweep, metric, language))
     ax.grid(True, which="major", color="#DDDDDD", linewidth=0.6)
     ax.set_axisbelow(True)
-    title = words("scaling.title", head_dim=head_dim, batch=sweep.batch, heads=sweep.heads, dtype=sweep.dtype,
+    title = say("scaling.title", head_dim=head_dim, batch=sweep.batch, heads=sweep.heads, dtype=sweep.dtype,
                   device=sweep.environment.device_name)  # fmt: skip
     ax.set_title(title, fontsize=9, loc="left")
 
@@ -163,7 +133,7 @@ def _draw(fig: Figure, sweep: Sweep, metric: str, head_dim: int, language: str) 
         else:
             handles.append(Line2D([], [], **style))
     if not values:
-        ax.text(0.5, 0.5, _wrap(words("scaling.no_data"), 60), transform=ax.transAxes, ha="center", va="center",
+        ax.text(0.5, 0.5, _wrap(say("scaling.no_data"), 60), transform=ax.transAxes, ha="center", va="center",
                 fontsize=9, color="#555555")  # fmt: skip
         ax.set_yticks([])
         ax.yaxis.set_minor_locator(_no_minor())
@@ -189,14 +159,14 @@ def _draw(fig: Figure, sweep: Sweep, metric: str, head_dim: int, language: str) 
     extra = []
     if any(s.oom for s in series):
         extra.append(Line2D([], [], linestyle="none", marker="x", markersize=7, markeredgewidth=1.8, color="#333333",
-                            label=words("scaling.legend.oom")))  # fmt: skip
+                            label=say("scaling.legend.oom")))  # fmt: skip
     if any(s.not_run for s in series):
         extra.append(Line2D([], [], linestyle="none", marker="o", markersize=6, markerfacecolor="none",
-                            markeredgewidth=1.4, color="#333333", label=words("scaling.legend.not_run")))  # fmt: skip
+                            markeredgewidth=1.4, color="#333333", label=say("scaling.legend.not_run")))  # fmt: skip
     if values and metric in ("gpu_ms", "peak_mib"):
-        extra.append(_reference(ax, series, 2, words("scaling.legend.quadratic")))
+        extra.append(_reference(ax, series, 2, say("scaling.legend.quadratic")))
     if values and metric == "peak_mib":
-        extra.append(_reference(ax, series, 1, words("scaling.legend.linear"), dashes=(1, 3)))
+        extra.append(_reference(ax, series, 1, say("scaling.legend.linear"), dashes=(1, 3)))
     fig.legend(handles=handles + extra, loc="center left", bbox_to_anchor=(0.725, 0.5), fontsize=8, frameon=False)
 
 
@@ -237,44 +207,20 @@ def _reference(ax, series: list[_Series], power: int, text: str, dashes: tuple[i
     return line
 
 
-def picture_rc(language: str) -> dict[str, object]:
-    """matplotlib settings for a picture in ``language``: a Japanese font after DejaVu Sans when one is there."""
-    family: list[str] = ["DejaVu Sans"]
-    if language == "ja" and cjk_font():
-        family.append(cjk_font())  # type: ignore[arg-type]
-    return {"font.family": family, "svg.hashsalt": "attnprof"}
-
-
 def png_bytes(sweep: Sweep, metric: str, head_dim: int, language: str | None = "en") -> bytes:
-    """The plot as PNG bytes (Agg, :data:`DPI`, no timestamps: the same inputs give the same bytes).
+    """The plot as PNG bytes (:data:`attnprof.pictures.DPI`, no timestamps: the same inputs give the same bytes).
 
     Raises:
         ValueError: for an unknown metric.
     """
-    import matplotlib
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
     metric_words(sweep, metric, "en")  # validates the metric
-    lang = picture_language(language)
-    with matplotlib.rc_context(picture_rc(lang)):
-        fig = Figure(figsize=FIGSIZE, dpi=DPI)
-        FigureCanvasAgg(fig)
-        _draw(fig, sweep, metric, head_dim, lang)
-        buf = io.BytesIO()
-        fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
-    return buf.getvalue()
+    lang = pictures.picture_language(language)
+    return pictures.png_bytes(lambda fig: _draw(fig, sweep, metric, head_dim, lang), FIGSIZE, lang)
 
 
 def render(sweep: Sweep, metric: str, head_dim: int, path: str | Path, language: str | None = "en") -> str:
     """Write the plot to ``path`` (only when its bytes change); returns :func:`summary` in ``language``."""
-    data = png_bytes(sweep, metric, head_dim, language)
-    path = Path(path)
-    if not (path.exists() and path.read_bytes() == data):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        tmp.write_bytes(data)
-        tmp.replace(path)
+    write_if_changed(Path(path), png_bytes(sweep, metric, head_dim, language))
     return summary(sweep, metric, head_dim, language)
 
 
@@ -287,12 +233,7 @@ def figure(sweep: Sweep, metric: str = "gpu_ms", head_dim: int | None = None, la
         head_dim: The head_dim to draw; the sweep's first when ``None``.
         language: Language of the words in the picture.
     """
-    import matplotlib
-    import matplotlib.pyplot as plt
-
     metric_words(sweep, metric, "en")
-    lang = picture_language(language)
-    with matplotlib.rc_context(picture_rc(lang)):
-        fig = plt.figure(figsize=FIGSIZE, dpi=100)
-        _draw(fig, sweep, metric, sweep.head_dims[0] if head_dim is None else head_dim, lang)
-    return fig
+    lang = pictures.picture_language(language)
+    dim = sweep.head_dims[0] if head_dim is None else head_dim
+    return pictures.pyplot_figure(lambda fig: _draw(fig, sweep, metric, dim, lang), FIGSIZE, lang, dpi=100)

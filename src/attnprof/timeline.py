@@ -14,14 +14,12 @@ matplotlib is imported inside the functions only, so importing this module costs
 
 from __future__ import annotations
 
-import io
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import kernels, labels
-from .results import CpuOp, GpuActivity, Result, StepTrace
+from . import kernels, pictures, words
+from .results import CpuOp, GpuActivity, Result, StepTrace, write_if_changed
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -49,8 +47,6 @@ CPU_COLORS: tuple[str, ...] = ("#9FB4CC", "#B7C8DB", "#CCD8E6", "#DFE7F0")
 RUNTIME_COLOR = "#4D4D4D"
 LAUNCH_LINE_COLOR = "#555555"
 
-#: Dots per inch of the PNG files (hi-dpi screens get sharp text).
-DPI = 160
 #: Figure width in inches.
 WIDTH_IN = 12.0
 
@@ -123,18 +119,17 @@ def pick_step(result: Result, step: int | None = None) -> StepTrace:
 
 
 def _layout(result: Result, step: int | None, language: str | None = None) -> _Layout:
-    words = lambda key, **kw: labels.label(key, language, **kw)  # noqa: E731
     head = f"{result.variant}, {list(result.shape)} {result.dtype} ({result.device})"
     if not result.ok or not result.steps:
         msg = f"{result.variant} did not run ({result.status}): {result.reason or 'no steps recorded'}"
-        return _Layout(head, msg, [], [], [], 1.0, message=msg, language=language or labels.LANGUAGES[0])
+        return _Layout(head, msg, [], [], [], 1.0, message=msg, language=words.language(language))
     st = pick_step(result, step)
 
     # CPU ops by depth; runtime and driver calls on a row of their own
     cpu_ops = [op for op in st.cpu_ops if op.category not in _RUNTIME_CATEGORIES]
     runtime_ops = [op for op in st.cpu_ops if op.category in _RUNTIME_CATEGORIES]
     depths = sorted({op.depth for op in cpu_ops})
-    rows: list[_Row] = [_Row(words("timeline.row.cpu", depth=d)) for d in depths]
+    rows: list[_Row] = [_Row(words.text("timeline.row.cpu", language, depth=d)) for d in depths]
     depth_row = {d: i for i, d in enumerate(depths)}
     for op in cpu_ops:
         color = CPU_COLORS[min(op.depth, len(CPU_COLORS) - 1)]
@@ -144,14 +139,14 @@ def _layout(result: Result, step: int | None, language: str | None = None) -> _L
     runtime_row = None
     if launches:
         runtime_row = len(rows)
-        rows.append(_Row(words("timeline.row.runtime")))
+        rows.append(_Row(words.text("timeline.row.runtime", language)))
         rows[runtime_row].bars.extend(launches)
 
     streams = sorted({a.stream if a.stream is not None else -1 for a in st.activities})
     stream_row = {}
     for s in streams:
         stream_row[s] = len(rows)
-        rows.append(_Row("GPU" if s == -1 else words("timeline.row.stream", stream=s), gpu=True))
+        rows.append(_Row("GPU" if s == -1 else words.text("timeline.row.stream", language, stream=s), gpu=True))
     links = []
     families: list[str] = []
     for a in st.activities:
@@ -177,8 +172,8 @@ def _layout(result: Result, step: int | None, language: str | None = None) -> _L
             f"Timeline of {result.variant}, profiler step {st.index}: {len(st.cpu_ops)} CPU events and no GPU "
             f"activity (run on {result.device}); the annotated call took {st.cpu_time_us:.0f} µs."
         )
-    title = f"{head}, {words('timeline.step', step=st.index)}"
-    return _Layout(title, summary, rows, links, families, span, language=language or labels.LANGUAGES[0])
+    title = f"{head}, {words.text('timeline.step', language, step=st.index)}"
+    return _Layout(title, summary, rows, links, families, span, language=words.language(language))
 
 
 def _op_label(op: CpuOp) -> str:
@@ -257,14 +252,14 @@ def _draw(fig: Figure, layout: _Layout) -> None:
     ax.set_yticks(range(len(layout.rows)), [row.name for row in layout.rows], fontsize=8)
     ax.tick_params(axis="y", length=0)
     ax.tick_params(axis="x", labelsize=8)
-    ax.set_xlabel(labels.label("timeline.xlabel", layout.language), fontsize=8)
+    ax.set_xlabel(words.text("timeline.xlabel", layout.language), fontsize=8)
     for side in ("top", "right", "left"):
         ax.spines[side].set_visible(False)
     ax.grid(axis="x", color="#E5E5E5", linewidth=0.6)
     ax.set_axisbelow(True)
     handles = [
-        Patch(color=CPU_COLORS[0], label=labels.label("timeline.legend.cpu", layout.language)),
-        Patch(color=RUNTIME_COLOR, label=labels.label("timeline.legend.runtime", layout.language)),
+        Patch(color=CPU_COLORS[0], label=words.text("timeline.legend.cpu", layout.language)),
+        Patch(color=RUNTIME_COLOR, label=words.text("timeline.legend.runtime", layout.language)),
     ]
     handles += [Patch(color=FAMILY_COLORS[f], label=f) for f in layout.families]
     fig.legend(handles=handles, loc="lower left", bbox_to_anchor=(_LEFT, 0.05 / height_in), ncol=_LEGEND_COLUMNS,
@@ -276,12 +271,10 @@ def summary(result: Result, step: int | None = None) -> str:
     return _layout(result, step).summary
 
 
-def _picture(result: Result, step: int | None, language: str | None) -> tuple[_Layout, dict[str, object]]:
-    """The layout with words in ``language`` (English where no Japanese font is installed) and its rc settings."""
-    from .scalingplot import picture_language, picture_rc
-
-    lang = picture_language(language)
-    return _layout(result, step, lang), picture_rc(lang)
+def _picture(result: Result, step: int | None, language: str | None) -> tuple[_Layout, str]:
+    """The layout with words in the language a picture can use here (English where no Japanese font is installed)."""
+    lang = pictures.picture_language(language)
+    return _layout(result, step, lang), lang
 
 
 def figure(result: Result, step: int | None = None, language: str | None = None) -> Figure:
@@ -297,30 +290,14 @@ def figure(result: Result, step: int | None = None, language: str | None = None)
     Returns:
         The figure.
     """
-    import matplotlib
-    import matplotlib.pyplot as plt
-
-    layout, rc = _picture(result, step, language)
-    with matplotlib.rc_context(rc):
-        fig = plt.figure(figsize=_figsize(layout), dpi=DPI)
-        _draw(fig, layout)
-    return fig
+    layout, lang = _picture(result, step, language)
+    return pictures.pyplot_figure(lambda fig: _draw(fig, layout), _figsize(layout), lang)
 
 
 def png_bytes(result: Result, step: int | None = None, language: str | None = None) -> tuple[bytes, str]:
-    """The PNG of one step (Agg, :data:`DPI` dots per inch, no timestamps) and its one-sentence summary."""
-    import matplotlib
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    layout, rc = _picture(result, step, language)
-    with matplotlib.rc_context(rc):
-        fig = Figure(figsize=_figsize(layout), dpi=DPI)
-        FigureCanvasAgg(fig)
-        _draw(fig, layout)
-        buf = io.BytesIO()
-        fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
-    return buf.getvalue(), layout.summary
+    """The PNG of one step (:data:`attnprof.pictures.DPI` dots per inch, no timestamps) and its summary."""
+    layout, lang = _picture(result, step, language)
+    return pictures.png_bytes(lambda fig: _draw(fig, layout), _figsize(layout), lang), layout.summary
 
 
 def render(result: Result, path: str | Path, step: int | None = None, language: str | None = None) -> str:
@@ -339,10 +316,10 @@ def render(result: Result, path: str | Path, step: int | None = None, language: 
         What the picture shows, in one sentence (usable as alt text).
     """
     data, summary = png_bytes(result, step, language)
-    path = Path(path)
-    if not (path.exists() and path.read_bytes() == data):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        tmp.write_bytes(data)
-        tmp.replace(path)
+    write_if_changed(Path(path), data)
     return summary
+
+
+def code_mtime_ns() -> int:
+    """The newest modification time of the code that decides a timeline's bytes."""
+    return pictures.code_mtime_ns(__file__)

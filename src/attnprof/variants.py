@@ -134,6 +134,12 @@ class Variant:
         requirements: Other limits, in words (head_dim, GPU generation, compiler).
         backend: The forced ``SDPBackend`` name, or ``None``.
         compiled: True if the first call compiles (``torch.compile``); its warm-up takes seconds.
+        short: The name sentences use for it (``"flash"``, ``"cuDNN"``).
+        sdpa_family: For a variant that forces an SDPA backend, that backend's family as the trace shows it
+            (``"flash"``, ``"mem_efficient"``, ``"cudnn"``, ``"math"``; see :func:`by_sdpa_family`); else ``None``.
+        materializes_scores: Writes the whole ``[seq, seq]`` score matrix to device memory.
+        fused: One of the three fused SDPA backends the reference article compares.
+        cpu_cost: Measured in the side-by-side CPU-cost comparison (:func:`attnprof.profiling.measure_cpu_costs`).
     """
 
     name: str
@@ -145,6 +151,11 @@ class Variant:
     prepare: Callable[[int, str], Attention]
     backend: str | None = None
     compiled: bool = False
+    short: str = ""
+    sdpa_family: str | None = None
+    materializes_scores: bool = False
+    fused: bool = False
+    cpu_cost: bool = False
 
     @property
     def annotation(self) -> str:
@@ -171,6 +182,8 @@ VARIANTS: dict[str, Variant] = {
             _FLOATS,
             "none beyond memory: it materialises the [seq, seq] score matrix several times",
             _prepare_naive,
+            short="naive",
+            materializes_scores=True,
         ),
         Variant(
             "naive_inplace",
@@ -180,6 +193,8 @@ VARIANTS: dict[str, Variant] = {
             _FLOATS,
             "none beyond memory; in place is safe only without autograd",
             _prepare_naive_inplace,
+            short="in-place",
+            materializes_scores=True,
         ),
         Variant(
             "sdpa_math",
@@ -190,6 +205,9 @@ VARIANTS: dict[str, Variant] = {
             "none; it is the fallback that always runs",
             _prepare_sdpa("MATH"),
             backend="MATH",
+            short="math",
+            sdpa_family="math",
+            materializes_scores=True,
         ),
         Variant(
             "sdpa_efficient",
@@ -200,6 +218,10 @@ VARIANTS: dict[str, Variant] = {
             "CUDA only",
             _prepare_sdpa("EFFICIENT_ATTENTION"),
             backend="EFFICIENT_ATTENTION",
+            short="efficient",
+            sdpa_family="mem_efficient",
+            fused=True,
+            cpu_cost=True,
         ),
         Variant(
             "sdpa_flash",
@@ -211,6 +233,10 @@ VARIANTS: dict[str, Variant] = {
             "CUDA: compute capability >= 8.0, float16/bfloat16, head_dim <= 256; CPU: a separate C++ kernel",
             _prepare_sdpa("FLASH_ATTENTION"),
             backend="FLASH_ATTENTION",
+            short="flash",
+            sdpa_family="flash",
+            fused=True,
+            cpu_cost=True,
         ),
         Variant(
             "sdpa_cudnn",
@@ -221,6 +247,10 @@ VARIANTS: dict[str, Variant] = {
             "CUDA with cuDNN >= 9, compute capability >= 8.0, head_dim <= 256",
             _prepare_sdpa("CUDNN_ATTENTION"),
             backend="CUDNN_ATTENTION",
+            short="cuDNN",
+            sdpa_family="cudnn",
+            fused=True,
+            cpu_cost=True,
         ),
         Variant(
             "sdpa_auto",
@@ -230,6 +260,8 @@ VARIANTS: dict[str, Variant] = {
             _FLOATS,
             "none",
             _prepare_sdpa(None),
+            short="SDPA's choice",
+            cpu_cost=True,
         ),
         Variant(
             "flex",
@@ -241,6 +273,7 @@ VARIANTS: dict[str, Variant] = {
             "torch >= 2.5 and a working torch.compile (Triton on CUDA, a C++ compiler on CPU)",
             _prepare_flex,
             compiled=True,
+            short="flex",
         ),
         Variant(
             "compiled_naive",
@@ -252,6 +285,8 @@ VARIANTS: dict[str, Variant] = {
             "a working torch.compile (Triton on CUDA, a C++ compiler on CPU)",
             _prepare_compiled_naive,
             compiled=True,
+            short="compiled",
+            materializes_scores=True,
         ),
     )
 }
@@ -267,3 +302,29 @@ def get(name: str) -> Variant:
         return VARIANTS[name]
     except KeyError:
         raise ValueError(f"unknown variant {name!r}; choose one of: {', '.join(VARIANTS)}") from None
+
+
+def names(**facts: object) -> tuple[str, ...]:
+    """Registry names of the variants whose attributes equal ``facts``, in registry order.
+
+    >>> names(fused=True)
+    ('sdpa_efficient', 'sdpa_flash', 'sdpa_cudnn')
+
+    Raises:
+        ValueError: for an attribute a :class:`Variant` does not have.
+    """
+    fields = Variant.__dataclass_fields__
+    unknown = [k for k in facts if k not in fields]
+    if unknown:
+        raise ValueError(f"unknown variant attribute {unknown[0]!r}; choose from: {', '.join(fields)}")
+    return tuple(v.name for v in VARIANTS.values() if all(getattr(v, k) == x for k, x in facts.items()))
+
+
+def forced() -> tuple[str, ...]:
+    """The variants that force one SDPA backend, in registry order."""
+    return tuple(v.name for v in VARIANTS.values() if v.sdpa_family is not None)
+
+
+def by_sdpa_family(family: str | None) -> str | None:
+    """The variant that forces the SDPA backend ``family`` (``"cudnn"`` -> ``"sdpa_cudnn"``), or ``None``."""
+    return next((v.name for v in VARIANTS.values() if family is not None and v.sdpa_family == family), None)

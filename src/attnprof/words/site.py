@@ -1,17 +1,11 @@
-"""Words that :mod:`attnprof.sphinxext` writes into pages itself, in every language the site is built in.
+"""Words the site's pages get from the extension: column headers, statuses, the banner, timelines, scaling.
 
-Prose comes from the pages and is translated with gettext; the few words the extension generates (column headers,
-the provenance banner, status words, units) come from :data:`LABELS` instead, picked by the build's ``language``.
-Every key has every language of :data:`LANGUAGES` (a test checks it). ``{placeholders}`` are filled with
-:meth:`str.format`.
+Data only: :mod:`attnprof.words` merges this table with the others and looks words up.
 """
 
 from __future__ import annotations
 
-#: Languages the site is built in; the first is the fallback.
-LANGUAGES: tuple[str, ...] = ("en", "ja")
-
-LABELS: dict[str, dict[str, str]] = {
+SITE: dict[str, dict[str, str]] = {
     # --- kernel-table columns ---
     "col.kernel": {"en": "Kernel", "ja": "カーネル"},
     "col.family": {"en": "Family", "ja": "種類"},
@@ -278,23 +272,3 @@ LABELS: dict[str, dict[str, str]] = {
         "ja": "このスイープは CPU で実行されており、CPU 自身が計算するため、CPU 律速の領域は存在しません。",
     },
 }
-
-
-def label(key: str, language: str | None, **fields: object) -> str:
-    """The text of ``key`` in ``language`` (English when the language is not one of :data:`LANGUAGES`).
-
-    Args:
-        key: A key of :data:`LABELS`.
-        language: The build's language (``"ja"``, ``"en"``, ``"ja_JP"``, or ``None``).
-        **fields: Values for the ``{placeholders}`` of the text.
-
-    Raises:
-        KeyError: for an unknown key, naming it.
-    """
-    try:
-        texts = LABELS[key]
-    except KeyError:
-        raise KeyError(f"unknown label {key!r}") from None
-    lang = (language or LANGUAGES[0]).replace("-", "_").split("_")[0]
-    text = texts.get(lang, texts[LANGUAGES[0]])
-    return text.format(**fields) if fields else text

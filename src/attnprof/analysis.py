@@ -1,0 +1,406 @@
+"""What a result says, worked out once: the kernel table's rows, the main kernel, the at-a-glance figures, CPU op
+counts, the SDPA backend that ran, the CPU cost of a call.
+
+Everything that shows a result (the pages, the claims, the terminal tables) reads an :class:`Analysis` made by
+:func:`analyse`, so one rule decides, for instance, which kernel is "the main kernel" and which backend SDPA
+picked. The Sphinx extension keeps one analysis beside each result file it loaded, so a page that shows fifteen
+figures of one variant analyses it once.
+
+This module does not import torch.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import kernels, occupancy, variants
+from .kernels import KernelInfo
+from .occupancy import Occupancy
+from .results import CpuCostRow, GpuActivity, Result, StepTrace
+
+#: The ATen op each SDPA backend dispatches to (what the CPU side of a trace shows), by backend family.
+SDPA_OPS: dict[str, str] = {
+    "aten::_scaled_dot_product_flash_attention": "flash",
+    "aten::_scaled_dot_product_flash_attention_for_cpu": "flash",
+    "aten::_scaled_dot_product_efficient_attention": "mem_efficient",
+    "aten::_scaled_dot_product_cudnn_attention": "cudnn",
+    "aten::_scaled_dot_product_attention_math": "math",
+    "aten::_scaled_dot_product_fused_attention_overrideable": "overrideable",
+}
+#: Kernel families that name an SDPA backend by themselves.
+FUSED_FAMILIES: tuple[str, ...] = ("flash", "mem_efficient", "cudnn")
+#: GPU activity kinds, in the order tables list them.
+KINDS: tuple[str, ...] = ("kernel", "memcpy", "memset")
+#: The launch-configuration fields of a kernel row.
+CONFIG_FIELDS: tuple[str, ...] = ("grid", "block", "registers_per_thread", "shared_memory")
+
+
+def _r(x: float) -> float:
+    """Round to the nanosecond, so that the same trace always gives the same numbers."""
+    return round(x, 3) + 0.0
+
+
+def _mean(values: Iterable[float]) -> float:
+    values = list(values)
+    return sum(values) / len(values) if values else 0.0
+
+
+# --- the kernel table -----------------------------------------------------------------------------------------------
+
+
+@dataclass
+class KernelRow:
+    """One line of the kernel table: every launch of one kernel (or memcpy/memset) name over the steps.
+
+    Attributes:
+        name: The activity name.
+        kind: ``"kernel"``, ``"memcpy"`` or ``"memset"``.
+        info: What the name decodes to (:func:`attnprof.kernels.decode`).
+        count: Launches over all steps.
+        per_step: ``count`` / number of steps.
+        total_us: Summed duration over all steps.
+        avg_us: ``total_us`` / ``count``.
+        launch_api: The API call that launched it (``"cudaLaunchKernel"``), or ``"mixed: a, b"`` (most common
+            first) when launches differ.
+        grid: Grid of the launches (the most common one when they differ, see ``varying``).
+        block: Block of the launches (likewise).
+        registers_per_thread: Registers per thread (likewise).
+        shared_memory: Shared memory per block in bytes (likewise).
+        reported_occupancy: Median of Kineto's ``est. achieved occupancy %`` over the launches.
+        theoretical: Theoretical occupancy of the (most common) configuration, or ``None`` for memcpy/memset,
+            without device properties, or for a device the calculator does not know.
+        varying: Names of the launch-configuration fields above that differ between launches.
+        blocks_per_sm: Median of the trace's ``blocks per SM`` over the launches, or ``None``.
+    """
+
+    name: str
+    kind: str
+    info: KernelInfo
+    count: int
+    per_step: float
+    total_us: float
+    avg_us: float
+    launch_api: str | None
+    grid: list[int] | None
+    block: list[int] | None
+    registers_per_thread: int | None
+    shared_memory: int | None
+    reported_occupancy: float | None
+    theoretical: Occupancy | None
+    varying: tuple[str, ...] = field(default_factory=tuple)
+    blocks_per_sm: float | None = None
+
+    @property
+    def threads(self) -> int | None:
+        """Threads per block (``block`` multiplied out), or ``None``."""
+        return math.prod(self.block) if self.block else None
+
+
+def _most_common(values: list[Any]) -> Any:
+    """The most frequent value (the first seen among equals); ``None`` if there are none."""
+    counts = Counter(repr(v) for v in values)
+    if not counts:
+        return None
+    best = max(counts.values())
+    return next(v for v in values if counts[repr(v)] == best)
+
+
+def _launch_api(apis: list[str | None]) -> str | None:
+    counts = Counter(a for a in apis if a)
+    if not counts:
+        return None
+    if len(counts) == 1:
+        return next(iter(counts))
+    first = {a: i for i, a in reversed(list(enumerate(apis)))}
+    ordered = sorted(counts, key=lambda a: (-counts[a], first[a]))
+    return "mixed: " + ", ".join(ordered)
+
+
+def _theoretical(kind: str, regs: int | None, block: list[int] | None, smem: int | None, props: dict) -> Any:
+    if kind != "kernel" or not props or regs is None or not block or smem is None:
+        return None
+    try:
+        return occupancy.theoretical(regs, math.prod(block), smem, props)
+    except ValueError:
+        return None  # a device or configuration the calculator does not cover: show nothing rather than a guess
+
+
+def _row(name: str, acts: list[GpuActivity], n_steps: int, props: dict[str, Any]) -> KernelRow:
+    kind = _most_common([a.kind for a in acts])
+    config = {f: _most_common([getattr(a, f) for a in acts]) for f in CONFIG_FIELDS}
+    varying = tuple(f for f in CONFIG_FIELDS if len({repr(getattr(a, f)) for a in acts}) > 1)
+    occ = [a.reported_occupancy for a in acts if a.reported_occupancy is not None]
+    bps = [a.blocks_per_sm for a in acts if a.blocks_per_sm is not None]
+    total = sum(a.duration_us for a in acts)
+    return KernelRow(
+        name=name,
+        kind=kind,
+        info=kernels.decode(name),
+        count=len(acts),
+        per_step=len(acts) / n_steps,
+        total_us=_r(total),
+        avg_us=_r(total / len(acts)),
+        launch_api=_launch_api([a.launch_api for a in acts]),
+        reported_occupancy=statistics.median(occ) if occ else None,
+        theoretical=_theoretical(
+            kind, config["registers_per_thread"], config["block"], config["shared_memory"], props
+        ),
+        varying=varying,
+        blocks_per_sm=statistics.median(bps) if bps else None,
+        **config,
+    )
+
+
+def kernel_rows(steps: Sequence[StepTrace], device_properties: dict[str, Any]) -> list[KernelRow]:
+    """Aggregate the steps' GPU activities by name.
+
+    Args:
+        steps: The steps of one result (:func:`attnprof.trace.parse_trace`).
+        device_properties: The trace's device properties, for theoretical occupancy; ``{}`` to leave it out.
+
+    Returns:
+        One :class:`KernelRow` per distinct activity name, in order of first appearance in step 0 (names that
+        step 0 lacks follow, in order of first appearance in later steps).
+    """
+    groups: dict[str, list[GpuActivity]] = {}
+    for step in steps:
+        for a in step.activities:
+            groups.setdefault(a.name, []).append(a)
+    n_steps = len(steps) or 1
+    return [_row(name, acts, n_steps, device_properties) for name, acts in groups.items()]
+
+
+# --- counts over the steps ------------------------------------------------------------------------------------------
+
+
+def op_counts(steps: Sequence[StepTrace]) -> dict[str, float]:
+    """Mean occurrences per step of each CPU event name (ATen ops, annotations, API calls), in order of first
+    appearance; a name missing from a step counts 0 there."""
+    if not steps:
+        return {}
+    totals: dict[str, int] = {}
+    for step in steps:
+        for name, n in step.op_counts().items():
+            totals[name] = totals.get(name, 0) + n
+    return {name: n / len(steps) for name, n in totals.items()}
+
+
+def kind_counts(steps: Sequence[StepTrace]) -> dict[str, float]:
+    """Mean GPU activities per step by kind (``kernel``, ``memcpy``, ``memset``)."""
+    return {kind: _mean(sum(1 for a in s.activities if a.kind == kind) for s in steps) for kind in KINDS}
+
+
+def min_op_count(steps: Sequence[StepTrace], name: str) -> int:
+    """The fewest times ``name`` occurs in a step (0 if any step lacks it)."""
+    return min((s.op_counts().get(name, 0) for s in steps), default=0)
+
+
+def self_share(steps: Sequence[StepTrace], op: str) -> float | None:
+    """Self CPU time of ``op`` (its duration minus its children's) as a share of the annotation's CPU time, over
+    all steps; ``None`` when the op never occurs."""
+    own, total, seen = 0.0, 0.0, False
+    for step in steps:
+        total += step.cpu_time_us
+        for i, o in enumerate(step.cpu_ops):
+            if o.name == op:
+                seen = True
+                own += o.duration_us - sum(c.duration_us for c in step.cpu_ops if c.parent == i)
+    return own / total if seen and total > 0 else None
+
+
+def sdpa_backend(steps: Sequence[StepTrace]) -> tuple[str, str]:
+    """The SDPA backend the steps show, and the name that tells.
+
+    The GPU kernels are read first (:func:`attnprof.kernels.decode`): the longest kernel of a ``flash``,
+    ``mem_efficient`` or ``cudnn`` family names its backend. Otherwise the ATen op SDPA dispatched to
+    (:data:`SDPA_OPS`) decides: on the CPU there are no kernels, and the math backend runs only generic kernels
+    (gemm, softmax, elementwise). Steps with GPU kernels but none of those ops are ``math``; steps with nothing are
+    ``unknown``.
+
+    Returns:
+        ``(family, evidence)``: ``"flash"``, ``"mem_efficient"``, ``"cudnn"``, ``"math"``, ``"overrideable"`` or
+        ``"unknown"``, and the kernel or op name.
+    """
+    acts = sorted((a for s in steps for a in s.kernels), key=lambda a: -a.duration_us)
+    for a in acts:
+        info = kernels.decode(a.name)
+        if info.family in FUSED_FAMILIES:
+            return info.family, info.name
+    for s in steps:
+        for o in s.cpu_ops:
+            if o.name in SDPA_OPS:
+                return SDPA_OPS[o.name], o.name
+    if acts:
+        return "math", acts[0].name
+    return "unknown", ""
+
+
+# --- the at-a-glance figures ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class SummaryRow:
+    """The at-a-glance figures of one result (all ``None`` when the variant did not run)."""
+
+    variant: str
+    status: str
+    reason: str | None
+    activities_per_step: float | None = None
+    kernels_per_step: float | None = None
+    gpu_ms: float | None = None
+    cpu_us: float | None = None
+    dispatch_us: float | None = None
+    tflops: float | None = None
+    peak_mib: float | None = None
+    rel_error: float | None = None
+    main_kernel: str | None = None
+
+
+def _summary(result: Result, main: KernelRow | None) -> SummaryRow:
+    row = SummaryRow(result.variant, result.status, result.reason)
+    if not result.ok or not result.steps:
+        return row
+    n = len(result.steps)
+    row.activities_per_step = sum(len(s.activities) for s in result.steps) / n
+    row.kernels_per_step = sum(len(s.kernels) for s in result.steps) / n
+    row.cpu_us = sum(s.cpu_time_us for s in result.steps) / n
+    row.main_kernel = main.info.short if main is not None else None
+    t = result.timing
+    if t is not None:
+        row.gpu_ms, row.dispatch_us, row.tflops, row.rel_error = (
+            t.gpu_ms_median,
+            t.dispatch_us_median,
+            t.tflops,
+            (t.rel_error),
+        )
+        row.peak_mib = None if t.peak_extra_bytes is None else t.peak_extra_bytes / 2**20
+    return row
+
+
+# --- CPU cost per call ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CpuCost:
+    """The CPU side of one call of one variant, with and without the profiler.
+
+    Attributes:
+        variant: The variant.
+        status: The result's status, or ``"missing"`` when there is no result.
+        reason: Why it did not run, if it did not.
+        profiled_us: CPU time of the annotated call with the profiler recording.
+        dispatch_us: Median CPU time to issue one call without the profiler, or ``None`` when not recorded.
+        profiler_share: The share of ``profiled_us`` that the profiler adds: ``1 - dispatch_us / profiled_us``
+            (negative if the call took longer without the profiler), or ``None``.
+        context_us: Median cost of entering and leaving the backend-forcing context alone, or ``None`` for a
+            variant that forces nothing or when not recorded.
+        interleaved: True when the figures come from the side-by-side measurement (medians of its rounds).
+    """
+
+    variant: str
+    status: str
+    reason: str | None
+    profiled_us: float | None = None
+    dispatch_us: float | None = None
+    profiler_share: float | None = None
+    context_us: float | None = None
+    interleaved: bool = False
+
+
+def _share(profiled: float | None, dispatch: float | None) -> float | None:
+    return 1 - dispatch / profiled if profiled and dispatch is not None else None
+
+
+def _finite(x: float | None) -> float | None:
+    return x if x is not None and x == x and abs(x) != float("inf") else None
+
+
+def cpu_cost(variant: str, analysis: Analysis | None, measured: CpuCostRow | None = None) -> CpuCost:
+    """The CPU cost of one call of ``variant``.
+
+    Args:
+        variant: The variant.
+        analysis: Its analysed result, or ``None`` when it has none.
+        measured: Its row of the side-by-side measurement (:func:`attnprof.profiling.measure_cpu_costs`); when
+            given, its figures are used, as they were taken in the same rounds as the other variants'. Otherwise
+            the figures come from the variant's own result (annotation length over the active steps, ``Timing``).
+    """
+    if measured is not None:
+        if measured.status != "ok":
+            return CpuCost(variant, measured.status, measured.reason)
+        p, d = measured.profiled_us, measured.dispatch_us
+        return CpuCost(variant, "ok", None, p, d, _share(p, d), measured.context_us, interleaved=True)
+    if analysis is None:
+        return CpuCost(variant, "missing", None)
+    r = analysis.result
+    if not r.ok or not r.steps:
+        return CpuCost(variant, r.status, r.reason)
+    profiled = analysis.summary.cpu_us
+    t = r.timing
+    dispatch = _finite(t.dispatch_us_median) if t is not None else None
+    context = _finite(t.context_us_median) if t is not None else None
+    return CpuCost(variant, r.status, r.reason, profiled, dispatch, _share(profiled, dispatch), context)
+
+
+# --- one result, analysed -------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """Everything :mod:`attnprof` shows about one result, computed once by :func:`analyse`.
+
+    Attributes:
+        result: The result analysed.
+        rows: The kernel table (:func:`kernel_rows`), memcpy and memset included.
+        ops: Mean CPU event counts per step (:func:`op_counts`).
+        kinds: Mean GPU activities per step by kind (:func:`kind_counts`).
+        summary: The at-a-glance figures.
+        sdpa: The SDPA backend the steps show and its evidence (:func:`sdpa_backend`).
+    """
+
+    result: Result
+    rows: tuple[KernelRow, ...]
+    ops: dict[str, float]
+    kinds: dict[str, float]
+    summary: SummaryRow
+    sdpa: tuple[str, str]
+
+    @property
+    def variant(self) -> str:
+        return self.result.variant
+
+    @property
+    def kernels(self) -> list[KernelRow]:
+        """The rows of kernels (no memcpy, no memset)."""
+        return [r for r in self.rows if r.kind == "kernel"]
+
+    def main_kernel(self, family: str | None = None) -> KernelRow | None:
+        """The kernel (of ``family``, when given) with the largest total time over the steps, or ``None``."""
+        rows = [r for r in self.kernels if family is None or r.info.family == family]
+        return max(rows, key=lambda r: r.total_us) if rows else None
+
+    @property
+    def sdpa_variant(self) -> str | None:
+        """The forced variant that runs the backend these steps show (``"sdpa_cudnn"``), or ``None``."""
+        return variants.by_sdpa_family(self.sdpa[0])
+
+
+def analyse(result: Result) -> Analysis:
+    """Analyse ``result``; a result that did not run gives empty rows and an empty summary."""
+    steps = result.steps if result.ok else []
+    rows = tuple(kernel_rows(steps, result.device_properties))
+    kernel_list = [r for r in rows if r.kind == "kernel"]
+    main = max(kernel_list, key=lambda r: r.total_us) if kernel_list else None
+    return Analysis(
+        result=result,
+        rows=rows,
+        ops=op_counts(steps),
+        kinds=kind_counts(steps),
+        summary=_summary(result, main),
+        sdpa=sdpa_backend(steps),
+    )

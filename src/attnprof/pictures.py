@@ -1,0 +1,96 @@
+"""What every picture the package draws shares: the language its words can be written in, matplotlib settings, and
+deterministic PNG bytes.
+
+Japanese needs a font with Japanese glyphs: an installed one (IPAexGothic, Noto Sans CJK JP, ...), or the one the
+optional package ``matplotlib-fontja`` ships, registered without changing matplotlib's defaults. Without any, the
+picture's words fall back to English rather than showing empty boxes.
+
+matplotlib is imported inside the functions only, so importing this module costs nothing.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from . import words
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+#: Dots per inch of the PNG files (hi-dpi screens get sharp text).
+DPI = 160
+
+#: Font families known to carry Japanese glyphs, tried in this order.
+CJK_FONTS = ("IPAexGothic", "Noto Sans CJK JP", "Noto Sans JP", "Source Han Sans JP", "IPAGothic", "TakaoGothic",
+             "VL Gothic", "Hiragino Sans", "Yu Gothic", "Meiryo", "MS Gothic", "WenQuanYi Zen Hei")  # fmt: skip
+
+
+@cache
+def cjk_font() -> str | None:
+    """The family of a font with Japanese glyphs that matplotlib can use, registering ``matplotlib-fontja``'s."""
+    from matplotlib import font_manager
+
+    spec = importlib.util.find_spec("matplotlib_fontja")
+    if spec is not None and spec.origin:
+        ttf = Path(spec.origin).parent / "fonts" / "ipaexg.ttf"
+        if ttf.exists():
+            font_manager.fontManager.addfont(str(ttf))
+    installed = {f.name for f in font_manager.fontManager.ttflist}
+    return next((name for name in CJK_FONTS if name in installed), None)
+
+
+def picture_language(language: str | None) -> str:
+    """The language the picture's words can be written in here: ``language``, or English without the glyphs."""
+    lang = words.language(language)
+    if lang == "ja" and cjk_font() is None:
+        return words.LANGUAGES[0]
+    return lang
+
+
+def picture_rc(language: str) -> dict[str, object]:
+    """matplotlib settings for a picture in ``language``: a Japanese font after DejaVu Sans when one is there."""
+    family: list[str] = ["DejaVu Sans"]
+    if language == "ja" and cjk_font():
+        family.append(cjk_font())  # type: ignore[arg-type]
+    return {"font.family": family, "svg.hashsalt": "attnprof"}
+
+
+def code_mtime_ns(*files: str | Path) -> int:
+    """The newest modification time of the code that decides a picture's bytes: ``files`` (the drawing module),
+    this module and the word table."""
+    code = [Path(f) for f in files] + [Path(__file__), *Path(words.__file__).parent.glob("*.py")]
+    return max(f.stat().st_mtime_ns for f in code)
+
+
+def png_bytes(draw: Callable[[Figure], None], figsize: tuple[float, float], language: str) -> bytes:
+    """A picture as PNG bytes: ``draw`` fills a new figure (Agg, :data:`DPI`, words in ``language``); no timestamps,
+    so the same inputs give the same bytes."""
+    import matplotlib
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    with matplotlib.rc_context(picture_rc(language)):
+        fig = Figure(figsize=figsize, dpi=DPI)
+        FigureCanvasAgg(fig)
+        draw(fig)
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
+    return buf.getvalue()
+
+
+def pyplot_figure(
+    draw: Callable[[Figure], None], figsize: tuple[float, float], language: str, dpi: int = DPI
+) -> Figure:
+    """A picture as a pyplot figure (so that sphinx-gallery's scraper and notebooks show it)."""
+    import matplotlib
+    import matplotlib.pyplot as plt
+
+    with matplotlib.rc_context(picture_rc(language)):
+        fig = plt.figure(figsize=figsize, dpi=dpi)
+        draw(fig)
+    return fig

@@ -1,0 +1,80 @@
+"""Sphinx extension: live numbers, tables and pictures from result files, in every language of the site.
+
+Pages never type a number: they name a variant and the extension reads its result file (written by the gallery
+scripts through :func:`attnprof.results.save`) from ``attnprof_results_dir``. It never imports torch. Data flows
+one way: result files -> :mod:`.lookup` (one cache; each result analysed once by :mod:`attnprof.analysis`) ->
+words and numbers (:mod:`attnprof.words`, :mod:`attnprof.fmt`) -> the directives -> the page.
+
+One module per family of directives, each with its own ``setup_*``:
+
+==============================  ================================================================================
+:mod:`.tables`                  ``kernel-table``, ``compare-table``, ``cpu-cost-table``
+:mod:`.metrics`                 the ``metric`` role (one live value inside prose)
+:mod:`.claims`                  ``claims``, ``claims-table``
+:mod:`.occupancy`               ``occupancy-table``, ``occupancy-hypotheses``
+:mod:`.scaling`                 ``scaling-table``, ``roofline-table``, ``sdpa-choice-table``
+:mod:`.figures`                 ``timeline``, ``scaling-plot``, and the pictures' alt text
+:mod:`.banner`                  ``env-banner``, and the banner every page gets
+==============================  ================================================================================
+
+Example (MyST)::
+
+    ```{kernel-table} sdpa_flash
+    :caption: The kernels of one forward call
+    ```
+
+    The flash kernel took {metric}`sdpa_flash:gpu_ms`.
+
+A variant that could not run shows its status and PyTorch's reason as a note. A missing or unreadable (stale)
+result file is a Sphinx warning with the source location, and a visible warning box or inline marker on the page.
+Words the extension writes itself come from :mod:`attnprof.words` in the build's ``language``; words written in
+the directives' content (captions, "what the trace reveals" items) stay in the page and are translated with gettext
+like the rest of it.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from sphinx.application import Sphinx
+from sphinx.config import Config
+
+from .. import __version__
+from ..inputs import RESULTS_ENV
+from .banner import setup_banner
+from .claims import setup_claims
+from .figures import setup_figures
+from .metrics import setup_metrics
+from .occupancy import setup_occupancy
+from .scaling import setup_scaling
+from .tables import setup_tables
+
+_PACKAGE_DIR = Path(__file__).parent.parent
+
+
+def _on_config_inited(app: Sphinx, config: Config) -> None:
+    """Resolve the results folder; make the package's template and stylesheet available to the HTML builders.
+
+    ``attnprof_results_dir`` is taken from the folder of conf.py when relative (``attnprof-results`` when unset).
+    The gallery scripts, which sphinx-gallery runs inside this process, find the same folder through
+    :func:`attnprof.inputs.results_dir`: the extension exports it as ``$ATTNPROF_RESULTS_DIR`` for them, so the
+    configuration value is the one place that names it.
+    """
+    configured = config.attnprof_results_dir or "attnprof-results"
+    config.attnprof_results_dir = str((Path(app.confdir) / configured).resolve())
+    os.environ[RESULTS_ENV] = config.attnprof_results_dir
+    config.templates_path = [*config.templates_path, str(_PACKAGE_DIR / "_templates")]
+    config.html_static_path = [*config.html_static_path, str(_PACKAGE_DIR / "_static")]
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    """Register every family of directives, the role, the transforms and the configuration values."""
+    app.add_config_value("attnprof_results_dir", "", "env", types=frozenset({str}))
+    app.connect("config-inited", _on_config_inited)
+    app.add_css_file("attnprof.css")
+    for setup_family in (setup_tables, setup_metrics, setup_claims, setup_occupancy, setup_scaling, setup_figures,
+                         setup_banner):  # fmt: skip
+        setup_family(app)
+    return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True}

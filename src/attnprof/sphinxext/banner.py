@@ -1,0 +1,131 @@
+"""The provenance banner: where and when the numbers of the site were measured, and what a CPU-only build lacks.
+
+``env-banner`` places it; every page that does not place one itself gets it under its title
+(``attnprof_env_banner = False`` turns that off).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from docutils import nodes
+from sphinx.application import Sphinx
+from sphinx.transforms import SphinxTransform
+from sphinx.util.docutils import SphinxDirective
+
+from .. import words
+from ..analysis import Analysis
+from ..results import Result
+from . import lookup
+from .nodes import para, status_words
+
+
+class EnvBannerPlaceholder(nodes.General, nodes.Element):
+    """Where the provenance banner goes; :class:`EnvBannerTransform` replaces it."""
+
+
+class EnvBanner(SphinxDirective):
+    """``env-banner``: where the numbers of the site come from (placed here instead of at the top of the page)."""
+
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        node = EnvBannerPlaceholder()
+        self.set_source_info(node)
+        return [node]
+
+
+def cudnn_version(version: str | None) -> str | None:
+    """``"91900"`` -> ``"9.19.0"`` (cuDNN's integer encoding); other spellings unchanged."""
+    if version and version.isdigit():
+        n = int(version)
+        if n >= 90000:
+            return f"{n // 10000}.{(n % 10000) // 100}.{n % 100}"
+        if n >= 1000:
+            return f"{n // 1000}.{(n % 1000) // 100}.{n % 100}"
+    return version
+
+
+def _lines(found: Sequence[Result], lang: str | None) -> list[str]:
+    groups: dict[tuple[Any, ...], list[Result]] = {}
+    for r in found:
+        e = r.environment
+        key = (e.device_name, e.driver_version, e.cuda_version, cudnn_version(e.cudnn_version), e.torch_version)
+        groups.setdefault(key, []).append(r)
+    lines = []
+    for (device, driver, cuda, cudnn, torch_version), rs in groups.items():
+        parts = [words.text("banner.measured_on", lang, device=device)]
+        for key, value in (("driver", driver), ("cuda", cuda), ("cudnn", cudnn), ("torch", torch_version)):
+            if value:
+                parts.append(words.text(f"banner.{key}", lang, value=value))
+        dates = sorted({r.environment.date[:10] for r in rs if r.environment.date})
+        if dates:
+            parts.append(words.text("banner.date", lang, value=" – ".join(dict.fromkeys([dates[0], dates[-1]]))))
+        if len(groups) > 1:
+            parts.append(words.text("banner.variants", lang, value=", ".join(r.variant for r in rs)))
+        lines.append(" · ".join(parts))
+    return lines
+
+
+def banner_nodes(analyses: Sequence[Analysis], lang: str | None) -> list[nodes.Node]:
+    """The provenance banner for these results: where and when, and, on a CPU-only build, what is missing."""
+    found = [a.result for a in analyses]
+    if not found:
+        return [nodes.note("", para(words.text("banner.no_results", lang)), classes=["attnprof-env-banner"])]
+    lines = _lines(found, lang)
+    cpu_only = not any(r.device == "cuda" and r.ok for r in found)
+    if not cpu_only:
+        box = nodes.container("", classes=["attnprof-env-banner"])
+        box += para(nodes.strong("", words.text("banner.title", lang)), classes=["attnprof-env-banner-title"])
+        for line in lines:
+            box += para(line)
+        return [box]
+
+    title = nodes.title("", words.text("banner.cpu_only_title", lang))
+    title["translatable"] = False
+    box = nodes.admonition("", title, classes=["attnprof-env-banner", "attnprof-cpu-only", "warning"])
+    box += para(words.text("banner.cpu_only", lang))
+    reasons: dict[str, list[str]] = {}
+    for r in found:
+        if not r.ok:
+            reasons.setdefault(r.reason or status_words(r.status, lang), []).append(r.variant)
+    if reasons:
+        items = nodes.bullet_list()
+        for reason, variants in reasons.items():
+            text = words.text("banner.reason_item", lang, variants=", ".join(variants), reason=reason)
+            items += nodes.list_item("", para(text))
+        box += items
+    for line in lines:
+        box += para(line, classes=["attnprof-env-line"])
+    return [box]
+
+
+class EnvBannerTransform(SphinxTransform):
+    """Fill ``env-banner`` placeholders; put a banner under the title of every page that has none."""
+
+    default_priority = 500  # after the translation of the page (Locale is 20)
+
+    def apply(self, **kwargs: Any) -> None:
+        placeholders = list(self.document.findall(EnvBannerPlaceholder))
+        if not placeholders and not self.config.attnprof_env_banner:
+            return
+        banner = banner_nodes(lookup.all_results(self.env), self.config.language)
+        if placeholders:
+            for node in placeholders:
+                node.replace_self([n.deepcopy() for n in banner])
+            return
+        section = next(iter(self.document.findall(nodes.section)), None)
+        if section is None:
+            self.document[0:0] = banner
+            return
+        index = 1 if section.children and isinstance(section[0], nodes.title) else 0
+        section[index:index] = banner
+
+
+def setup_banner(app: Sphinx) -> None:
+    """Register the banner directive, its placeholder node and the transform that fills it."""
+    app.add_config_value("attnprof_env_banner", True, "env", types=frozenset({bool}))
+    app.add_directive("env-banner", EnvBanner)
+    app.add_node(EnvBannerPlaceholder)
+    app.add_transform(EnvBannerTransform)

@@ -1,0 +1,118 @@
+"""The reference article's claims checked against this build (:mod:`attnprof.claims`).
+
+``claims [ID ...]``
+    One row per claim (all when none are named): its id (linked to its row in the ``claims-table``), the published
+    figure, what this build measured (with the detail, or why it could not be checked) and the verdict.
+``claims-table [ID ...]``
+    The full table, with the claims in brief from the content: a bullet list of ``C<n>: text`` items, one per
+    claim shown (a missing one is a warning), translated with the page. Each row is a link target (``claim-c1``
+    ...) that the ``claims`` directive on other pages links to.
+
+A missing or stale result of a variant a claim needs is a warning, like everywhere else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from docutils import nodes
+from sphinx import addnodes
+from sphinx.application import Sphinx
+
+from .. import claims
+from ..analysis import Analysis
+from . import lookup
+from .nodes import AttnprofDirective, para
+
+#: Claims about CPU time: they use the side-by-side CPU-cost measurement when the build has one.
+CPU_CLAIMS = frozenset({"C16", "C17"})
+
+
+class Claims(AttnprofDirective):
+    """``claims [ID ...]``: the article's claims (all when none are named) checked against this build."""
+
+    optional_arguments = len(claims.CLAIMS)
+    has_content = False
+    #: The full table: a statement column, and a link target for every row.
+    full: ClassVar[bool] = False
+
+    def run(self) -> list[nodes.Node]:
+        out: list[nodes.Node] = []
+        chosen: list[claims.Claim] = []
+        for claim_id in self.arguments or list(claims.CLAIMS):
+            try:
+                chosen.append(claims.get(claim_id))
+            except KeyError as exc:
+                out += self.problem(lookup.warn(str(exc.args[0]), "claim", self.get_location()))
+        statements: dict[str, list[nodes.Node]] = {}
+        if self.full:
+            statements, problems = self.items([c.id for c in chosen], "claim")
+            out += problems
+            missing = [c.id for c in chosen if c.id not in statements]
+            if missing:
+                out += self.bad_content(f"{self.name} has no statement for {', '.join(missing)}")
+        found = self.results_for(chosen, out)
+        cpu = self.cpu_costs() if any(c.id in CPU_CLAIMS for c in chosen) else None
+        body = []
+        for claim in chosen:
+            verdict = claim.check(found, self.lang, cpu)
+            measured = [para(t) for t in (verdict.measured, verdict.detail, verdict.reason) if t]
+            cells = [
+                self.claim_cell(claim.id),
+                claim.published(self.lang),
+                measured or self.say("not_available"),
+                para(
+                    self.say(f"verdict.{verdict.verdict}"),
+                    classes=["attnprof-verdict", f"attnprof-verdict-{verdict.verdict}"],
+                ),
+            ]
+            if self.full:
+                cells.insert(1, statements.get(claim.id, []))
+            body.append(cells)
+        keys = ["col.claim", "col.published", "col.measured", "col.verdict"]
+        if self.full:
+            keys.insert(1, "col.statement")
+        css = ["attnprof-claims-table", "attnprof-claims-full" if self.full else "attnprof-claims"]
+        return [self.table(keys, body, css), *out]
+
+    def claim_cell(self, claim_id: str) -> nodes.Node:
+        """The claim's id: a link target in the full table, a link to that target elsewhere."""
+        name = f"claim-{claim_id.lower()}"
+        text = nodes.strong("", claim_id)
+        if self.full:
+            target = nodes.target("", "", ids=[name], names=[name])
+            self.state.document.note_explicit_target(target)
+            return para(target, text)
+        # no warning when the site has no claims-table: the id then stays plain text
+        return addnodes.pending_xref(
+            "", text, refdomain="std", reftype="ref", reftarget=name, refexplicit=True, refwarn=False
+        )
+
+    def results_for(self, chosen: Sequence[claims.Claim], out: list[nodes.Node]) -> dict[str, Analysis]:
+        """Analysed results of the variants the claims use; required ones warn when missing, optional ones do
+        not."""
+        found: dict[str, Analysis] = {}
+        required = {v for c in chosen for v in c.variants}
+        for variant in dict.fromkeys(v for c in chosen for v in (*c.variants, *c.optional)):
+            if variant not in required and not lookup.has_result(self.env, variant):
+                continue
+            hit = self.find(variant)
+            if hit.analysis is not None:
+                found[variant] = hit.analysis
+            else:
+                out += self.problem(hit.problem)
+        return found
+
+
+class ClaimsTable(Claims):
+    """``claims-table [ID ...]``: the full claims table, with the claims in brief from the content."""
+
+    has_content = True
+    full = True
+
+
+def setup_claims(app: Sphinx) -> None:
+    """Register the claims directives."""
+    app.add_directive("claims", Claims)
+    app.add_directive("claims-table", ClaimsTable)

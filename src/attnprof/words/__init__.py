@@ -1,0 +1,78 @@
+"""Every word attnprof generates, in every language the site is built in: one table, one lookup.
+
+Prose comes from the pages and is translated with gettext. The words the package writes itself (column headers,
+the provenance banner, status words, units, claim verdicts and their sentences, picture labels) come from
+:data:`TABLE`, picked by the build's ``language``. The table is assembled from data modules, one per part of the
+site (:mod:`.site`, :mod:`.claims`); a key lives in exactly one of them (checked on import), and every key has
+every language of :data:`LANGUAGES` (a test checks it). ``{placeholders}`` are filled with :meth:`str.format`.
+
+>>> text("status.oom", "ja")
+'メモリ不足'
+>>> text("verdict.holds", "en_US")
+'holds'
+"""
+
+from __future__ import annotations
+
+import string
+
+from . import claims as _claims
+from . import site as _site
+
+#: Languages the site is built in; the first is the fallback.
+LANGUAGES: tuple[str, ...] = ("en", "ja")
+
+
+def _merge(*tables: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
+    merged: dict[str, dict[str, str]] = {}
+    for table in tables:
+        for key, texts in table.items():
+            if key in merged:
+                raise KeyError(f"word key {key!r} is defined twice")
+            merged[key] = texts
+    return merged
+
+
+#: Every key -> ``{language: text}``.
+TABLE: dict[str, dict[str, str]] = _merge(_site.SITE, _claims.CLAIMS)
+
+
+def language(name: str | None) -> str:
+    """The site language a build language stands for: ``"ja_JP"`` -> ``"ja"``; unknown or ``None`` -> ``"en"``."""
+    lang = (name or LANGUAGES[0]).replace("-", "_").split("_")[0].lower()
+    return lang if lang in LANGUAGES else LANGUAGES[0]
+
+
+def has(key: str) -> bool:
+    """Whether :data:`TABLE` has ``key``."""
+    return key in TABLE
+
+
+def text(key: str, lang: str | None = None, **fields: object) -> str:
+    """The words of ``key`` in ``lang`` (English for languages the site is not built in), filled with ``fields``.
+
+    Args:
+        key: A key of :data:`TABLE`.
+        lang: The build's language (``"ja"``, ``"en"``, ``"ja_JP"``, or ``None``).
+        **fields: Values for the ``{placeholders}`` of the text.
+
+    Raises:
+        KeyError: for an unknown key, naming it.
+    """
+    try:
+        texts = TABLE[key]
+    except KeyError:
+        raise KeyError(f"unknown word key {key!r}") from None
+    words = texts[language(lang)]
+    return words.format(**fields) if fields else words
+
+
+def text_or(key: str, fallback: str, lang: str | None = None) -> str:
+    """:func:`text` of ``key`` when the table has it, else ``fallback`` unchanged (a status or limiter the table
+    has no words for is shown as recorded)."""
+    return text(key, lang) if key in TABLE else fallback
+
+
+def placeholders(key: str, lang: str) -> set[str]:
+    """The ``{fields}`` the text of ``key`` uses in ``lang`` (for checking that translations agree)."""
+    return {f for _, f, _, _ in string.Formatter().parse(TABLE[key][lang]) if f}
