@@ -1,71 +1,33 @@
-"""Shared fixtures: results built from the real H200 traces in ``tests/data/traces`` (no torch needed)."""
+"""Shared fixtures: result folders made from the real H200 traces, and one tiny Sphinx project builder.
+
+Helpers that are not fixtures live in ``helpers.py``.
+"""
 
 from __future__ import annotations
 
-import gzip
-import json
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from attnprof import results, trace
-from attnprof.results import Environment, Result, Timing
+from attnprof import results, sweep
+from attnprof.results import CpuCosts
+from attnprof.sweep import Sweep
+from helpers import TRACE_VARIANTS, trace_result
 
-DATA = Path(__file__).parent / "data"
-TRACES = DATA / "traces"
-#: Variants with a fixture trace (all of the registry).
-TRACE_VARIANTS = tuple(sorted(p.name.removesuffix(".json.gz") for p in TRACES.glob("*.json.gz")))
-SHAPE = [8, 16, 1024, 64]
+pytest_plugins = ("sphinx.testing.fixtures",)
 
-
-def h200_environment() -> Environment:
-    """The environment the fixture traces were recorded in (``tests/data/h200-probe-facts.json``)."""
-    facts = json.loads((DATA / "h200-probe-facts.json").read_text())
-    return Environment(
-        device_name=facts["gpu"],
-        torch_version=facts["torch"],
-        python_version="3.12.3",
-        date="2026-11-30T01:40:00+00:00",
-        cuda_version=facts["cuda"],
-        cudnn_version=str(facts["cudnn"]),
-        driver_version="580.95.05",
-        attnprof_version="0.1.0",
-    )
-
-
-def trace_result(variant: str) -> tuple[Result, bytes]:
-    """A CUDA result of ``variant`` parsed from its fixture trace, and the raw trace bytes."""
-    raw = gzip.decompress((TRACES / f"{variant}.json.gz").read_bytes())
-    parsed = json.loads(raw)
-    facts = json.loads((DATA / "h200-probe-facts.json").read_text())["timings"][variant]
-    flops = 2.0 * SHAPE[0] * SHAPE[1] * SHAPE[2] * SHAPE[2] * SHAPE[3]
-    ms = facts["median_ms"]
-    result = Result(
-        variant=variant,
-        shape=list(SHAPE),
-        dtype="bfloat16",
-        device="cuda",
-        status="ok",
-        environment=h200_environment(),
-        device_properties=trace.device_properties(parsed),
-        steps=trace.parse_trace(parsed, f"{variant}_fwd"),
-        # The median GPU time and the error were recorded with the traces (h200-probe-facts.json); the
-        # percentiles, dispatch, context and peak-memory figures were not, and are synthetic test inputs.
-        timing=Timing(
-            gpu_ms_median=ms,
-            gpu_ms_p10=ms * 0.98,
-            gpu_ms_p90=ms * 1.03,
-            repetitions=30,
-            dispatch_us_median=25.0,
-            context_us_median=4.0 if variant.startswith("sdpa_") and variant != "sdpa_auto" else None,
-            peak_extra_bytes=3 * 2**20,
-            flops=flops,
-            tflops=flops / (ms * 1e-3) / 1e12,
-            rel_error=facts["err"],
-        ),
-    )
-    return result, raw
+#: conf.py of the projects :func:`project` builds; ``{extra}`` takes a test's own settings.
+CONF = """\
+extensions = ["myst_parser", "attnprof.sphinxext"]
+myst_enable_extensions = ["colon_fence", "deflist"]
+attnprof_results_dir = {results!r}
+locale_dirs = ["locales/"]
+gettext_compact = False
+exclude_patterns = ["_build", "locales"]
+{extra}
+"""
 
 
 @pytest.fixture
@@ -80,3 +42,53 @@ def make_results(tmp_path: Path) -> Callable[..., Path]:
         return folder
 
     return make
+
+
+@pytest.fixture
+def project(tmp_path: Path, make_app: Callable, make_results: Callable) -> Callable:
+    """``project(pages, variants=..., sweep=None, cpu_costs=None, language=..., builder=..., conf="", extra={},
+    **confoverrides) -> app``: write the pages (and a results folder in ``tmp_path / "results"``), build, return
+    the Sphinx app.
+
+    ``variants`` are results made from the H200 traces; ``sweep`` and ``cpu_costs`` are saved beside them when
+    given. ``conf`` is appended to conf.py. Several builds in one test are fine: the previous app's global docutils
+    state is cleaned up first.
+    """
+    apps: list = []
+
+    def build(
+        pages: dict[str, str],
+        variants: tuple[str, ...] = ("naive", "naive_inplace", "sdpa_flash"),
+        *,
+        sweep_data: Sweep | None = None,
+        cpu_costs: CpuCosts | None = None,
+        language: str = "en",
+        builder: str = "html",
+        conf: str = "",
+        extra: dict[str, str] | None = None,
+        **overrides: object,
+    ):
+        src = tmp_path / "src"
+        folder = tmp_path / "results"
+        if variants:
+            make_results(variants, folder)
+        folder.mkdir(exist_ok=True)
+        if sweep_data is not None:
+            sweep.save(sweep_data, folder)
+        if cpu_costs is not None:
+            results.save_cpu_costs(cpu_costs, folder)
+        src.mkdir(exist_ok=True)
+        (src / "conf.py").write_text(CONF.format(results=str(folder), extra=conf))
+        for name, text in {**pages, **(extra or {})}.items():
+            path = src / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(textwrap.dedent(text), encoding="utf-8")
+        builddir = src / "_build" / f"{builder}-{language}"
+        if apps:
+            apps[-1].cleanup()
+        app = make_app(builder, srcdir=src, builddir=builddir, confoverrides={"language": language, **overrides})
+        apps.append(app)
+        app.build()
+        return app
+
+    return build

@@ -10,10 +10,10 @@ import math
 
 import pytest
 
-from attnprof import claims
-from attnprof.claims import CLAIMS, TEMPLATES, Verdict
-from attnprof.results import Result, StepTrace
-from conftest import TRACE_VARIANTS, trace_result
+from attnprof import analysis, claims
+from attnprof.claims import CLAIMS, Verdict
+from attnprof.results import CpuCosts, Result, StepTrace
+from helpers import TRACE_VARIANTS, trace_result
 
 # Median GPU time per forward without the profiler, in ms, RECORDED on the H200 in the same session as the fixture
 # traces (tests/data/h200-probe-facts.json; conftest.trace_result puts them into Timing.gpu_ms_median).
@@ -52,6 +52,22 @@ def h200(**replace: Result | None) -> dict[str, Result]:
         else:
             out[v] = r
     return out
+
+
+def check(claim_id: str, build: dict[str, Result], language: str | None, cpu: CpuCosts | None = None) -> Verdict:
+    """:func:`attnprof.claims.check` of the analysed results of ``build``."""
+    return claims.check(claim_id, {v: analysis.analyse(r) for v, r in build.items()}, language, cpu)
+
+
+def check_all(build: dict[str, Result], language: str | None) -> list[Verdict]:
+    """:func:`attnprof.claims.check_all` of the analysed results of ``build``."""
+    return claims.check_all({v: analysis.analyse(r) for v, r in build.items()}, language)
+
+
+def cpu_cost(build: dict[str, Result], variant: str, measured: CpuCosts | None = None) -> analysis.CpuCost:
+    """:func:`attnprof.analysis.cpu_cost` of one variant of ``build``."""
+    a = analysis.analyse(build[variant]) if variant in build else None
+    return analysis.cpu_cost(variant, a, measured.row(variant) if measured is not None else None)
 
 
 def with_timing(variant: str, **fields) -> Result:
@@ -116,14 +132,14 @@ def test_every_claim_is_registered_in_order():
 @pytest.mark.parametrize("claim_id", list(EXPECTED))
 @pytest.mark.parametrize("language", ["en", "ja"])
 def test_verdicts_on_the_h200_fixtures(claim_id, language):
-    v = claims.check(claim_id, h200(), language)
+    v = check(claim_id, h200(), language)
     assert (v.claim, v.verdict) == (claim_id, EXPECTED[claim_id])
     assert v.measured
     assert bool(v.reason) == (v.verdict == "unmeasurable")
 
 
 def _en(claim_id: str, results=None) -> Verdict:
-    return claims.check(claim_id, results if results is not None else h200(), "en")
+    return check(claim_id, results if results is not None else h200(), "en")
 
 
 def test_measured_texts_carry_both_figures():
@@ -193,7 +209,7 @@ def test_c16_reports_the_share_and_which_part_survives():
         (20.0, 25.0, 40.0): "only without the profiler: the profiler changes the ordering",
         (20.0, 45.0, 40.0): "neither with nor without the profiler",
     }
-    for (e, f, c), words in cases.items():
+    for (e, f, c), expected in cases.items():
         build = h200(
             sdpa_efficient=with_timing("sdpa_efficient", dispatch_us_median=e),
             sdpa_flash=with_timing("sdpa_flash", dispatch_us_median=f),
@@ -201,7 +217,7 @@ def test_c16_reports_the_share_and_which_part_survives():
         )
         v = _en("C16", build)
         assert v.verdict == "differs"
-        assert v.detail.endswith(f"cuDNN costs the most CPU {words}.")
+        assert v.detail.endswith(f"cuDNN costs the most CPU {expected}.")
     # a cuDNN run that takes the most CPU under the profiler too: both parts
     slow = _h200()["sdpa_cudnn"]
     slow = dataclasses.replace(slow, steps=[dataclasses.replace(s, cpu_time_us=400.0) for s in slow.steps])
@@ -263,7 +279,7 @@ def test_a_backend_that_could_not_run_makes_its_claims_unmeasurable_with_its_rea
     # claims that only use flash when it is there are still checked
     assert _en("C13", build).verdict == "differs"
     assert "Not in this build, so not checked: sdpa_flash." in _en("C13", build).detail
-    ja = claims.check("C9", build, "ja")
+    ja = check("C9", build, "ja")
     assert ja.reason == f"sdpa_flash は実行されませんでした (unsupported): {reason}"
 
 
@@ -283,7 +299,7 @@ def test_a_missing_result_is_named():
 def test_a_missing_kernel_gives_a_verdict_not_a_crash():
     empty = [StepTrace(index=i, cpu_time_us=100.0, gpu_time_us=0.0, gpu_span_us=0.0) for i in range(3)]
     build = h200(**{v: dataclasses.replace(_h200()[v], steps=empty) for v in TRACE_VARIANTS})
-    verdicts = {v.claim: v for v in claims.check_all(build, "en")}
+    verdicts = {v.claim: v for v in check_all(build, "en")}
     assert verdicts["C9"].verdict == "differs"
     assert verdicts["C9"].measured.startswith("kernels per step: 0 (none)")
     assert verdicts["C10"].verdict == "unmeasurable"
@@ -294,7 +310,7 @@ def test_a_missing_kernel_gives_a_verdict_not_a_crash():
     assert all(v.verdict in claims.VERDICTS for v in verdicts.values())
     assert all(v.measured or v.reason for v in verdicts.values())
     # the same in Japanese
-    assert all(v.verdict in claims.VERDICTS for v in claims.check_all(build, "ja"))
+    assert all(v.verdict in claims.VERDICTS for v in check_all(build, "ja"))
 
 
 def _cpu_build() -> dict[str, Result]:
@@ -314,7 +330,7 @@ def _cpu_build() -> dict[str, Result]:
 def test_a_cpu_only_build_measures_c7_only():
     for language, reason in (("en", "no CUDA device: this build ran on the CPU"),
                              ("ja", "CUDA デバイスなし: このビルドは CPU で実行されました")):  # fmt: skip
-        verdicts = {v.claim: v for v in claims.check_all(_cpu_build(), language)}
+        verdicts = {v.claim: v for v in check_all(_cpu_build(), language)}
         assert verdicts.pop("C7").verdict == "holds"
         for v in verdicts.values():
             assert (v.verdict, v.reason) == ("unmeasurable", reason), v.claim
@@ -329,15 +345,18 @@ def test_a_cpu_only_build_measures_c7_only():
 def test_by_variant_prefers_results_that_ran():
     ok = _h200()["naive"]
     failed = dataclasses.replace(ok, status="oom", reason="CUDA out of memory")
-    assert claims.by_variant([failed, ok])["naive"] is ok
-    assert claims.by_variant([ok, failed])["naive"] is ok
-    assert claims.by_variant([failed])["naive"] is failed
+    a_ok, a_failed = analysis.analyse(ok), analysis.analyse(failed)
+    assert claims.by_variant([a_failed, a_ok])["naive"] is a_ok
+    assert claims.by_variant([a_ok, a_failed])["naive"] is a_ok
+    assert claims.by_variant([a_failed])["naive"] is a_failed
 
 
-def test_chosen_backend_is_read_from_the_ops():
-    assert claims.chosen_backend(_h200()["sdpa_auto"]) == "sdpa_cudnn"
-    assert claims.chosen_backend(_h200()["sdpa_math"]) == "sdpa_math"
-    assert claims.chosen_backend(_h200()["naive"]) is None
+def test_sdpas_choice_is_read_from_the_kernels_then_the_ops():
+    assert analysis.analyse(_h200()["sdpa_auto"]).sdpa_variant == "sdpa_cudnn"
+    assert analysis.analyse(_h200()["sdpa_math"]).sdpa == ("math", "aten::_scaled_dot_product_attention_math")
+    assert analysis.analyse(_h200()["sdpa_math"]).sdpa_variant == "sdpa_math"
+    # naive has GPU kernels and none of SDPA's ops: the same rule calls it math-like, and no forced variant is it
+    assert analysis.analyse(_h200()["naive"]).sdpa[0] == "math"
 
 
 def test_unknown_claim_names_the_known_ones():
@@ -353,9 +372,7 @@ def test_cpu_costs():
     build = h200(sdpa_cudnn=with_timing("sdpa_cudnn", dispatch_us_median=50.0, context_us_median=3.5))
     del build["sdpa_efficient"]
     build["sdpa_flash"] = dataclasses.replace(build["sdpa_flash"], status="oom", reason="CUDA out of memory")
-    rows = {
-        r.variant: r for r in claims.cpu_costs(build, ["sdpa_efficient", "sdpa_flash", "sdpa_cudnn", "sdpa_auto"])
-    }
+    rows = {v: cpu_cost(build, v) for v in ("sdpa_efficient", "sdpa_flash", "sdpa_cudnn", "sdpa_auto")}
     assert list(rows) == ["sdpa_efficient", "sdpa_flash", "sdpa_cudnn", "sdpa_auto"]
     assert (rows["sdpa_efficient"].status, rows["sdpa_efficient"].profiled_us) == ("missing", None)
     assert (rows["sdpa_flash"].status, rows["sdpa_flash"].reason) == ("oom", "CUDA out of memory")
@@ -372,16 +389,6 @@ def test_cpu_costs():
 # --- templates ------------------------------------------------------------------------------------------------------
 
 
-def test_every_template_exists_in_both_languages_with_the_same_fields():
-    for key, texts in TEMPLATES.items():
-        assert set(texts) == set(claims.LANGUAGES), key
-        fields = claims.template_fields(key, "en")
-        assert claims.template_fields(key, "ja") == fields, key
-        for language in claims.LANGUAGES:
-            text = claims.text(key, language, **{f: "X" for f in fields})
-            assert "{" not in text and (text or key == "sentence.sep"), key
-
-
 def test_every_claim_has_a_published_figure_in_both_languages():
     for c in CLAIMS.values():
         en, ja = c.published("en"), c.published("ja")
@@ -390,15 +397,10 @@ def test_every_claim_has_a_published_figure_in_both_languages():
         assert c.published("ja_JP") == ja and c.published("fr") == en and c.published(None) == en
 
 
-def test_unknown_template_key():
-    with pytest.raises(KeyError, match=r"unknown claims template 'C99\.measured'"):
-        claims.text("C99.measured", "en")
-
-
 def test_cpu_claims_use_the_side_by_side_measurement_when_there_is_one():
     # The per-variant figures say one thing; a side-by-side measurement that says the opposite must decide C16 and
-    # C17, and cpu_costs must report its figures.
-    from attnprof.results import CpuCostRow, CpuCosts
+    # C17, and cpu_cost must report its figures.
+    from attnprof.results import CpuCostRow
 
     rs = {v: trace_result(v)[0] for v in ("sdpa_efficient", "sdpa_flash", "sdpa_cudnn", "sdpa_auto")}
     env = rs["sdpa_flash"].environment
@@ -414,13 +416,13 @@ def test_cpu_claims_use_the_side_by_side_measurement_when_there_is_one():
 
     expensive = measured(300.0, 90.0)
     cheap = measured(80.0, 20.0)
-    assert claims.check("C16", rs, "en", expensive).verdict == "holds"
-    assert claims.check("C16", rs, "en", cheap).verdict == "differs"
-    assert "300" in claims.check("C16", rs, "en", expensive).measured
-    c17 = claims.check("C17", rs, "en", cheap)
+    assert check("C16", rs, "en", expensive).verdict == "holds"
+    assert check("C16", rs, "en", cheap).verdict == "differs"
+    assert "300" in check("C16", rs, "en", expensive).measured
+    c17 = check("C17", rs, "en", cheap)
     assert c17.verdict == "differs" and "20" in c17.measured
-    (cost,) = claims.cpu_costs(rs, ["sdpa_cudnn"], expensive)
+    cost = cpu_cost(rs, "sdpa_cudnn", expensive)
     assert cost.interleaved and cost.profiled_us == 300.0 and cost.dispatch_us == 90.0
     assert cost.profiler_share == pytest.approx(0.7)
-    (fallback,) = claims.cpu_costs(rs, ["sdpa_cudnn"])
+    fallback = cpu_cost(rs, "sdpa_cudnn")
     assert not fallback.interleaved and fallback.dispatch_us == rs["sdpa_cudnn"].timing.dispatch_us_median

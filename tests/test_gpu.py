@@ -9,11 +9,11 @@ import time
 import pytest
 import torch
 
-from attnprof import profiling, report, results, trace, variants
+from attnprof import analysis, inputs, profiling, report, results, variants
 
 pytestmark = pytest.mark.gpu
 
-REF = profiling.make_setup(profiling.REFERENCE_SHAPE, "bf16", "cuda")
+REF = inputs.make_setup(inputs.REFERENCE_SHAPE, "bf16", "cuda")
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +31,7 @@ def ref_results(tmp_path_factory):
 
 
 def kernels(res):
-    return trace.kernel_table(res.steps, res.device_properties)
+    return analysis.kernel_rows(res.steps, res.device_properties)
 
 
 def test_every_variant_runs_and_is_accurate(ref_results):
@@ -83,21 +83,21 @@ def test_math_backend_transposes_and_many_kernels(ref_results):
     res, _ = ref_results
     math_kernels = sum(k.per_step for k in kernels(res["sdpa_math"]))
     assert math_kernels > 10
-    assert trace.op_counts(res["sdpa_flash"].steps).get("aten::transpose", 0) > 0
+    assert analysis.op_counts(res["sdpa_flash"].steps).get("aten::transpose", 0) > 0
 
 
 def test_unsupported_inputs_give_pytorchs_reason(tmp_path):
-    r = profiling.profile("sdpa_flash", profiling.make_setup((1, 2, 128, 64), "fp32", "cuda"), save_to=tmp_path)
+    r = profiling.profile("sdpa_flash", inputs.make_setup((1, 2, 128, 64), "fp32", "cuda"), save_to=tmp_path)
     assert r.status == "unsupported"
     assert "Half, BFloat16" in r.reason
-    r = profiling.profile("sdpa_cudnn", profiling.make_setup((1, 2, 128, 512), "bf16", "cuda"))
+    r = profiling.profile("sdpa_cudnn", inputs.make_setup((1, 2, 128, 512), "bf16", "cuda"))
     assert r.status == "unsupported"
     assert "256" in r.reason
 
 
 def test_out_of_memory_is_a_status():
     # scores alone would need 64*64*16384*16384*2 bytes = 2 TiB
-    r = profiling.profile("naive", profiling.make_setup((64, 64, 16384, 64), "bf16", "cuda"), measure=False)
+    r = profiling.profile("naive", inputs.make_setup((64, 64, 16384, 64), "bf16", "cuda"), measure=False)
     assert r.status == "oom", r.reason
     assert torch.cuda.memory_allocated() < 2**30
 
@@ -124,7 +124,7 @@ def test_gpu_time_is_the_kernels_not_the_cpu_issue_time(ref_results):
 
 
 def test_side_by_side_cpu_costs_on_the_gpu(tmp_path):
-    costs = profiling.measure_cpu_costs(profiling.CPU_COST_VARIANTS, REF, rounds=4, calls=5, save_to=tmp_path)
+    costs = profiling.measure_cpu_costs(variants.names(cpu_cost=True), REF, rounds=4, calls=5, save_to=tmp_path)
     print("\n" + report.cpu_cost_table(costs))
     for r in costs.rows:
         assert r.status == "ok", (r.variant, r.reason)

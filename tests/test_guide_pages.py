@@ -4,25 +4,16 @@ the claims' rows, and verdicts that match attnprof.claims."""
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from docutils import nodes
 
-from attnprof import claims, labels
-from conftest import TRACE_VARIANTS, trace_result
-
-pytest_plugins = ("sphinx.testing.fixtures",)
+from attnprof import claims, words
+from helpers import TRACE_VARIANTS, analysed_build
 
 DOCS = Path(__file__).parent.parent / "docs"
-CONF = """\
-extensions = ["myst_parser", "attnprof.sphinxext"]
-myst_enable_extensions = ["colon_fence", "deflist"]
-attnprof_results_dir = {results!r}
-exclude_patterns = ["_build"]
-"""
 INDEX = """\
 # Site
 
@@ -37,27 +28,15 @@ variants/sdpa-flash
 
 
 @pytest.fixture
-def site(tmp_path: Path, make_app: Callable, make_results: Callable) -> Callable:
+def site(project) -> Callable:
     """``site(language) -> app``: the guide's claims and occupancy pages (and what they link to), built."""
-
-    def build(language: str):
-        src = tmp_path / "src"
-        if not src.exists():
-            make_results(TRACE_VARIANTS, tmp_path / "results")
-            (src / "guide").mkdir(parents=True)
-            (src / "variants").mkdir()
-            for page in ("claims", "occupancy", "methodology"):
-                shutil.copy(DOCS / "guide" / f"{page}.md", src / "guide" / f"{page}.md")
-            (src / "guide" / "scaling.md").write_text("# Scaling\n\nStub.\n")
-            # a variant page that uses the claims directive, without its other directives
-            (src / "variants" / "sdpa-flash.md").write_text("# Flash\n\n```{claims} C9 C10 C12 C15\n```\n")
-            (src / "index.md").write_text(INDEX)
-            (src / "conf.py").write_text(CONF.format(results=str(tmp_path / "results")))
-        app = make_app("html", srcdir=src, builddir=src / "_build" / language, confoverrides={"language": language})
-        app.build()
-        return app
-
-    return build
+    pages = {f"guide/{p}.md": (DOCS / "guide" / f"{p}.md").read_text() for p in ("claims", "occupancy",
+                                                                              "methodology")}  # fmt: skip
+    pages["guide/scaling.md"] = "# Scaling\n\nStub.\n"
+    # a variant page that uses the claims directive, without its other directives
+    pages["variants/sdpa-flash.md"] = "# Flash\n\n```{claims} C9 C10 C12 C15\n```\n"
+    pages["index.md"] = INDEX
+    return lambda language: project(pages, TRACE_VARIANTS, language=language)
 
 
 def _rows(app, doc: str, cls: str) -> list[list[str]]:
@@ -71,14 +50,14 @@ def test_claims_page_has_every_claim_with_a_statement_and_a_computed_verdict(sit
     assert app.warning.getvalue() == ""
     rows = _rows(app, "guide/claims", "attnprof-claims-full")
     assert len(rows) == len(claims.CLAIMS) == 17
-    h200 = {v: trace_result(v)[0] for v in TRACE_VARIANTS}
+    h200 = analysed_build()
     for row, (claim_id, claim) in zip(rows, claims.CLAIMS.items(), strict=True):
         assert row[0] == claim_id
         assert len(row[1]) > 40, f"{claim_id} has no statement"  # the page's own sentence
         assert row[2] == claim.published(language)
         verdict = claim.check(h200, language)
         assert verdict.measured in row[3]
-        assert row[4] == labels.label(f"verdict.{verdict.verdict}", language)
+        assert row[4] == words.text(f"verdict.{verdict.verdict}", language)
     page = (Path(app.outdir) / "guide" / "claims.html").read_text(encoding="utf-8")
     assert all(f'id="claim-c{n}"' in page for n in range(1, 18))
 
@@ -101,4 +80,4 @@ def test_occupancy_page_computes_its_verdict(site, language):
     assert [r[0].split()[0] for r in hypotheses] == ["H1", "H2", "H3", "H1", "H1", "H2", "H1"]
     page = (Path(app.outdir) / "guide" / "occupancy.html").read_text(encoding="utf-8")
     assert "H2 + H3" in page and "compiled_naive" in page
-    assert labels.label("col.counterexamples", language) in page
+    assert words.text("col.counterexamples", language) in page

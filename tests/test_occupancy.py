@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from attnprof import occupancy
+from attnprof import analysis, occupancy, zero_occupancy
 from attnprof.occupancy import explain, theoretical
+from helpers import TRACE_VARIANTS, analysed, trace_result
 
 TRACES = Path(__file__).parent / "data" / "traces"
 
@@ -249,13 +250,12 @@ def test_matches_the_cuda_runtime_on_h200():
 
 
 @functools.cache
-def _build() -> tuple[occupancy.KernelOccupancy, ...]:
-    from conftest import TRACE_VARIANTS, trace_result
+def _build() -> tuple[zero_occupancy.KernelOccupancy, ...]:
 
-    return tuple(occupancy.kernel_occupancies(trace_result(v)[0] for v in TRACE_VARIANTS))
+    return tuple(zero_occupancy.kernel_occupancies(analysed(v) for v in TRACE_VARIANTS))
 
 
-def _find(variant: str, family: str, short: str = "") -> occupancy.KernelOccupancy:
+def _find(variant: str, family: str, short: str = "") -> zero_occupancy.KernelOccupancy:
     (k,) = [k for k in _build() if k.variant == variant and k.family == family and short in k.short]
     return k
 
@@ -286,7 +286,7 @@ def test_the_zeros_of_the_h200_build_and_what_they_have_in_common():
 
 
 def test_h1_driver_api_is_refuted_by_the_compiled_softmax():
-    h1 = next(t for t in occupancy.check_hypotheses(_build()) if t.hypothesis.key == "H1")
+    h1 = next(t for t in zero_occupancy.check_hypotheses(_build()) if t.hypothesis.key == "H1")
     assert h1.verdict == "refuted"
     (counter,) = h1.counterexamples
     assert (counter.variant, counter.family, counter.launch_api, counter.reported) == (
@@ -301,7 +301,7 @@ def test_h1_driver_api_is_refuted_by_the_compiled_softmax():
 
 
 def test_h2_shared_memory_above_48_kib_has_no_counterexample_but_misses_the_tiny_grid():
-    h2 = next(t for t in occupancy.check_hypotheses(_build()) if t.hypothesis.key == "H2")
+    h2 = next(t for t in zero_occupancy.check_hypotheses(_build()) if t.hypothesis.key == "H2")
     assert (h2.verdict, len(h2.predicted), h2.counterexamples) == ("incomplete", 9, ())
     assert _names(h2.missed) == {("sdpa_math", "fill (fp32)")}
     # the boundary is "more than": flash uses exactly 48 KiB and reports 13%, the math gemm 33 KiB and 13%
@@ -312,7 +312,7 @@ def test_h2_shared_memory_above_48_kib_has_no_counterexample_but_misses_the_tiny
 
 
 def test_h3_small_grid_explains_only_the_single_block_fill():
-    h3 = next(t for t in occupancy.check_hypotheses(_build()) if t.hypothesis.key == "H3")
+    h3 = next(t for t in zero_occupancy.check_hypotheses(_build()) if t.hypothesis.key == "H3")
     assert _names(h3.predicted) == {("sdpa_math", "fill (fp32)")}
     assert h3.counterexamples == ()
     assert len(h3.missed) == 9  # every large-shared-memory kernel
@@ -323,7 +323,7 @@ def test_h3_small_grid_explains_only_the_single_block_fill():
 
 
 def test_only_h2_plus_h3_explains_every_zero():
-    tests = occupancy.check_hypotheses(_build())
+    tests = zero_occupancy.check_hypotheses(_build())
     assert [t.hypothesis.key for t in tests] == ["H1", "H2", "H3", "H1 + H2", "H1 + H3", "H2 + H3", "H1 + H2 + H3"]
     verdicts = {t.hypothesis.key: t.verdict for t in tests}
     assert verdicts == {
@@ -335,7 +335,7 @@ def test_only_h2_plus_h3_explains_every_zero():
         "H2 + H3": "explains",
         "H1 + H2 + H3": "refuted",
     }
-    (best,) = occupancy.supported(tests)
+    (best,) = zero_occupancy.supported(tests)
     assert best.hypothesis.parts == ("H2", "H3")
     assert (len(best.consistent), best.tested) == (10, 31)
 
@@ -344,7 +344,8 @@ def test_without_the_compiled_kernel_the_data_cannot_decide():
     # compiled_naive's triton_per_fused kernel is the only counterexample to H1: without it, H1 + H3 explains the
     # zeros as well as H2 + H3 does, and both are named
     ks = [k for k in _build() if k.variant != "compiled_naive"]
-    assert [t.hypothesis.key for t in occupancy.supported(occupancy.check_hypotheses(ks))] == ["H1 + H3", "H2 + H3"]
+    tests = zero_occupancy.check_hypotheses(ks)
+    assert [t.hypothesis.key for t in zero_occupancy.supported(tests)] == ["H1 + H3", "H2 + H3"]
 
 
 def test_the_grid_caps_what_the_resources_allow():
@@ -356,12 +357,12 @@ def test_the_grid_caps_what_the_resources_allow():
     assert _find("sdpa_flash", "flash").limiter == "registers"
 
 
-def _k(**over) -> occupancy.KernelOccupancy:
+def _k(**over) -> zero_occupancy.KernelOccupancy:
     base = dict(variant="v", name="k", short="k", family="other", launches=1, launch_api="cudaLaunchKernel",
                 grid=(264, 1, 1), block=(128, 1, 1), registers_per_thread=32, shared_memory=0,
                 shared_memory_default=49152, blocks_per_sm=2.0, reported=25.0, theoretical=None)  # fmt: skip
     base.update(over)
-    return occupancy.KernelOccupancy(**base)
+    return zero_occupancy.KernelOccupancy(**base)
 
 
 def test_driver_api_and_mixed_launches():
@@ -377,23 +378,21 @@ def test_hypotheses_on_synthetic_kernels():
     zero_smem = _k(name="a", reported=0.0, shared_memory=65536)
     nonzero = _k(name="b")
     unreported = _k(name="c", reported=None, launch_api="cuLaunchKernel")  # not tested at all
-    tests = {t.hypothesis.key: t for t in occupancy.check_hypotheses([zero_smem, nonzero, unreported])}
+    tests = {t.hypothesis.key: t for t in zero_occupancy.check_hypotheses([zero_smem, nonzero, unreported])}
     assert tests["H2"].verdict == "explains" and tests["H2"].tested == 2
     assert tests["H1"].verdict == "incomplete" and tests["H1"].predicted == ()
-    assert [t.hypothesis.key for t in occupancy.supported(tests.values())] == ["H2"]
+    assert [t.hypothesis.key for t in zero_occupancy.supported(tests.values())] == ["H2"]
     # no zero at all: nothing to explain
-    quiet = occupancy.check_hypotheses([nonzero])
+    quiet = zero_occupancy.check_hypotheses([nonzero])
     assert {t.verdict for t in quiet} == {"untested"}
-    assert occupancy.supported(quiet) == []
+    assert zero_occupancy.supported(quiet) == []
     # a zero that nothing predicts
-    odd = occupancy.check_hypotheses([_k(reported=0.0)])
-    assert {t.verdict for t in odd} == {"incomplete"} and occupancy.supported(odd) == []
+    odd = zero_occupancy.check_hypotheses([_k(reported=0.0)])
+    assert {t.verdict for t in odd} == {"incomplete"} and zero_occupancy.supported(odd) == []
 
 
 def test_results_that_did_not_run_contribute_nothing():
-    from conftest import trace_result
-
     flash, _ = trace_result("sdpa_flash")
-    failed = dataclasses.replace(flash, status="unsupported", reason="no", steps=[])
-    assert occupancy.kernel_occupancies([failed]) == []
-    assert len(occupancy.kernel_occupancies([flash, failed])) == 1
+    failed = analysis.analyse(dataclasses.replace(flash, status="unsupported", reason="no", steps=[]))
+    assert zero_occupancy.kernel_occupancies([failed]) == []
+    assert len(zero_occupancy.kernel_occupancies([analysis.analyse(flash), failed])) == 1

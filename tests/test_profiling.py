@@ -6,9 +6,9 @@ import warnings
 import pytest
 import torch
 
-from attnprof import profiling, results, variants
+from attnprof import inputs, profiling, results, variants
 
-SMALL = profiling.make_setup((1, 2, 64, 32), "float32", "cpu")
+SMALL = inputs.make_setup((1, 2, 64, 32), "float32", "cpu")
 
 
 @pytest.fixture(scope="module")
@@ -92,7 +92,7 @@ def test_cuda_only_backend_on_cpu_is_a_result_with_pytorchs_reason(name, tmp_pat
 def test_asking_for_cuda_without_one_says_so():
     if torch.cuda.is_available():
         pytest.fail("this test describes a CPU-only machine; run the gpu selection on the GPU builder")
-    res = profiling.profile("sdpa_flash", profiling.make_setup((1, 1, 8, 8), "bf16", "cuda"))
+    res = profiling.profile("sdpa_flash", inputs.make_setup((1, 1, 8, 8), "bf16", "cuda"))
     assert res.status == "no_cuda"
     assert "torch.cuda.is_available() is False" in res.reason
 
@@ -165,11 +165,11 @@ def test_reasons_recorded_on_the_h200_reduce_to_their_substance():
 @pytest.mark.parametrize(
     ("call", "message"),
     [
-        (lambda: profiling.parse_shape("8,16,1024"), "bad shape '8,16,1024'; expected four positive integers"),
-        (lambda: profiling.parse_shape("8,16,0,64"), "bad shape '8,16,0,64'"),
-        (lambda: profiling.parse_shape("a,b,c,d"), "bad shape 'a,b,c,d'"),
-        (lambda: profiling.canonical_dtype("bf8"), "unknown dtype 'bf8'; choose one of: bf16, bfloat16"),
-        (lambda: profiling.make_setup("1,1,8,8", "bf16", "tpu"), "unknown device 'tpu'; choose one of: cuda, cpu"),
+        (lambda: inputs.parse_shape("8,16,1024"), "bad shape '8,16,1024'; expected four positive integers"),
+        (lambda: inputs.parse_shape("8,16,0,64"), "bad shape '8,16,0,64'"),
+        (lambda: inputs.parse_shape("a,b,c,d"), "bad shape 'a,b,c,d'"),
+        (lambda: inputs.canonical_dtype("bf8"), "unknown dtype 'bf8'; choose one of: bf16, bfloat16"),
+        (lambda: inputs.make_setup("1,1,8,8", "bf16", "tpu"), "unknown device 'tpu'; choose one of: cuda, cpu"),
         (lambda: profiling.profile("flsh", SMALL), "unknown variant 'flsh'"),
     ],
 )
@@ -181,21 +181,21 @@ def test_bad_arguments_raise_one_line_naming_the_value(call, message):
 
 
 def test_shape_spellings():
-    assert profiling.parse_shape("8,16,1024,64") == (8, 16, 1024, 64)
-    assert profiling.parse_shape("8x16x1024x64") == (8, 16, 1024, 64)
-    assert profiling.parse_shape([1, 2, 3, 4]) == (1, 2, 3, 4)
-    assert profiling.canonical_dtype("BF16") == "bfloat16"
+    assert inputs.parse_shape("8,16,1024,64") == (8, 16, 1024, 64)
+    assert inputs.parse_shape("8x16x1024x64") == (8, 16, 1024, 64)
+    assert inputs.parse_shape([1, 2, 3, 4]) == (1, 2, 3, 4)
+    assert inputs.canonical_dtype("BF16") == "bfloat16"
 
 
 def test_default_setup_on_cpu_uses_the_small_shape():
-    s = profiling.default_setup("cpu")
-    assert s.shape == profiling.CPU_SHAPE and s.device == "cpu" and s.dtype == "bfloat16"
-    assert profiling.default_setup("cuda").shape == profiling.REFERENCE_SHAPE
+    s = inputs.default_setup("cpu")
+    assert s.shape == inputs.CPU_SHAPE and s.device == "cpu" and s.dtype == "bfloat16"
+    assert inputs.default_setup("cuda").shape == inputs.REFERENCE_SHAPE
 
 
 def test_causal_flops_counts_two_half_matmuls():
     b, h, s, d = 8, 16, 1024, 64
-    assert profiling.causal_flops((b, h, s, d)) == 0.5 * (2 * (2 * b * h * s * s * d))
+    assert inputs.causal_flops((b, h, s, d)) == 0.5 * (2 * (2 * b * h * s * s * d))
 
 
 def test_cpu_costs_are_measured_side_by_side_and_load_back(tmp_path):

@@ -5,82 +5,27 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import textwrap
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from docutils import nodes
 
-from attnprof import claims, labels, occupancy, results, sphinxext, trace
+from attnprof import analysis, claims, results, words, zero_occupancy
 from attnprof.results import Environment, Result
+from attnprof.sphinxext import metrics
 from attnprof.variants import VARIANTS
-from conftest import trace_result
-
-pytest_plugins = ("sphinx.testing.fixtures",)
-
-CONF = """\
-extensions = ["myst_parser", "attnprof.sphinxext"]
-attnprof_results_dir = {results!r}
-locale_dirs = ["locales/"]
-gettext_compact = False
-exclude_patterns = ["_build", "locales"]
-"""
-
-
-@pytest.fixture
-def project(tmp_path: Path, make_app: Callable, make_results: Callable) -> Callable:
-    """``project(pages, variants=..., language=..., builder=...) -> app``: write pages, build, return the app.
-
-    Several builds in one test are fine: the previous app's global docutils state is cleaned up first.
-    """
-    apps: list = []
-
-    def build(
-        pages: dict[str, str],
-        variants: tuple[str, ...] = ("naive", "naive_inplace", "sdpa_flash"),
-        language: str = "en",
-        builder: str = "html",
-        extra: dict[str, str] | None = None,
-        **overrides: object,
-    ):
-        src = tmp_path / "src"
-        folder = tmp_path / "results"
-        if variants:
-            make_results(variants, folder)
-        folder.mkdir(exist_ok=True)
-        src.mkdir(exist_ok=True)
-        (src / "conf.py").write_text(CONF.format(results=str(folder)))
-        for name, text in {**pages, **(extra or {})}.items():
-            path = src / name
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(textwrap.dedent(text), encoding="utf-8")
-        builddir = src / "_build" / f"{builder}-{language}"
-        if apps:
-            apps[-1].cleanup()
-        app = make_app(builder, srcdir=src, builddir=builddir, confoverrides={"language": language, **overrides})
-        apps.append(app)
-        app.build()
-        return app
-
-    return build
-
-
-def html(app, doc: str = "index") -> str:
-    return (Path(app.outdir) / f"{doc}.html").read_text(encoding="utf-8")
-
-
-def doctree(app, doc: str = "index") -> nodes.document:
-    return app.env.get_doctree(doc)
-
-
-def tables(app, cls: str, doc: str = "index") -> list[nodes.table]:
-    return [t for t in doctree(app, doc).findall(nodes.table) if cls in t["classes"]]
-
-
-def body_rows(table: nodes.table) -> list[nodes.row]:
-    return list(next(iter(table.findall(nodes.tbody))).findall(nodes.row))
-
+from helpers import (
+    analysed,
+    analysed_build,
+    assert_warned,
+    body_rows,
+    doctree,
+    h200_environment,
+    html,
+    tables,
+    trace_result,
+    write_catalog,
+)
 
 # --- kernel-table ---------------------------------------------------------------------------------------------------
 
@@ -89,7 +34,7 @@ def test_kernel_table_has_one_row_per_distinct_activity(project):
     app = project({"index.md": "# Naive\n\n```{kernel-table} naive\n:caption: Kernels of one step\n```\n"})
     assert app.warning.getvalue() == ""
     naive, _ = trace_result("naive")
-    expected = trace.kernel_table(naive.steps, naive.device_properties)
+    expected = analysis.kernel_rows(naive.steps, naive.device_properties)
     (table,) = tables(app, "attnprof-kernel-table")
     assert len(body_rows(table)) == len(expected) == 7  # 5 kernels, a memcpy, a memset
     first_cells = [row[0].astext() for row in body_rows(table)]
@@ -215,13 +160,7 @@ def test_compare_table_items_are_extracted_and_translated(project, tmp_path):
     assert 'msgid "The copy shows up as a memcpy."' in pot  # without the "naive:" prefix
     assert 'msgid "One fused kernel."' in pot
     assert "Kernels per step" not in pot  # generated labels are not messages
-    po = tmp_path / "src" / "locales" / "ja" / "LC_MESSAGES" / "index.po"
-    po.parent.mkdir(parents=True)
-    po.write_text(
-        'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
-        'msgid "The copy shows up as a memcpy."\nmsgstr "コピーが memcpy として現れる。"\n',
-        encoding="utf-8",
-    )
+    write_catalog(tmp_path / "src", {"The copy shows up as a memcpy.": "コピーが memcpy として現れる。"})
     app = project({"index.md": COMPARE}, language="ja")
     (table,) = tables(app, "attnprof-compare-table")
     assert body_rows(table)[0][-1].astext() == "コピーが memcpy として現れる。"
@@ -234,8 +173,7 @@ def test_cpu_cost_table(project, tmp_path):
     assert app.warning.getvalue() == ""
     (table,) = tables(app, "attnprof-cpu-cost-table")
     rows = [[c.astext() for c in r] for r in body_rows(table)]
-    flash, _ = trace_result("sdpa_flash")
-    (cost,) = claims.cpu_costs({"sdpa_flash": flash}, ["sdpa_flash"])
+    cost = analysis.cpu_cost("sdpa_flash", analysed("sdpa_flash"))
     assert rows[1][0] == "sdpa_flash" and rows[1][4] == f"{100 * cost.profiler_share:.0f}\u00a0%"
     assert rows[1][5] == "4.00" and rows[0][5] == "n/a"  # context cost: forced backends only
     assert rows[2][1] == "no CUDA device: no CUDA device"
@@ -247,11 +185,11 @@ def test_claims_table_gives_verdicts(project):
     (table,) = tables(app, "attnprof-claims-table")
     rows = [[c.astext() for c in r] for r in body_rows(table)]
     assert [r[0] for r in rows] == ["C1", "C9", "C12"]
-    all_results = {v: trace_result(v)[0] for v in VARIANTS}
+    all_results = analysed_build(tuple(VARIANTS))
     for row, claim_id in zip(rows, ("C1", "C9", "C12"), strict=True):
         verdict = claims.check(claim_id, all_results, "en")
         assert verdict.measured in row[2] and verdict.detail in row[2]
-        assert row[3] == labels.label(f"verdict.{verdict.verdict}", "en")
+        assert row[3] == words.text(f"verdict.{verdict.verdict}", "en")
 
 
 def test_claims_table_warns_for_missing_results_and_unknown_ids(project):
@@ -261,7 +199,7 @@ def test_claims_table_warns_for_missing_results_and_unknown_ids(project):
     assert "no result file for variant 'sdpa_cudnn'" in warnings
     (table,) = tables(app, "attnprof-claims-table")
     (row,) = body_rows(table)
-    assert row[3].astext() == labels.label("verdict.unmeasurable", "ja")
+    assert row[3].astext() == words.text("verdict.unmeasurable", "ja")
 
 
 def test_claims_table_statements_are_translatable_items(project):
@@ -283,13 +221,13 @@ def test_occupancy_table_and_hypotheses(project):
     text = "# O\n\n```{occupancy-table}\n```\n\n```{occupancy-hypotheses}\n```\n"
     app = project({"index.md": text}, variants=every, language="ja")
     assert app.warning.getvalue() == ""
-    kernels = occupancy.kernel_occupancies(trace_result(v)[0] for v in VARIANTS)
+    kernels = zero_occupancy.kernel_occupancies(analysed(v) for v in VARIANTS)
     (table,) = tables(app, "attnprof-occupancy-table")
     assert len(body_rows(table)) == len(kernels)
     (hyp,) = tables(app, "attnprof-hypotheses-table")
-    tests = occupancy.check_hypotheses(kernels)
+    tests = zero_occupancy.check_hypotheses(kernels)
     assert [r[0].astext().split()[0] for r in body_rows(hyp)] == [t.hypothesis.parts[0] for t in tests]
-    best = occupancy.supported(tests)
+    best = zero_occupancy.supported(tests)
     line = next(p for p in doctree(app).findall(nodes.paragraph) if "attnprof-verdict-line" in p["classes"])
     assert all(t.hypothesis.key in line.astext() for t in best)
     assert "反例" in html(app)  # Japanese headers
@@ -369,19 +307,16 @@ def test_metric_values_with_units(project):
 
 def test_metric_unknown_field_and_bad_syntax_warn(project):
     app = project({"index.md": "# M\n\nA {metric}`naive:gpu_time` and {metric}`naive`.\n"})
-    warnings = app.warning.getvalue()
-    assert "unknown field 'gpu_time'; choose one of: gpu_ms" in warnings
-    assert "expected VARIANT:FIELD" in warnings
-    assert "index.md:3" in warnings
-    assert 'class="problematic"' in html(app)
+    parts = ("unknown field 'gpu_time'; choose one of: gpu_ms", "expected VARIANT:FIELD", "index.md:3")
+    assert_warned(app, *parts, marker='class="problematic"')
 
 
 def test_metric_text_covers_every_field():
-    flash, _ = trace_result("sdpa_flash")
-    for field in sphinxext.METRIC_FIELDS:
-        assert sphinxext.metric_text(flash, field, "en")
+    flash = analysed("sdpa_flash")
+    for field in metrics.METRIC_FIELDS:
+        assert metrics.metric_text(flash, field, "en")
     with pytest.raises(KeyError, match="unknown metric field 'nope'"):
-        sphinxext.metric_text(flash, "nope")
+        metrics.metric_text(flash, "nope")
 
 
 # --- banner ---------------------------------------------------------------------------------------------------------
@@ -422,41 +357,7 @@ def test_no_results_at_all_is_a_note_not_a_warning(project):
     assert "No measured results were found" in html(app)
 
 
-# --- labels and import hygiene --------------------------------------------------------------------------------------
-
-
-def test_every_label_has_every_language():
-    for key, texts in labels.LABELS.items():
-        assert set(texts) == set(labels.LANGUAGES), key
-        fields = {lang: sorted(_placeholders(t)) for lang, t in texts.items()}
-        assert len({tuple(f) for f in fields.values()}) == 1, f"{key}: placeholders differ {fields}"
-
-
-def _placeholders(text: str) -> set[str]:
-    import string
-
-    return {name for _, name, _, _ in string.Formatter().parse(text) if name}
-
-
-def test_label_falls_back_to_english_and_rejects_unknown_keys():
-    assert labels.label("col.kernel", "ja_JP") == "カーネル"
-    assert labels.label("col.kernel", "de") == "Kernel"
-    with pytest.raises(KeyError, match="unknown label 'nope'"):
-        labels.label("nope", "en")
-
-
-def test_every_verdict_has_a_label():
-    for verdict in claims.VERDICTS:
-        assert f"verdict.{verdict}" in labels.LABELS
-    for verdict in ("explains", "incomplete", "refuted", "untested"):
-        assert f"hyp.verdict.{verdict}" in labels.LABELS
-    for key in occupancy.EXPLANATIONS:
-        assert f"hyp.{key}" in labels.LABELS
-
-
-def test_occupancy_limiters_all_have_labels():
-    for resource in (*occupancy.RESOURCES, "grid"):
-        assert f"limiter.{resource}" in labels.LABELS
+# --- import hygiene and parallel builds ---------------------------------------------------------------------------
 
 
 def test_extension_does_not_import_torch():
@@ -464,12 +365,63 @@ def test_extension_does_not_import_torch():
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
 
 
-def test_setup_is_parallel_safe(make_app, tmp_path):
-    (tmp_path / "conf.py").write_text("extensions = ['attnprof.sphinxext']\n")
-    (tmp_path / "index.rst").write_text("T\n=\n")
-    app = make_app("html", srcdir=tmp_path)
-    meta = app.extensions["attnprof.sphinxext"]
-    assert meta.parallel_read_safe and meta.parallel_write_safe
+PARALLEL_PAGES = {
+    "index.md": "# Home\n\n```{toctree}\na\nb\nc\nd\n```\n\n```{compare-table} naive sdpa_flash\n```\n",
+    "a.md": "# A\n\n```{kernel-table} naive\n```\n\nGPU time {metric}`naive:gpu_ms`.\n",
+    "b.md": "# B\n\n```{kernel-table} sdpa_flash\n```\n\n```{claims} C9 C10\n```\n",
+    "c.md": "# C\n\n```{timeline} naive_inplace\nOne step.\n```\n",
+    "d.md": "# D\n\n```{occupancy-table} naive sdpa_flash\n```\n",
+}
+
+
+def test_a_parallel_build_gives_the_same_pages_as_a_serial_one(project, tmp_path):
+    # the project fixture writes the pages and the results; then two real sphinx-build runs, -j 2 and serial
+    project(PARALLEL_PAGES)
+    src = tmp_path / "src"
+    pages = {}
+    for jobs in ("2", "1"):
+        out = tmp_path / f"html-j{jobs}"
+        run = subprocess.run(
+            [sys.executable, "-m", "sphinx", "-b", "html", "-W", "-j", jobs, "-q", str(src), str(out)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert run.returncode == 0, run.stderr
+        pages[jobs] = {p: (out / f"{p}.html").read_text(encoding="utf-8") for p in ("a", "b", "c", "d")}
+    assert pages["2"] == pages["1"]
+    assert "attnprof-kernel-table" in pages["2"]["a"] and "attnprof-claims-table" in pages["2"]["b"]
+
+
+def test_a_page_analyses_each_result_once(project, monkeypatch):
+    from collections import Counter
+
+    from attnprof import sweep as sweep_module
+    from helpers import h200_sweep
+
+    analysed_, swept, costs = Counter(), Counter(), Counter()
+    real_analyse, real_sweep, real_costs = analysis.analyse, sweep_module.load, results.load_cpu_costs
+    monkeypatch.setattr(analysis, "analyse", lambda r: analysed_.update([r.variant]) or real_analyse(r))
+    monkeypatch.setattr(sweep_module, "load", lambda p: swept.update([p.name]) or real_sweep(p))
+    monkeypatch.setattr(results, "load_cpu_costs", lambda p: costs.update([p.name]) or real_costs(p))
+    fields = ("gpu_ms", "cpu_us", "dispatch_us", "tflops", "peak_mib", "main_kernel", "main_kernel_regs",
+              "main_kernel_smem", "main_kernel_theoretical_occupancy", "main_kernel_limiter", "sm_count",
+              "kernels_per_step", "activities_per_step", "op:aten::transpose", "rel_error")  # fmt: skip
+    roles = " ".join(f"{{metric}}`{v}:{f}`" for v in ("sdpa_flash", "naive") for f in fields)
+    tables_ = "\n\n".join(["```{kernel-table} sdpa_flash\n```", "```{compare-table} naive sdpa_flash\n```",
+                            "```{cpu-cost-table} sdpa_flash\n```", "```{cpu-cost-table} naive\n```",
+                            "```{claims} C9 C10 C2\n```", "```{scaling-table}\n```", "```{roofline-table}\n```",
+                            "```{sdpa-choice-table}\n```"])  # fmt: skip
+    flash = trace_result("sdpa_flash")[0]
+    from attnprof.results import CpuCostRow, CpuCosts
+
+    measured = CpuCosts("cuda", [8, 16, 1024, 64], "bfloat16", 10, flash.environment,
+                        [CpuCostRow("sdpa_flash", "ok", None, 90.0, 45.0, 5.0, [30, 100])])  # fmt: skip
+    app = project({"index.md": f"# Many\n\n{roles}\n\n{tables_}\n"}, sweep_data=h200_sweep(), cpu_costs=measured)
+    assert app.warning.getvalue() == ""
+    assert dict(analysed_) == {"naive": 1, "naive_inplace": 1, "sdpa_flash": 1}
+    assert dict(swept) == {"sweep__cuda.json": 1}
+    assert dict(costs) == {"cpu_costs__cuda.json": 1}
 
 
 def test_catalog_messages_do_not_depend_on_what_this_build_could_run(project, tmp_path):
@@ -491,7 +443,6 @@ def test_catalog_messages_do_not_depend_on_what_this_build_could_run(project, tm
 
 def test_cpu_cost_table_and_cpu_claims_read_the_side_by_side_measurement(project, tmp_path):
     from attnprof.results import CpuCostRow, CpuCosts, save_cpu_costs
-    from conftest import h200_environment
 
     folder = tmp_path / "results"
     rows = [CpuCostRow("sdpa_flash", "ok", None, 123.0, 45.6, 7.8, [30, 100])]

@@ -3,28 +3,15 @@
 from __future__ import annotations
 
 import os
-import textwrap
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from docutils import nodes
 
-from attnprof import scalingplot, sweep
+from attnprof import pictures, sweeprun
 from attnprof.results import Environment
 from attnprof.sweep import Sweep, SweepPoint
-from test_sweep import h200_sweep
-
-pytest_plugins = ("sphinx.testing.fixtures",)
-
-CONF = """\
-extensions = ["myst_parser", "attnprof.sphinxext"]
-attnprof_results_dir = {results!r}
-attnprof_env_banner = False
-locale_dirs = ["locales/"]
-gettext_compact = False
-exclude_patterns = ["_build", "locales"]
-"""
+from helpers import assert_warned, h200_sweep, html, rows, tables, write_catalog
 
 PAGE = """\
 # How cost grows
@@ -59,8 +46,8 @@ def cpu_sweep() -> Sweep:
         date="2026-11-30T03:00:00+00:00",
     )
     points = []
-    for v in sweep.CPU_VARIANTS:
-        for s in sweep.CPU_SEQS:
+    for v in sweeprun.CPU_VARIANTS:
+        for s in sweeprun.CPU_SEQS:
             ms = 0.001 * s * (3 if v.startswith("naive") or v == "sdpa_math" else 1)
             points.append(
                 SweepPoint(
@@ -80,9 +67,9 @@ def cpu_sweep() -> Sweep:
         dtype="float32",
         batch=1,
         heads=2,
-        seqs=list(sweep.CPU_SEQS),
+        seqs=list(sweeprun.CPU_SEQS),
         head_dims=[64],
-        variants=list(sweep.CPU_VARIANTS),
+        variants=list(sweeprun.CPU_VARIANTS),
         environment=env,
         points=points,
         note="CPU",
@@ -90,46 +77,14 @@ def cpu_sweep() -> Sweep:
 
 
 @pytest.fixture
-def project(tmp_path: Path, make_app: Callable) -> Callable:
-    """``project(pages, data=h200_sweep(), language=..., builder=...) -> app``."""
+def project(project):
+    """The shared project builder for sweep pages: ``project(pages, data=None, **kw)``, no variant results and no
+    banner."""
 
-    built: list = []
-
-    def build(pages: dict[str, str], data: Sweep | None = None, language: str = "en", builder: str = "html"):
-        if built:  # a second app in one test: undo the first one's global registrations first
-            built[-1].cleanup()
-        src, folder = tmp_path / "src", tmp_path / "results"
-        folder.mkdir(exist_ok=True)
-        src.mkdir(exist_ok=True)
-        if data is not None:
-            sweep.save(data, folder)
-        (src / "conf.py").write_text(CONF.format(results=str(folder)))
-        for name, text in pages.items():
-            (src / name).write_text(textwrap.dedent(text), encoding="utf-8")
-        app = make_app(
-            builder,
-            srcdir=src,
-            builddir=src / "_build" / f"{builder}-{language}",
-            confoverrides={"language": language},
-        )
-        app.build()
-        built.append(app)
-        return app
+    def build(pages: dict[str, str], data: Sweep | None = None, **kw):
+        return project(pages, (), sweep_data=data, conf="attnprof_env_banner = False", **kw)
 
     return build
-
-
-def html(app, doc: str = "index") -> str:
-    return (Path(app.outdir) / f"{doc}.html").read_text(encoding="utf-8")
-
-
-def tables(app, cls: str) -> list[nodes.table]:
-    return [t for t in app.env.get_doctree("index").findall(nodes.table) if cls in t["classes"]]
-
-
-def rows(table: nodes.table) -> list[list[str]]:
-    body = next(iter(table.findall(nodes.tbody)))
-    return [[cell.astext() for cell in row] for row in body.findall(nodes.row)]
 
 
 def test_all_four_directives_render_without_warnings(project, tmp_path):
@@ -146,7 +101,7 @@ def test_all_four_directives_render_without_warnings(project, tmp_path):
 
     (table,) = tables(app, "attnprof-scaling-table")
     body = {r[0]: r[1:] for r in rows(table)}
-    assert list(body) == list(sweep.GPU_VARIANTS)
+    assert list(body) == list(sweeprun.GPU_VARIANTS)
     assert body["sdpa_math"][-1] == "out of memory"
     assert body["flex"][0] == "–" and body["flex"][1] != "–"  # flex runs at 1024, 4096 and 16384 only
     assert "GPU time per forward (median, ms), head_dim 64" in table.next_node(nodes.title).astext()
@@ -207,13 +162,7 @@ def test_plot_caption_is_translated_and_becomes_the_alt_text(project, tmp_path):
     page = {"index.md": "# S\n\n```{scaling-plot}\n:metric: peak_mib\n\nMemory against length.\n```\n"}
     app = project(page, h200_sweep(), builder="gettext")
     assert 'msgid "Memory against length."' in (Path(app.outdir) / "index.pot").read_text(encoding="utf-8")
-    po = tmp_path / "src" / "locales" / "ja" / "LC_MESSAGES" / "index.po"
-    po.parent.mkdir(parents=True)
-    po.write_text(
-        'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
-        'msgid "Memory against length."\nmsgstr "メモリとシーケンス長。"\n',
-        encoding="utf-8",
-    )
+    write_catalog(tmp_path / "src", {"Memory against length.": "メモリとシーケンス長。"})
     app = project(page, h200_sweep(), language="ja")
     assert app.warning.getvalue() == ""
     assert 'alt="メモリとシーケンス長。"' in html(app)
@@ -253,11 +202,8 @@ def test_head_dim_missing_from_the_sweep_is_a_note_not_a_warning(project):
 
 def test_missing_sweep_file_warns_with_location(project):
     app = project({"index.md": "# S\n\nText.\n\n```{scaling-table}\n```\n"})
-    warnings = app.warning.getvalue()
-    assert "no sweep file (sweep__cuda.json or sweep__cpu.json)" in warnings
-    assert "examples/10-scaling.py writes it" in warnings
-    assert "index.md:5" in warnings
-    assert "attnprof-problem" in html(app)
+    parts = ("no sweep file (sweep__cuda.json or sweep__cpu.json)", "examples/10-scaling.py writes it", "index.md:5")
+    assert_warned(app, *parts, marker="attnprof-problem")
 
 
 def test_stale_sweep_file_warns(project, tmp_path):
@@ -277,6 +223,6 @@ def test_unknown_metric_is_reported_by_docutils(project):
 
 
 def test_picture_language_falls_back_to_english_without_japanese_glyphs(monkeypatch):
-    monkeypatch.setattr(scalingplot, "cjk_font", lambda: None)
-    assert scalingplot.picture_language("ja") == "en"
-    assert scalingplot.picture_language("en") == "en"
+    monkeypatch.setattr(pictures, "cjk_font", lambda: None)
+    assert pictures.picture_language("ja") == "en"
+    assert pictures.picture_language("en") == "en"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gzip
 import json
 import math
 from pathlib import Path
@@ -10,98 +9,12 @@ from pathlib import Path
 import pytest
 import torch
 
-from attnprof import profiling, report, results, sweep, variants
-from attnprof.results import Environment
-from attnprof.sweep import Ceilings, Sweep, SweepPoint
+from attnprof import inputs, report, results, sweep, sweeprun, variants
+from attnprof.sweep import Sweep, SweepPoint
+from helpers import H200_CEILINGS, h200_sweep
 
 TINY = dict(batch=1, heads=1, dtype="float32", device="cpu", reps=3, reps_slow=3, warmup=1)
 TRACES = Path(__file__).parent / "data" / "traces"
-
-
-# --- a made-up H200 sweep, shared with the Sphinx tests -------------------------------------------------------------
-
-# TFLOP/s each variant reaches at long sequences (rough H200 figures), and its fixed cost per call (ms)
-_RATES = {
-    "sdpa_math": 12.0,
-    "sdpa_efficient": 180.0,
-    "sdpa_flash": 330.0,
-    "sdpa_cudnn": 420.0,
-    "sdpa_auto": 420.0,
-    "flex": 300.0,
-    "naive": 40.0,
-    "naive_inplace": 45.0,
-}
-_FIXED_MS = {"sdpa_math": 0.15, "naive": 0.05, "naive_inplace": 0.05}
-H200_CEILINGS = Ceilings(matmul_tflops=720.0, matmul_n=8192, bandwidth_gbs=4100.0, copy_bytes=2**31, repetitions=10)
-UNSUPPORTED = "RuntimeError: No available kernel. Aborting execution. | made-up refusal for the test"
-
-
-def h200_sweep() -> Sweep:
-    """A sweep with the default GPU configuration and plausible numbers: OOMs, an unsupported point, a CPU-bound
-    point, flex at its three sequence lengths only, SDPA picking cuDNN."""
-    cfg = sweep.default_config("cuda")
-    points = []
-    for v in cfg.variants:
-        for d in cfg.head_dims:
-            for s in cfg.seqs_for(v):
-                flops = profiling.causal_flops((cfg.batch, cfg.heads, s, d))
-                if v == "sdpa_math" and s >= 16384:
-                    reason = "CUDA out of memory. Tried to allocate 128.00 GiB"
-                    if s > 16384:
-                        reason = "skipped: out of memory at seq 16384"
-                    points.append(SweepPoint(v, s, d, "oom", reason))
-                    continue
-                if v == "sdpa_efficient" and d == 128 and s == 512:
-                    points.append(SweepPoint(v, s, d, "unsupported", UNSUPPORTED))
-                    continue
-                ms = flops / (_RATES[v] * 1e12) * 1e3 * (1 + 512 / s) + _FIXED_MS.get(v, 0.01)
-                scores = cfg.batch * cfg.heads * s * s * 2 if v in sweep.MATERIALIZING else 0
-                points.append(
-                    SweepPoint(
-                        v,
-                        s,
-                        d,
-                        "ok",
-                        gpu_ms=ms,
-                        gpu_ms_min=ms * 0.98,
-                        gpu_ms_max=ms * 1.05,
-                        repetitions=10 if ms < 20 else 5,
-                        tflops=flops / (ms * 1e-3) / 1e12,
-                        peak_extra_bytes=int(3 * scores + 4 * cfg.batch * cfg.heads * s * d * 2),
-                        dispatch_us=900.0 if v == "sdpa_math" else 25.0,
-                        sdpa_choice="cudnn" if v == "sdpa_auto" else None,
-                        sdpa_evidence="cudnn_generated_fort_native_sdpa_sm90_flash_fprop"
-                        if v == "sdpa_auto"
-                        else None,
-                        wall_s=0.1,
-                    )
-                )
-    env = Environment(
-        device_name="NVIDIA H200",
-        torch_version="2.11.0+cu130",
-        python_version="3.12.3",
-        date="2026-11-30T03:00:00+00:00",
-        cuda_version="13.0",
-        cudnn_version="91900",
-    )
-    order = {(v, d, s): i for i, (v, d, s) in enumerate((p.variant, p.head_dim, p.seq) for p in points)}
-    points.sort(key=lambda p: order[(p.variant, p.head_dim, p.seq)])
-    return Sweep(
-        device="cuda",
-        dtype=cfg.dtype,
-        batch=cfg.batch,
-        heads=cfg.heads,
-        seqs=list(cfg.seqs),
-        head_dims=list(cfg.head_dims),
-        variants=list(cfg.variants),
-        environment=env,
-        points=points,
-        ceilings=H200_CEILINGS,
-        compiled_seqs=list(sweep.COMPILED_SEQS),
-        timer="cuda_event_prefilled",
-        budget_s=45.0,
-        elapsed_s=24.0,
-    )
 
 
 # --- a real sweep on the CPU ----------------------------------------------------------------------------------------
@@ -109,9 +22,9 @@ def h200_sweep() -> Sweep:
 
 @pytest.fixture(scope="module")
 def cpu_sweep() -> Sweep:
-    cfg = sweep.make_config(["naive", "sdpa_flash", "sdpa_auto", "sdpa_efficient"], [32, 64], [16], **TINY)
+    cfg = sweeprun.make_config(["naive", "sdpa_flash", "sdpa_auto", "sdpa_efficient"], [32, 64], [16], **TINY)
     seen = []
-    result = sweep.run_sweep(cfg, progress=lambda done, total, p: seen.append((done, total, p.variant)))
+    result = sweeprun.run_sweep(cfg, progress=lambda done, total, p: seen.append((done, total, p.variant)))
     assert [d for d, _, _ in seen] == list(range(1, 9)) and {t for _, t, _ in seen} == {8}
     return result
 
@@ -124,7 +37,7 @@ def test_cpu_sweep_measures_every_point_in_table_order(cpu_sweep):
     for p in s.points[:6]:
         assert p.status == "ok", p.reason
         assert p.repetitions == 3 and 0 < p.gpu_ms_min <= p.gpu_ms <= p.gpu_ms_max
-        assert p.tflops == pytest.approx(profiling.causal_flops((1, 1, p.seq, 16)) / (p.gpu_ms * 1e-3) / 1e12)
+        assert p.tflops == pytest.approx(inputs.causal_flops((1, 1, p.seq, 16)) / (p.gpu_ms * 1e-3) / 1e12)
         assert p.dispatch_us > 0 and p.peak_extra_bytes is None and p.wall_s > 0
     assert s.timer == "perf_counter" and s.complete and s.elapsed_s > 0
     assert s.ceilings is None and "A sweep on the CPU (batch 1, 1 heads, float32, seq 32, 64" in s.note
@@ -163,9 +76,9 @@ def _fake_variant(monkeypatch, name: str, fails_from: int, exc: Exception) -> No
 def test_larger_sequences_are_marked_oom_without_running(monkeypatch):
     _fake_variant(monkeypatch, "hungry", 64, torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 9 GiB"))
     ran = []
-    real = sweep._run_point
-    monkeypatch.setattr(sweep, "_run_point", lambda cfg, v, s, d, sl: ran.append(s) or real(cfg, v, s, d, sl))
-    s = sweep.run_sweep(sweep.make_config(["hungry"], [32, 64, 128, 256], [16], **TINY))
+    real = sweeprun._run_point
+    monkeypatch.setattr(sweeprun, "_run_point", lambda cfg, v, s, d, sl: ran.append(s) or real(cfg, v, s, d, sl))
+    s = sweeprun.run_sweep(sweeprun.make_config(["hungry"], [32, 64, 128, 256], [16], **TINY))
     assert [(p.seq, p.status) for p in s.points] == [(32, "ok"), (64, "oom"), (128, "oom"), (256, "oom")]
     assert "Tried to allocate 9 GiB" in s.points[1].reason
     assert [p.reason for p in s.points[2:]] == ["skipped: out of memory at seq 64"] * 2
@@ -174,14 +87,14 @@ def test_larger_sequences_are_marked_oom_without_running(monkeypatch):
 
 def test_an_unsupported_point_does_not_skip_the_next(monkeypatch):
     _fake_variant(monkeypatch, "picky", 32, RuntimeError("No available kernel. Aborting execution."))
-    s = sweep.run_sweep(sweep.make_config(["picky"], [32, 64], [16], **TINY))
+    s = sweeprun.run_sweep(sweeprun.make_config(["picky"], [32, 64], [16], **TINY))
     assert [p.status for p in s.points] == ["unsupported", "unsupported"]
     assert s.points[1].reason.startswith("RuntimeError: No available kernel")
 
 
 def test_time_budget_skips_what_is_left():
-    cfg = sweep.make_config(["naive"], [32, 64], [16], budget_s=1e-9, **TINY)
-    s = sweep.run_sweep(cfg)
+    cfg = sweeprun.make_config(["naive"], [32, 64], [16], budget_s=1e-9, **TINY)
+    s = sweeprun.run_sweep(cfg)
     assert [p.status for p in s.points] == ["skipped", "skipped"]
     assert s.points[0].reason == "skipped: the time budget of 1e-09 s was spent"
     assert not s.complete
@@ -189,21 +102,21 @@ def test_time_budget_skips_what_is_left():
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="describes a machine without CUDA")
 def test_cuda_sweep_without_cuda_is_all_no_cuda():
-    s = sweep.run_sweep(sweep.make_config(["naive"], [32], [16], device="cuda", batch=1, heads=1))
+    s = sweeprun.run_sweep(sweeprun.make_config(["naive"], [32], [16], device="cuda", batch=1, heads=1))
     assert [p.status for p in s.points] == ["no_cuda"]
     assert "torch.cuda.is_available() is False" in s.points[0].reason
-    assert sweep.measure_ceilings("cuda") is None
+    assert sweeprun.measure_ceilings("cuda") is None
 
 
 def test_no_ceilings_on_the_cpu():
-    assert sweep.measure_ceilings("cpu") is None
+    assert sweeprun.measure_ceilings("cpu") is None
 
 
 # --- configuration --------------------------------------------------------------------------------------------------
 
 
 def test_default_configs():
-    gpu = sweep.default_config("cuda")
+    gpu = sweeprun.default_config("cuda")
     assert (gpu.batch, gpu.heads, gpu.dtype) == (8, 16, "bfloat16")
     assert gpu.seqs == (512, 1024, 2048, 4096, 8192, 16384) and gpu.head_dims == (64, 128)
     assert gpu.variants == (
@@ -217,15 +130,15 @@ def test_default_configs():
         "naive_inplace",
     )
     assert gpu.seqs_for("flex") == (1024, 4096, 16384) and gpu.seqs_for("naive") == gpu.seqs
-    cpu = sweep.default_config("cpu")
+    cpu = sweeprun.default_config("cpu")
     assert (cpu.batch, cpu.heads, cpu.dtype, cpu.seqs, cpu.head_dims) == (1, 2, "float32", (128, 256, 512), (64,))
     assert not any(variants.get(v).compiled or "cpu" not in variants.get(v).devices for v in cpu.variants)
 
 
 def test_make_config_keeps_the_compiled_seqs_only_with_the_default_seqs():
-    assert sweep.make_config(device="cuda").compiled_seqs == (1024, 4096, 16384)
-    assert sweep.make_config(seqs=["2048", 512], device="cuda").seqs_for("flex") == (512, 2048)
-    assert sweep.make_config(seqs=[512, 1024], device="cuda", compiled_seqs=[1024]).seqs_for("flex") == (1024,)
+    assert sweeprun.make_config(device="cuda").compiled_seqs == (1024, 4096, 16384)
+    assert sweeprun.make_config(seqs=["2048", 512], device="cuda").seqs_for("flex") == (512, 2048)
+    assert sweeprun.make_config(seqs=[512, 1024], device="cuda", compiled_seqs=[1024]).seqs_for("flex") == (1024,)
 
 
 @pytest.mark.parametrize(
@@ -244,7 +157,7 @@ def test_make_config_keeps_the_compiled_seqs_only_with_the_default_seqs():
 )
 def test_make_config_rejects_bad_values_in_one_line(kwargs, message):
     with pytest.raises(ValueError) as info:
-        sweep.make_config(**{"device": "cpu", **kwargs})
+        sweeprun.make_config(**{"device": "cpu", **kwargs})
     assert message in str(info.value) and "\n" not in str(info.value)
 
 
@@ -332,7 +245,7 @@ def test_roofline_fractions_of_both_ceilings():
     s = h200_sweep()
     p = s.point("sdpa_flash", 128, 16384)
     r = s.roofline(p)
-    assert r.flops == profiling.causal_flops((8, 16, 16384, 128))
+    assert r.flops == inputs.causal_flops((8, 16, 16384, 128))
     assert r.intensity == pytest.approx(r.flops / (4 * 8 * 16 * 16384 * 128 * 2)) == pytest.approx(16384 / 4)
     assert r.matmul_fraction == pytest.approx(p.tflops / 720.0)
     assert r.bandwidth_fraction == pytest.approx(r.min_bytes / (p.gpu_ms * 1e-3) / 4100e9)
@@ -351,29 +264,6 @@ def test_metrics():
     assert SweepPoint("naive", 1024, 64, "oom").metric("peak_mib") is None
     with pytest.raises(ValueError, match="unknown metric 'ms'; choose one of: gpu_ms, tflops"):
         p.metric("ms")
-
-
-@pytest.mark.parametrize(
-    ("variant", "family"),
-    [
-        ("sdpa_auto", "cudnn"),
-        ("sdpa_flash", "flash"),
-        ("sdpa_efficient", "mem_efficient"),
-        ("sdpa_math", "math"),
-        ("sdpa_cudnn", "cudnn"),
-    ],
-)
-def test_sdpa_choice_from_the_h200_traces(variant, family):
-    trace = json.loads(gzip.decompress((TRACES / f"{variant}.json.gz").read_bytes()))
-    choice, evidence = sweep.sdpa_choice_from_trace(trace)
-    assert choice == family
-    assert evidence  # a kernel name, or for math the ATen op
-    if family != "math":
-        assert not evidence.startswith("aten::")
-
-
-def test_sdpa_choice_without_kernels_or_ops_is_unknown():
-    assert sweep.sdpa_choice_from_trace({"traceEvents": []}) == ("unknown", "")
 
 
 # --- text views -----------------------------------------------------------------------------------------------------

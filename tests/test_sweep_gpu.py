@@ -10,7 +10,7 @@ import time
 import pytest
 import torch
 
-from attnprof import sweep, variants
+from attnprof import sweep, sweeprun, variants
 
 pytestmark = pytest.mark.gpu
 
@@ -20,8 +20,8 @@ SMALL = dict(batch=2, heads=4, dtype="bf16", device="cuda", reps=5, warmup=2)
 @pytest.fixture(scope="module")
 def small_sweep() -> sweep.Sweep:
     assert torch.cuda.is_available(), "the gpu selection needs a CUDA device"
-    cfg = sweep.make_config(["sdpa_flash", "sdpa_cudnn", "sdpa_auto", "naive"], [256, 1024], [64], **SMALL)
-    return sweep.run_sweep(cfg)
+    cfg = sweeprun.make_config(["sdpa_flash", "sdpa_cudnn", "sdpa_auto", "naive"], [256, 1024], [64], **SMALL)
+    return sweeprun.run_sweep(cfg)
 
 
 def test_small_sweep_measures_on_the_gpu(small_sweep):
@@ -51,7 +51,7 @@ def test_prefilled_queue_hides_the_launch_cost(small_sweep):
     import statistics
 
     p = small_sweep.point("sdpa_flash", 64, 256)
-    q, k, v = sweep._inputs(sweep.make_config(**SMALL), 256, 64)
+    q, k, v = sweeprun._inputs(sweeprun.make_config(**SMALL), 256, 64)
     fn = variants.get("sdpa_flash").build(256, "cuda")
     idle = []
     for _ in range(20):
@@ -81,7 +81,7 @@ def test_out_of_memory_is_recorded_and_longer_sequences_skipped(monkeypatch):
     monkeypatch.setitem(
         variants.VARIANTS, "hungry", variants.Variant("hungry", "h", "d", ("cuda",), ("bfloat16",), "none", prepare)
     )
-    s = sweep.run_sweep(sweep.make_config(["hungry"], [256, 512, 1024], [64], **SMALL))
+    s = sweeprun.run_sweep(sweeprun.make_config(["hungry"], [256, 512, 1024], [64], **SMALL))
     assert [p.status for p in s.points] == ["ok", "oom", "oom"]
     assert s.points[2].reason == "skipped: out of memory at seq 512"
     assert torch.cuda.memory_allocated() < 2**30
@@ -89,7 +89,7 @@ def test_out_of_memory_is_recorded_and_longer_sequences_skipped(monkeypatch):
 
 def test_ceilings_are_plausible_and_quick():
     t0 = time.perf_counter()
-    c = sweep.measure_ceilings("cuda")
+    c = sweeprun.measure_ceilings("cuda")
     elapsed = time.perf_counter() - t0
     print(
         f"\nceilings: {c.matmul_tflops:.0f} TFLOP/s, {c.bandwidth_gbs:.0f} GB/s, ridge {c.ridge:.0f}; {elapsed:.2f} s"
@@ -102,7 +102,7 @@ def test_ceilings_are_plausible_and_quick():
 def test_default_gpu_sweep_fits_its_budget():
     """The sweep the docs build runs: report its time per variant (the page's budget is about 30 s)."""
     t0 = time.perf_counter()
-    s = sweep.run_sweep(sweep.default_config("cuda"), ceilings=sweep.measure_ceilings("cuda"))
+    s = sweeprun.run_sweep(sweeprun.default_config("cuda"), ceilings=sweeprun.measure_ceilings("cuda"))
     wall = time.perf_counter() - t0
     per_variant = {v: round(sum(p.wall_s for p in s.points if p.variant == v), 2) for v in s.variants}
     statuses = {v: [p.status for p in s.points if p.variant == v] for v in s.variants}

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from attnprof import kernels, timeline
+from attnprof import kernels, pictures, timeline
 from attnprof.results import Environment, Result
 from conftest import trace_result
 
@@ -22,7 +22,7 @@ def test_render_writes_a_hidpi_png_and_returns_a_summary(tmp_path: Path):
     path = tmp_path / "sub" / "naive.png"
     summary = timeline.render(result, path)
     width, height = png_size(path.read_bytes())
-    assert width == timeline.WIDTH_IN * timeline.DPI and timeline.DPI >= 150
+    assert width == timeline.WIDTH_IN * pictures.DPI and pictures.DPI >= 150
     assert height > 300
     assert summary.startswith("Timeline of naive, profiler step 1: 7 GPU activities (5 kernels)")
     assert summary == timeline.summary(result)
@@ -102,12 +102,10 @@ def test_figure_goes_through_pyplot():
 
 
 def test_japanese_words_in_the_japanese_picture():
-    from attnprof import scalingplot
-
     naive_result, _ = trace_result("naive")
     en, _ = timeline.png_bytes(naive_result, language="en")
     ja, _ = timeline.png_bytes(naive_result, language="ja")
-    if scalingplot.cjk_font() is None:
+    if pictures.cjk_font() is None:
         # without a Japanese font the picture falls back to English words rather than drawing empty boxes
         assert ja == en
     else:

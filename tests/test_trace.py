@@ -3,58 +3,26 @@ traces for the edge cases the fixtures do not have."""
 
 from __future__ import annotations
 
-import functools
-import gzip
 import json
-import statistics
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
-from attnprof import trace
-from attnprof.results import CpuOp, Environment, GpuActivity, Result, StepTrace
+from attnprof import analysis, trace, variants
+from attnprof.results import Environment, Result, StepTrace
+from helpers import TRACE_VARIANTS, TRACES
+from helpers import annotation_marks as _marks
+from helpers import fixture_steps as _steps
+from helpers import raw_events as _x
+from helpers import raw_trace as _raw
 
-TRACES = Path(__file__).parent / "data" / "traces"
-VARIANTS = sorted(p.name.removesuffix(".json.gz") for p in TRACES.glob("*.json.gz"))
+VARIANTS = list(TRACE_VARIANTS)
 GPU_CATS = {"kernel", "gpu_memcpy", "gpu_memset"}
 B, H, S, D = 8, 16, 1024, 64  # the fixtures' shape
 
 
-@functools.cache
-def _raw(variant: str) -> dict:
-    with gzip.open(TRACES / f"{variant}.json.gz", "rt", encoding="utf-8") as f:
-        return json.load(f)
-
-
-@functools.cache
-def _steps(variant: str) -> tuple[StepTrace, ...]:
-    return tuple(trace.parse_trace(_raw(variant), f"{variant}_fwd"))
-
-
-def _x(variant: str) -> list[dict]:
-    return [e for e in _raw(variant)["traceEvents"] if e.get("ph") == "X"]
-
-
-def _marks(variant: str) -> list[dict]:
-    return sorted(
-        (e for e in _x(variant) if e.get("cat") == "user_annotation" and e["name"] == f"{variant}_fwd"),
-        key=lambda e: e["ts"],
-    )
-
-
 def test_fixtures_are_all_there():
-    assert set(VARIANTS) >= {
-        "naive",
-        "naive_inplace",
-        "sdpa_math",
-        "sdpa_efficient",
-        "sdpa_flash",
-        "sdpa_cudnn",
-        "sdpa_auto",
-        "flex",
-        "compiled_naive",
-    }
+    assert set(VARIANTS) >= set(variants.VARIANTS)
 
 
 # --- parse_trace on the fixtures: cross-checks with the raw events --------------------------------------------------
@@ -253,9 +221,9 @@ def test_naive_copies_the_score_matrix_once_per_step_and_inplace_does_not():
 
 def test_transpose_counts():
     # sdpa_math transposes K once for Q @ K^T; the fused backends transpose q, k, v in and the output back out
-    assert trace.op_counts(list(_steps("sdpa_math")))["aten::transpose"] == 1
-    assert trace.op_counts(list(_steps("sdpa_flash")))["aten::transpose"] == 4
-    assert trace.op_counts(list(_steps("sdpa_efficient")))["aten::transpose"] == 4
+    assert analysis.op_counts(list(_steps("sdpa_math")))["aten::transpose"] == 1
+    assert analysis.op_counts(list(_steps("sdpa_flash")))["aten::transpose"] == 4
+    assert analysis.op_counts(list(_steps("sdpa_efficient")))["aten::transpose"] == 4
 
 
 def test_sdpa_math_launches_twenty_kernels_two_of_them_gemms_via_ExC():
@@ -404,95 +372,3 @@ def test_steps_round_trip_through_the_result_format():
     res = Result("naive", [B, H, S, D], "bfloat16", "cuda", "ok", env, steps=list(_steps("naive")))
     again = Result.from_dict(json.loads(json.dumps(res.to_dict())))
     assert again.steps == res.steps
-
-
-# --- kernel_table and op_counts -------------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("variant", VARIANTS)
-def test_kernel_table_accounts_for_every_activity(variant):
-    steps = list(_steps(variant))
-    rows = trace.kernel_table(steps, trace.device_properties(_raw(variant)))
-    by_name = Counter(a.name for s in steps for a in s.activities)
-    assert {r.name: r.count for r in rows} == dict(by_name)
-    step0 = list(dict.fromkeys(a.name for a in steps[0].activities))
-    assert [r.name for r in rows][: len(step0)] == step0
-    for r in rows:
-        acts = [a for s in steps for a in s.activities if a.name == r.name]
-        assert r.per_step == pytest.approx(len(acts) / len(steps))
-        assert r.total_us == pytest.approx(sum(a.duration_us for a in acts), abs=1e-3)
-        assert r.avg_us == pytest.approx(r.total_us / r.count, abs=1e-3)
-        assert r.info.name == r.name
-        if r.kind == "kernel":
-            assert r.reported_occupancy == statistics.median(a.reported_occupancy for a in acts)
-            assert r.theoretical is not None
-            assert r.theoretical.blocks_per_sm >= 1  # it ran, so at least one block fitted
-        else:
-            assert r.theoretical is None and r.reported_occupancy is None and r.grid is None
-
-
-def test_kernel_table_launch_configuration_and_variation():
-    rows = {r.info.short: r for r in trace.kernel_table(list(_steps("sdpa_math")), {})}
-    assert all(r.theoretical is None for r in rows.values())  # no device properties, no theory
-    where = next(r for r in rows.values() if r.info.fields.get("op") == "where")
-    raw_grids = Counter(
-        tuple(e["args"]["grid"]) for e in _x("sdpa_math") if e["cat"] == "kernel" and e["name"] == where.name
-    )
-    assert sorted(raw_grids.values()) == [3, 3] and "grid" in where.varying
-    # a tie between the two grids goes to the one seen first
-    first = next(a.grid for a in _steps("sdpa_math")[0].activities if a.name == where.name)
-    assert where.grid == first
-    assert "block" not in where.varying and where.block == [128, 1, 1]
-    flash = trace.kernel_table(list(_steps("sdpa_flash")), trace.device_properties(_raw("sdpa_flash")))
-    (row,) = flash
-    assert (row.varying, row.grid, row.block, row.launch_api) == ((), [8, 8, 16], [128, 1, 1], "cudaLaunchKernel")
-    assert row.per_step == 1.0 and row.count == 3
-
-
-def test_kernel_table_mixed_launch_api_and_empty_input():
-    steps = [
-        StepTrace(0, 1.0, 0.0, 0.0, activities=[_act("k", "cuLaunchKernel"), _act("k", "cudaLaunchKernel")]),
-        StepTrace(1, 1.0, 0.0, 0.0, activities=[_act("k", "cudaLaunchKernel"), _act("late", "cudaLaunchKernel")]),
-    ]
-    rows = trace.kernel_table(steps, {})
-    assert [r.name for r in rows] == ["k", "late"]
-    assert rows[0].launch_api == "mixed: cudaLaunchKernel, cuLaunchKernel"
-    assert rows[0].per_step == 1.5 and rows[1].per_step == 0.5
-    assert trace.kernel_table([], {}) == []
-
-
-def _act(name, api, occ=None):
-    return GpuActivity(
-        kind="kernel", name=name, start_us=0.0, duration_us=1.0, launch_api=api, reported_occupancy=occ
-    )
-
-
-def test_kernel_table_reports_the_median_occupancy():
-    acts = [_act("k", "cudaLaunchKernel", occ) for occ in (90.0, 10.0, 20.0, None)]
-    (row,) = trace.kernel_table([StepTrace(0, 1.0, 0.0, 0.0, activities=acts)], {})
-    assert row.reported_occupancy == 20.0 and row.count == 4
-
-
-def test_op_counts_means_over_steps():
-    def step(i, names):
-        return StepTrace(i, 1.0, 0.0, 0.0, cpu_ops=[CpuOp(n, "cpu_op", 0.0, 1.0) for n in names])
-
-    counts = trace.op_counts([step(0, ["a", "b", "a"]), step(1, ["a", "c"])])
-    assert counts == {"a": 1.5, "b": 0.5, "c": 0.5}
-    assert list(counts) == ["a", "b", "c"]
-    assert trace.op_counts([]) == {}
-
-
-@pytest.mark.parametrize("variant", VARIANTS)
-def test_op_counts_match_raw_cpu_ops(variant):
-    counts = trace.op_counts(list(_steps(variant)))
-    events = _x(variant)
-    marks = _marks(variant)
-    for name in ("aten::empty", "cudaLaunchKernel", "aten::transpose", "cuLaunchKernelEx"):
-        raw = sum(
-            1
-            for m in marks
-            for e in events
-            if e["name"] == name and m["ts"] <= e["ts"] and e["ts"] + e["dur"] <= m["ts"] + m["dur"]
-        )
-        assert counts.get(name, 0) == pytest.approx(raw / len(marks))

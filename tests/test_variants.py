@@ -3,25 +3,25 @@
 import pytest
 import torch
 
-from attnprof import profiling, variants
+from attnprof import inputs, variants
 
 CPU_EAGER = ["naive", "naive_inplace", "sdpa_math", "sdpa_flash", "sdpa_auto"]
 
 
 @pytest.mark.parametrize("name", CPU_EAGER)
 def test_cpu_variant_matches_float64_reference(name):
-    setup = profiling.make_setup((2, 3, 64, 32), "float32", "cpu")
-    q, k, v = profiling.make_inputs(setup, seed=1)
+    setup = inputs.make_setup((2, 3, 64, 32), "float32", "cpu")
+    q, k, v = inputs.make_inputs(setup, seed=1)
     with torch.no_grad():
         out = variants.get(name).build(64, "cpu")(q, k, v)
     assert out.shape == (2, 3, 64, 32)
-    assert profiling.relative_error(out, profiling.reference_attention(q, k, v)) < 1e-5
+    assert inputs.relative_error(out, inputs.reference_attention(q, k, v)) < 1e-5
 
 
 def test_naive_is_causal():
     # Changing a future key must not change an earlier query's output.
-    setup = profiling.make_setup((1, 1, 16, 8), "float32", "cpu")
-    q, k, v = profiling.make_inputs(setup, seed=2)
+    setup = inputs.make_setup((1, 1, 16, 8), "float32", "cpu")
+    q, k, v = inputs.make_inputs(setup, seed=2)
     fn = variants.get("naive").build(16, "cpu")
     before = fn(q, k, v)
     k2, v2 = k.clone(), v.clone()
@@ -55,7 +55,7 @@ def test_registry_is_complete_and_described():
         assert v.annotation == f"{v.name}_fwd"
         assert v.description and v.devices and v.dtypes and v.requirements
         assert set(v.devices) <= {"cuda", "cpu"}
-        assert all(d in profiling.DTYPE_ALIASES.values() for d in v.dtypes)
+        assert all(d in inputs.DTYPE_ALIASES.values() for d in v.dtypes)
 
 
 def test_unknown_variant_names_the_choices():
@@ -74,8 +74,8 @@ def test_causal_mask_hides_the_future():
 @pytest.mark.parametrize("name", ["compiled_naive", "flex"])
 def test_compiled_variants_on_cpu(name):
     # torch.compile through inductor's C++ backend: a few seconds for compiled_naive, about half a minute for flex.
-    setup = profiling.make_setup((1, 2, 128, 64), "float32", "cpu")
-    q, k, v = profiling.make_inputs(setup, seed=3)
+    setup = inputs.make_setup((1, 2, 128, 64), "float32", "cpu")
+    q, k, v = inputs.make_inputs(setup, seed=3)
     with torch.no_grad():
         out = variants.get(name).build(128, "cpu")(q, k, v)
-    assert profiling.relative_error(out, profiling.reference_attention(q, k, v)) < 1e-4
+    assert inputs.relative_error(out, inputs.reference_attention(q, k, v)) < 1e-4

@@ -1,0 +1,238 @@
+"""What several test modules share: results and a sweep made from the real H200 recordings, and ways to read a built
+Sphinx page. Test modules import from here, never from each other or from conftest.py."""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import json
+from pathlib import Path
+
+from docutils import nodes
+
+from attnprof import analysis, inputs, sweeprun, trace, variants
+from attnprof.analysis import Analysis
+from attnprof.results import Environment, Result, StepTrace, Timing
+from attnprof.sweep import Ceilings, Sweep, SweepPoint
+
+DATA = Path(__file__).parent / "data"
+TRACES = DATA / "traces"
+#: Variants with a fixture trace (all of the registry).
+TRACE_VARIANTS = tuple(sorted(p.name.removesuffix(".json.gz") for p in TRACES.glob("*.json.gz")))
+SHAPE = [8, 16, 1024, 64]
+
+
+def h200_environment() -> Environment:
+    """The environment the fixture traces were recorded in (``tests/data/h200-probe-facts.json``)."""
+    facts = json.loads((DATA / "h200-probe-facts.json").read_text())
+    return Environment(
+        device_name=facts["gpu"],
+        torch_version=facts["torch"],
+        python_version="3.12.3",
+        date="2026-11-30T01:40:00+00:00",
+        cuda_version=facts["cuda"],
+        cudnn_version=str(facts["cudnn"]),
+        driver_version="580.95.05",
+        attnprof_version="0.1.0",
+    )
+
+
+def trace_result(variant: str) -> tuple[Result, bytes]:
+    """A CUDA result of ``variant`` parsed from its fixture trace, and the raw trace bytes."""
+    raw = gzip.decompress((TRACES / f"{variant}.json.gz").read_bytes())
+    parsed = json.loads(raw)
+    facts = json.loads((DATA / "h200-probe-facts.json").read_text())["timings"][variant]
+    flops = 2.0 * SHAPE[0] * SHAPE[1] * SHAPE[2] * SHAPE[2] * SHAPE[3]
+    ms = facts["median_ms"]
+    result = Result(
+        variant=variant,
+        shape=list(SHAPE),
+        dtype="bfloat16",
+        device="cuda",
+        status="ok",
+        environment=h200_environment(),
+        device_properties=trace.device_properties(parsed),
+        steps=trace.parse_trace(parsed, f"{variant}_fwd"),
+        # The median GPU time and the error were recorded with the traces (h200-probe-facts.json); the
+        # percentiles, dispatch, context and peak-memory figures were not, and are synthetic test inputs.
+        timing=Timing(
+            gpu_ms_median=ms,
+            gpu_ms_p10=ms * 0.98,
+            gpu_ms_p90=ms * 1.03,
+            repetitions=30,
+            dispatch_us_median=25.0,
+            context_us_median=4.0 if variant.startswith("sdpa_") and variant != "sdpa_auto" else None,
+            peak_extra_bytes=3 * 2**20,
+            flops=flops,
+            tflops=flops / (ms * 1e-3) / 1e12,
+            rel_error=facts["err"],
+        ),
+    )
+    return result, raw
+
+
+@functools.cache
+def raw_trace(variant: str) -> dict:
+    """The parsed fixture trace of ``variant`` (do not modify it: it is cached)."""
+    with gzip.open(TRACES / f"{variant}.json.gz", "rt", encoding="utf-8") as f:
+        return json.load(f)
+
+
+@functools.cache
+def fixture_steps(variant: str) -> tuple[StepTrace, ...]:
+    """The steps :func:`attnprof.trace.parse_trace` reads from the fixture trace of ``variant``."""
+    return tuple(trace.parse_trace(raw_trace(variant), f"{variant}_fwd"))
+
+
+def raw_events(variant: str) -> list[dict]:
+    """The complete (``ph: X``) events of the fixture trace of ``variant``."""
+    return [e for e in raw_trace(variant)["traceEvents"] if e.get("ph") == "X"]
+
+
+def annotation_marks(variant: str) -> list[dict]:
+    """The ``<variant>_fwd`` annotation events of the fixture trace, in time order."""
+    return sorted(
+        (e for e in raw_events(variant) if e.get("cat") == "user_annotation" and e["name"] == f"{variant}_fwd"),
+        key=lambda e: e["ts"],
+    )
+
+
+def analysed(variant: str) -> Analysis:
+    """The analysis of :func:`trace_result`'s result of ``variant``."""
+    return analysis.analyse(trace_result(variant)[0])
+
+
+def analysed_build(variants_: tuple[str, ...] = TRACE_VARIANTS) -> dict[str, Analysis]:
+    """``{variant: analysis}`` of the recorded H200 results."""
+    return {v: analysed(v) for v in variants_}
+
+
+# --- a made-up H200 sweep -------------------------------------------------------------
+
+# TFLOP/s each variant reaches at long sequences (rough H200 figures), and its fixed cost per call (ms)
+_RATES = {
+    "sdpa_math": 12.0,
+    "sdpa_efficient": 180.0,
+    "sdpa_flash": 330.0,
+    "sdpa_cudnn": 420.0,
+    "sdpa_auto": 420.0,
+    "flex": 300.0,
+    "naive": 40.0,
+    "naive_inplace": 45.0,
+}
+_FIXED_MS = {"sdpa_math": 0.15, "naive": 0.05, "naive_inplace": 0.05}
+H200_CEILINGS = Ceilings(matmul_tflops=720.0, matmul_n=8192, bandwidth_gbs=4100.0, copy_bytes=2**31, repetitions=10)
+UNSUPPORTED = "RuntimeError: No available kernel. Aborting execution. | made-up refusal for the test"
+
+
+def h200_sweep() -> Sweep:
+    """A sweep with the default GPU configuration and plausible numbers: OOMs, an unsupported point, a CPU-bound
+    point, flex at its three sequence lengths only, SDPA picking cuDNN."""
+    cfg = sweeprun.default_config("cuda")
+    points = []
+    for v in cfg.variants:
+        for d in cfg.head_dims:
+            for s in cfg.seqs_for(v):
+                flops = inputs.causal_flops((cfg.batch, cfg.heads, s, d))
+                if v == "sdpa_math" and s >= 16384:
+                    reason = "CUDA out of memory. Tried to allocate 128.00 GiB"
+                    if s > 16384:
+                        reason = "skipped: out of memory at seq 16384"
+                    points.append(SweepPoint(v, s, d, "oom", reason))
+                    continue
+                if v == "sdpa_efficient" and d == 128 and s == 512:
+                    points.append(SweepPoint(v, s, d, "unsupported", UNSUPPORTED))
+                    continue
+                ms = flops / (_RATES[v] * 1e12) * 1e3 * (1 + 512 / s) + _FIXED_MS.get(v, 0.01)
+                scores = cfg.batch * cfg.heads * s * s * 2 if variants.get(v).materializes_scores else 0
+                points.append(
+                    SweepPoint(
+                        v,
+                        s,
+                        d,
+                        "ok",
+                        gpu_ms=ms,
+                        gpu_ms_min=ms * 0.98,
+                        gpu_ms_max=ms * 1.05,
+                        repetitions=10 if ms < 20 else 5,
+                        tflops=flops / (ms * 1e-3) / 1e12,
+                        peak_extra_bytes=int(3 * scores + 4 * cfg.batch * cfg.heads * s * d * 2),
+                        dispatch_us=900.0 if v == "sdpa_math" else 25.0,
+                        sdpa_choice="cudnn" if v == "sdpa_auto" else None,
+                        sdpa_evidence="cudnn_generated_fort_native_sdpa_sm90_flash_fprop"
+                        if v == "sdpa_auto"
+                        else None,
+                        wall_s=0.1,
+                    )
+                )
+    env = Environment(
+        device_name="NVIDIA H200",
+        torch_version="2.11.0+cu130",
+        python_version="3.12.3",
+        date="2026-11-30T03:00:00+00:00",
+        cuda_version="13.0",
+        cudnn_version="91900",
+    )
+    order = {(v, d, s): i for i, (v, d, s) in enumerate((p.variant, p.head_dim, p.seq) for p in points)}
+    points.sort(key=lambda p: order[(p.variant, p.head_dim, p.seq)])
+    return Sweep(
+        device="cuda",
+        dtype=cfg.dtype,
+        batch=cfg.batch,
+        heads=cfg.heads,
+        seqs=list(cfg.seqs),
+        head_dims=list(cfg.head_dims),
+        variants=list(cfg.variants),
+        environment=env,
+        points=points,
+        ceilings=H200_CEILINGS,
+        compiled_seqs=list(sweeprun.COMPILED_SEQS),
+        timer="cuda_event_prefilled",
+        budget_s=45.0,
+        elapsed_s=24.0,
+    )
+
+
+# --- reading a built Sphinx project ---------------------------------------------------------------------------------
+
+
+def html(app, doc: str = "index") -> str:
+    """The HTML a Sphinx app wrote for ``doc``."""
+    return (Path(app.outdir) / f"{doc}.html").read_text(encoding="utf-8")
+
+
+def doctree(app, doc: str = "index") -> nodes.document:
+    """The doctree Sphinx keeps for ``doc``."""
+    return app.env.get_doctree(doc)
+
+
+def tables(app, cls: str, doc: str = "index") -> list[nodes.table]:
+    """The tables of ``doc`` with the CSS class ``cls``."""
+    return [t for t in doctree(app, doc).findall(nodes.table) if cls in t["classes"]]
+
+
+def write_catalog(src: Path, messages: dict[str, str], doc: str = "index") -> None:
+    """A Japanese gettext catalog for ``doc`` of a test project in ``src``: ``{msgid: msgstr}``."""
+    po = src / "locales" / "ja" / "LC_MESSAGES" / f"{doc}.po"
+    po.parent.mkdir(parents=True, exist_ok=True)
+    body = "".join(f"\nmsgid {json.dumps(k, ensure_ascii=False)}\nmsgstr {json.dumps(v, ensure_ascii=False)}\n"
+                   for k, v in messages.items())  # fmt: skip
+    po.write_text('msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n' + body, encoding="utf-8")
+
+
+def assert_warned(app, *parts: str, marker: str = "") -> None:
+    """Each of ``parts`` is in the build's warnings, and ``marker`` (a CSS class, or other text) on the page."""
+    warnings = app.warning.getvalue()
+    for part in parts:
+        assert part in warnings, f"{part!r} not in the warnings: {warnings}"
+    assert marker in html(app)
+
+
+def body_rows(table: nodes.table) -> list[nodes.row]:
+    """The rows of a table's body."""
+    return list(next(iter(table.findall(nodes.tbody))).findall(nodes.row))
+
+
+def rows(table: nodes.table) -> list[list[str]]:
+    """The text of every cell of a table's body, row by row."""
+    return [[cell.astext() for cell in row] for row in body_rows(table)]

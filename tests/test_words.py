@@ -1,0 +1,58 @@
+"""attnprof.words: one table of generated words, complete in every language, one lookup, one normaliser."""
+
+from __future__ import annotations
+
+import pytest
+
+from attnprof import claims, occupancy, words, zero_occupancy
+from attnprof.words import claims as claim_words
+from attnprof.words import site as site_words
+
+
+def test_every_key_has_every_language_with_the_same_placeholders():
+    for key, texts in words.TABLE.items():
+        assert set(texts) == set(words.LANGUAGES), key
+        fields = words.placeholders(key, "en")
+        assert words.placeholders(key, "ja") == fields, key
+        for language in words.LANGUAGES:
+            text = words.text(key, language, **{f: "X" for f in fields})
+            assert "{" not in text and (text or key in ("sentence.sep", "hyp.sentence_sep")), key
+
+
+def test_the_table_is_the_union_of_its_parts_and_refuses_a_key_twice():
+    assert len(words.TABLE) == len(site_words.SITE) + len(claim_words.CLAIMS)
+    with pytest.raises(KeyError, match=r"word key 'col\.kernel' is defined twice"):
+        words._merge(site_words.SITE, {"col.kernel": {"en": "K", "ja": "K"}})
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"), [("ja", "ja"), ("ja_JP", "ja"), ("ja-JP", "ja"), ("EN", "en"), ("de", "en"), (None, "en")]
+)
+def test_language_normaliser(given, expected):
+    assert words.language(given) == expected
+
+
+def test_text_falls_back_to_english_and_rejects_unknown_keys():
+    assert words.text("col.kernel", "ja_JP") == "カーネル"
+    assert words.text("col.kernel", "de") == "Kernel"
+    assert words.text("status.not_run", "en", variant="v", status="s", reason="r") == "v did not run (s): r"
+    with pytest.raises(KeyError, match="unknown word key 'nope'"):
+        words.text("nope", "en")
+
+
+def test_text_or_keeps_what_the_table_has_no_words_for():
+    assert words.text_or("status.oom", "oom", "ja") == "メモリ不足"
+    assert words.text_or("status.weird", "weird", "ja") == "weird"
+
+
+def test_every_verdict_limiter_and_explanation_has_words():
+    for verdict in claims.VERDICTS:
+        assert words.has(f"verdict.{verdict}")
+    for verdict in ("explains", "incomplete", "refuted", "untested"):
+        assert words.has(f"hyp.verdict.{verdict}")
+    for key in zero_occupancy.EXPLANATIONS:
+        assert words.has(f"hyp.{key}")
+    for resource in (*occupancy.RESOURCES, "grid"):
+        assert words.has(f"limiter.{resource}")
+    for claim in claims.CLAIMS:
+        assert words.has(f"{claim}.published")
