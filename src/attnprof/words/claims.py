@@ -56,7 +56,7 @@ CLAIMS: dict[str, dict[str, str]] = {
     },
     "C1.detail.diff": {
         "en": "Against the article's 5 kernels + 1 Memcpy: {diffs}.",
-        "ja": "記事の 5 カーネル + 1 Memcpy と比べて: {diffs}。",
+        "ja": "公表値 (5 カーネル + Memcpy 1) と比べて: {diffs}。",
     },
     "C1.detail.no_memcpy": {
         "en": "There is no Memcpy in this build's trace.",
@@ -73,11 +73,11 @@ CLAIMS: dict[str, dict[str, str]] = {
     },
     "C2.detail.change": {
         "en": "From naive to in-place: {a} → {b} GPU activities, Memcpy {ma} → {mb}.",
-        "ja": "naive から in-place へ: GPU アクティビティ {a} → {b}、Memcpy {ma} → {mb}。",
+        "ja": "naive からインプレース版へ: GPU アクティビティ {a} → {b}、Memcpy {ma} → {mb}。",
     },
     "C2.detail.diff": {
         "en": "Against the article's 5 kernels: {diffs}.",
-        "ja": "記事の 5 カーネルと比べて: {diffs}。",
+        "ja": "公表値 (5 カーネル) と比べて: {diffs}。",
     },
     # --- C3 ---
     "C3.published": {"en": "about 20 kernels per forward", "ja": "フォワード 1 回あたり約 20 カーネル"},
@@ -88,7 +88,7 @@ CLAIMS: dict[str, dict[str, str]] = {
     # --- C4 ---
     "C4.published": {
         "en": "math ~3.7× slower than naive in-place (7.239 vs 1.955 ms CUDA time per forward)",
-        "ja": "math は in-place naive の約 3.7 倍遅い (フォワードあたり CUDA 時間 7.239 ms 対 1.955 ms)",
+        "ja": "math はインプレース版 naive の約 3.7 倍遅い (フォワードあたり CUDA 時間 7.239 ms 対 1.955 ms)",
     },
     "C4.measured": {
         "en": "{ratio}× ({math} vs {inplace} µs GPU time per step, profiled) vs 3.7× published",
@@ -101,7 +101,7 @@ CLAIMS: dict[str, dict[str, str]] = {
     # --- C5 ---
     "C5.published": {
         "en": "math: FP32 sgemm on CUDA cores; naive: bf16 tensor-core gemm (s16816)",
-        "ja": "math: CUDA コア上の FP32 sgemm、naive: bf16 Tensor Core gemm (s16816)",
+        "ja": "math: CUDA コア上の FP32 sgemm、naive: Tensor コア上の bf16 gemm (s16816)",
     },
     "C5.measured": {
         "en": "math: {math}; naive: {naive}",
@@ -113,11 +113,11 @@ CLAIMS: dict[str, dict[str, str]] = {
     },
     "C5.detail.math_off": {
         "en": "Not an FP32 gemm off the tensor cores in math: {kernels}.",
-        "ja": "math のうち、Tensor Coreを使わない FP32 gemm でないもの: {kernels}。",
+        "ja": "math のうち、Tensor コアを使わない FP32 gemm ではないもの: {kernels}。",
     },
     "C5.detail.naive_off": {
         "en": "Not a bf16 tensor-core gemm in naive: {kernels}.",
-        "ja": "naive のうち、bf16 Tensor Core gemm でないもの: {kernels}。",
+        "ja": "naive のうち、Tensor コア上の bf16 gemm ではないもの: {kernels}。",
     },
     # --- C6 ---
     "C6.published": {
@@ -178,13 +178,13 @@ CLAIMS: dict[str, dict[str, str]] = {
     # --- C10 ---
     "C10.published": {
         "en": "~13% reported (2 blocks of 128 threads × 255 registers per SM, 8 of 64 warps)",
-        "ja": "報告値 約 13% (SM あたり 128 スレッド × 255 レジスタのブロック 2 つ、64 ワープ中 8)",
+        "ja": "報告された占有率 約 13% (SM あたり 128 スレッド × 255 レジスタのブロック 2 つ、64 ワープ中 8)",
     },
     "C10.measured": {
         "en": "{reported}% reported vs ~13%; theoretical {theoretical}% ({blocks} blocks × {warps} warps = {active} "
         "of {max} warps, limited by {limiter})",
-        "ja": "報告値 {reported}%、公表値 約 13%。理論値 {theoretical}% (ブロック {blocks} × {warps} ワープ = "
-        "{max} ワープ中 {active}、制約: {limiter})",
+        "ja": "報告された占有率 {reported}% (公表値 約 13%)。理論占有率 {theoretical}% (ブロック {blocks} × "
+        "{warps} ワープ = {max} ワープ中 {active}、制約要因: {limiter})",
     },
     "C10.detail.regs": {
         "en": "{threads} threads × {regs} registers (allocated {alloc} per thread) = {per_block} of {per_sm} "
@@ -194,7 +194,7 @@ CLAIMS: dict[str, dict[str, str]] = {
     },
     "C10.detail.arith": {
         "en": "The article's arithmetic (2 blocks, 8 of 64 warps) does not match this build's configuration.",
-        "ja": "記事の計算 (2 ブロック、64 ワープ中 8) はこのビルドの構成と一致しません。",
+        "ja": "記事の計算 (2 ブロック、64 ワープ中 8) はこのビルドの構成と合いません。",
     },
     # --- C12 ---
     "C12.published": {
@@ -223,14 +223,15 @@ CLAIMS: dict[str, dict[str, str]] = {
     "C14.published": {
         "en": "0% reported, because CUPTI cannot attribute occupancy to driver-API launches (real: 240 registers × "
         "256 threads, 1 block per SM ≈ 12.5%)",
-        "ja": "報告値 0%。CUPTI がドライバ API 経由の起動に占有率を割り当てられないため (実際は 240 レジスタ × "
-        "256 スレッド、SM あたり 1 ブロック ≈ 12.5%)",
+        "ja": "報告された占有率 0%。CUPTI がドライバ API による起動に占有率を帰属させられないため (実際は 240 "
+        "レジスタ × 256 スレッド、SM あたり 1 ブロック ≈ 12.5%)",
     },
     "C14.measured": {
         "en": "{reported}% reported vs 0%; theoretical {theoretical}% ({regs} registers × {threads} threads, "
         "blocks per SM: {blocks}); driver-API launches reporting more than 0%: {counter}",
-        "ja": "報告値 {reported}%、公表値 0%。理論値 {theoretical}% ({regs} レジスタ × {threads} スレッド、"
-        "SM あたりブロック数 {blocks})。0% より大きい値を報告したドライバ API 起動: {counter}",
+        "ja": "報告された占有率 {reported}% (公表値 0%)。理論占有率 {theoretical}% ({regs} レジスタ × {threads} "
+        "スレッド、SM あたりブロック数 {blocks})。ドライバ API で起動され 0% より大きい値を報告したカーネル: "
+        "{counter}",
     },
     "C14.detail.best": {
         "en": "Of the tested explanations, {best} accounts for every 0% in this build without a counterexample "
@@ -310,7 +311,7 @@ CLAIMS: dict[str, dict[str, str]] = {
     "C17.published": {
         "en": "start with SDPA; pin a backend only after profiling; cuDNN's CPU overhead can favour flash for "
         "small, frequent calls",
-        "ja": "まず SDPA を使い、バックエンドの固定はプロファイリングの後で。小さく頻繁な呼び出しでは cuDNN の CPU "
+        "ja": "まず SDPA を使い、バックエンドの強制はプロファイリングの後で。小さく頻繁な呼び出しでは cuDNN の CPU "
         "オーバーヘッドにより flash が有利になりうる",
     },
     "C17.measured": {

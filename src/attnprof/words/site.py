@@ -29,11 +29,11 @@ SITE: dict[str, dict[str, str]] = {
     "col.main_kernel": {"en": "Main kernel", "ja": "主カーネル"},
     "col.cpu_events": {"en": "CPU events per step", "ja": "ステップあたり CPU イベント数"},
     "col.profiler_share": {"en": "Added by the profiler", "ja": "プロファイラによる増分"},
-    "col.context_us": {"en": "Context alone (µs)", "ja": "コンテキストのみ (µs)"},
+    "col.context_us": {"en": "Context alone (µs)", "ja": "強制コンテキストのみ (µs)"},
     "col.reveals": {"en": "What the trace reveals", "ja": "トレースからわかること"},
     # --- claims table ---
     "col.claim": {"en": "Claim", "ja": "主張"},
-    "col.published": {"en": "Published (A100)", "ja": "記事の値 (A100)"},
+    "col.published": {"en": "Published (A100)", "ja": "公表値 (A100)"},
     "col.statement": {"en": "The claim in brief", "ja": "主張の要旨"},
     "col.measured": {"en": "This build", "ja": "このビルド"},
     "col.verdict": {"en": "Verdict", "ja": "判定"},
@@ -129,15 +129,15 @@ SITE: dict[str, dict[str, str]] = {
         "(全バックエンドが同じマシン状態で計測されます)。ステップあたりの CPU イベント数は"
         "各バックエンド自身のプロファイル実行から取っています。",
     },
-    "timeline.row.cpu": {"en": "CPU, depth {depth}", "ja": "CPU（深さ {depth}）"},
+    "timeline.row.cpu": {"en": "CPU, depth {depth}", "ja": "CPU (深さ {depth})"},
     "timeline.row.runtime": {"en": "CUDA runtime / driver", "ja": "CUDA ランタイム / ドライバ"},
     "timeline.row.stream": {"en": "GPU stream {stream}", "ja": "GPU ストリーム {stream}"},
     "timeline.step": {"en": "step {step}", "ja": "ステップ {step}"},
     "timeline.xlabel": {
         "en": "µs since the annotated call started on the CPU",
-        "ja": "アノテーション付きの呼び出しが CPU で始まってからの時間（µs）",
+        "ja": "アノテーション付きの呼び出しが CPU で始まってからの時間 (µs)",
     },
-    "timeline.legend.cpu": {"en": "CPU op", "ja": "CPU の op"},
+    "timeline.legend.cpu": {"en": "CPU op", "ja": "CPU 演算"},
     "timeline.legend.runtime": {"en": "runtime / driver call", "ja": "ランタイム / ドライバ呼び出し"},
     "timeline.open_with": {
         "en": "(open it in Perfetto UI or chrome://tracing)",
