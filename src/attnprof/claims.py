@@ -89,11 +89,6 @@ def _within(value: float, target: float, tolerance: float) -> bool:
     return abs(value - target) <= tolerance * abs(target) + 1e-12
 
 
-def _mean(values: Iterable[float]) -> float:
-    values = list(values)
-    return sum(values) / len(values) if values else 0.0
-
-
 def _short(variant: str) -> str:
     """The name sentences use for a variant (``"cuDNN"``)."""
     return variants.get(variant).short
