@@ -57,13 +57,20 @@ class GpuSleep:
 
     Queued before a timed call, it keeps the GPU busy while the CPU enqueues the whole call, so CUDA events around
     the call measure the GPU's work alone, not the gaps a slower CPU would leave between launches.
+
+    ``torch.cuda._sleep`` spins for a number of SM clock cycles, so the calibration spins for a while first (about
+    10 ms at full clock): measured from an idle GPU whose clock is still ramping up, the cycles per microsecond
+    would come out low and every later wait short.
     """
+
+    #: Cycles spun before the calibration, to bring the SM clock up.
+    RAMP_CYCLES = 20_000_000
 
     def __init__(self) -> None:
         import torch
 
         self._sleep = torch.cuda._sleep  # private but long-standing; gpu_sleeper() falls back without it
-        self._sleep(1000)
+        self._sleep(self.RAMP_CYCLES)
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         cycles = 2_000_000
         start.record()
@@ -76,14 +83,21 @@ class GpuSleep:
         self._sleep(int(self.cycles_per_us * us))
 
 
+_SLEEPER: list[GpuSleep] = []  # the process's one calibrated pre-fill, made on first use
+
+
 def gpu_sleeper(device: str) -> GpuSleep | None:
-    """A :class:`GpuSleep` on CUDA, or ``None`` on the CPU or where this torch has no ``torch.cuda._sleep``."""
+    """The process's :class:`GpuSleep` on CUDA (calibrated once, on first use, so that the variant pages and the
+    sweep pre-fill the GPU with the same waits), or ``None`` on the CPU or where this torch has no
+    ``torch.cuda._sleep``."""
     if device != "cuda":
         return None
-    try:
-        return GpuSleep()
-    except (AttributeError, RuntimeError):
-        return None
+    if not _SLEEPER:
+        try:
+            _SLEEPER.append(GpuSleep())
+        except (AttributeError, RuntimeError):
+            return None
+    return _SLEEPER[0]
 
 
 def timer_name(device: str, sleep: GpuSleep | None) -> str:
