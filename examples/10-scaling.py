@@ -43,8 +43,10 @@ else:
 # %%
 # The sweep
 # ---------
-# Two warm-up calls and five to ten timed calls per point, the median kept. A variant that runs out of memory at
-# one length is not tried at longer ones. The result is saved for the guide's pages.
+# Each point is timed the way the variant pages time their shape (the same function, the same plan): warm-up,
+# then ten to a hundred timed calls (seven for slow ones), the median kept; a point whose calls spread widely is
+# measured again, and flagged if it spreads again. A variant that runs out of memory at one length is not tried at
+# longer ones. The result is saved for the guide's pages.
 result = sweeprun.run_sweep(config, ceilings=ceilings)
 path = sweep.save(result, inputs.results_dir())
 print(f"{len(result.points)} points in {result.elapsed_s:.1f} s, saved to {path.name}")

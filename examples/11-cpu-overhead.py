@@ -32,5 +32,7 @@ costs = profiling.measure_cpu_costs(setup=setup, save_to=inputs.results_dir())
 # The table
 # ---------
 # The profiler's share is the part of the profiled time that is not there without the profiler. Compare the
-# orderings: a backend that looks expensive in a trace need not be the expensive one without the profiler.
+# orderings: a backend that looks expensive in a trace need not be the expensive one without the profiler. Each
+# figure comes with the range its median may lie in, from the rounds: where two ranges overlap, this machine
+# cannot tell the two backends apart.
 print(report.cpu_cost_table(costs))

@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # One call on the offline GPU builder: install the carried docs toolchain, run the GPU tests, build the site cold
-# and again unchanged, run a downloaded gallery script and the CLI, and leave everything worth reading in $OUT.
+# twice (the repeatability gate: every claim's verdict must be the same in both builds), rebuild unchanged, run a
+# downloaded gallery script and the CLI, and leave everything worth reading in $OUT.
 # Usage there:  bash scripts/gpu_build.sh   (needs .whl/ carried, $OUT set by the device tool)
-# GPU_TESTS=tests/test_gpu.py narrows the GPU test selection; SKIP_GPU_TESTS=1 and SKIP_COMPARE=1 skip steps.
+# GPU_TESTS=tests/test_gpu.py narrows the GPU test selection; SKIP_GPU_TESTS=1 and SKIP_COMPARE=1 skip steps;
+# COLD_BUILDS=1 builds cold once (no verdict comparison), COLD_BUILDS=0 builds nothing (a GPU-tests-only call).
+# Each cold build's results stay in $OUT/results-<n>; $OUT/verdicts.txt is scripts/compare_verdicts.py's report
+# on the first two (figures and intervals per claim).
 set -uo pipefail
 export PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
@@ -20,11 +24,20 @@ if [ "${SKIP_GPU_TESTS:-0}" != 1 ]; then
   log "gpu tests took $(since $t0) s: $(tail -1 "$OUT/gpu-tests.log")"
 fi
 
-rm -rf _build docs/auto_examples
-log "cold docs build"
-t0=$(date +%s.%N)
-python3 -m nox --no-venv -s docs > "$OUT/docs-cold.log" 2>&1; rc=$?
-log "cold build rc=$rc took $(since $t0) s"
+for n in $(seq 1 "${COLD_BUILDS:-2}"); do
+  rm -rf _build docs/auto_examples
+  log "cold docs build $n"
+  t0=$(date +%s.%N)
+  python3 -m nox --no-venv -s docs > "$OUT/docs-cold-$n.log" 2>&1; rc=$?
+  log "cold build $n rc=$rc took $(since $t0) s"
+  rm -rf "$OUT/results-$n"; mkdir -p "$OUT/results-$n"
+  cp _build/results/*.json _build/results/*.trace.json.gz "$OUT/results-$n/" 2>/dev/null
+done
+if [ "${COLD_BUILDS:-2}" -ge 2 ]; then
+  python3 scripts/compare_verdicts.py "$OUT/results-1" "$OUT/results-2" > "$OUT/verdicts.txt" 2>&1; rc=$?
+  log "verdicts of the two cold builds: rc=$rc ($(tail -1 "$OUT/verdicts.txt"))"
+fi
+if [ "${COLD_BUILDS:-2}" -lt 1 ]; then cat "$OUT/summary.txt"; exit 0; fi
 t0=$(date +%s.%N)
 python3 -m nox --no-venv -s docs > "$OUT/docs-warm.log" 2>&1; rc=$?
 log "no-change rebuild rc=$rc took $(since $t0) s"
@@ -40,4 +53,5 @@ if [ "${SKIP_COMPARE:-0}" != 1 ]; then
   attnprof compare --shape 8,16,1024,64 --dtype bf16 > "$OUT/compare.txt" 2>&1; log "compare rc=$?"
   cat "$OUT/compare.txt"
 fi
+[ -f "$OUT/verdicts.txt" ] && cat "$OUT/verdicts.txt"
 cat "$OUT/summary.txt"

@@ -22,16 +22,27 @@ VARIANTS = list(TRACE_VARIANTS)
 # --- the kernel table and op counts ---------------------------------------------------------------------------------
 
 
+def _config(a) -> tuple:
+    return analysis.launch_config(a)
+
+
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_kernel_table_accounts_for_every_activity(variant):
     steps = list(_steps(variant))
     rows = analysis.kernel_rows(steps, trace.device_properties(_raw(variant)))
-    by_name = Counter(a.name for s in steps for a in s.activities)
-    assert {r.name: r.count for r in rows} == dict(by_name)
+    by_key = Counter((a.name, _config(a)) for s in steps for a in s.activities)
+    assert {(r.name, _config(r)): r.count for r in rows} == dict(by_key)
+    assert len(rows) == len(by_key)  # one row per name and launch configuration, no two rows for one
     step0 = list(dict.fromkeys(a.name for a in steps[0].activities))
-    assert [r.name for r in rows][: len(step0)] == step0
+    assert list(dict.fromkeys(r.name for r in rows))[: len(step0)] == step0
+    # the rows of one name sit together
+    names = [r.name for r in rows]
+    for n in set(names):
+        at = [i for i, m in enumerate(names) if m == n]
+        assert at == list(range(at[0], at[0] + len(at))), n
     for r in rows:
-        acts = [a for s in steps for a in s.activities if a.name == r.name]
+        acts = [a for s in steps for a in s.activities if a.name == r.name and _config(a) == _config(r)]
+        assert r.configs == len({_config(a) for s in steps for a in s.activities if a.name == r.name})
         assert r.per_step == pytest.approx(len(acts) / len(steps))
         assert r.total_us == pytest.approx(sum(a.duration_us for a in acts), abs=1e-3)
         assert r.avg_us == pytest.approx(r.total_us / r.count, abs=1e-3)
@@ -44,22 +55,36 @@ def test_kernel_table_accounts_for_every_activity(variant):
             assert r.theoretical is None and r.reported_occupancy is None and r.grid is None
 
 
-def test_kernel_table_launch_configuration_and_variation():
-    rows = {r.info.short: r for r in analysis.kernel_rows(list(_steps("sdpa_math")), {})}
-    assert all(r.theoretical is None for r in rows.values())  # no device properties, no theory
-    where = next(r for r in rows.values() if r.info.fields.get("op") == "where")
+def test_no_row_averages_launches_of_different_grids():
+    # The recorded H200 math trace launches `where` with grid 4096 (about 4 µs) and with grid 524288 (about 410 µs),
+    # three times each; the bf16 copy likewise with two grids. Each configuration is a row of its own.
+    steps = list(_steps("sdpa_math"))
+    rows = analysis.kernel_rows(steps, trace.device_properties(_raw("sdpa_math")))
+    for r in rows:
+        launches = [a for s in steps for a in s.activities if a.name == r.name and _config(a) == _config(r)]
+        assert {tuple(a.grid or ()) for a in launches} == {tuple(r.grid or ())}, r.name
+    where = [r for r in rows if r.info.fields.get("op") == "where"]
     raw_grids = Counter(
-        tuple(e["args"]["grid"]) for e in _x("sdpa_math") if e["cat"] == "kernel" and e["name"] == where.name
+        tuple(e["args"]["grid"]) for e in _x("sdpa_math") if e["cat"] == "kernel" and e["name"] == where[0].name
     )
-    assert sorted(raw_grids.values()) == [3, 3] and "grid" in where.varying
-    # a tie between the two grids goes to the one seen first
-    first = next(a.grid for a in _steps("sdpa_math")[0].activities if a.name == where.name)
-    assert where.grid == first
-    assert "block" not in where.varying and where.block == [128, 1, 1]
+    assert sorted(raw_grids.values()) == [3, 3]
+    assert sorted(tuple(r.grid) for r in where) == sorted(raw_grids)  # type: ignore[arg-type]
+    assert [r.count for r in where] == [3, 3] and all(r.configs == 2 and r.per_step == 1.0 for r in where)
+    # the first row is the configuration seen first, and the two rows are next to each other
+    first = next(a.grid for a in steps[0].activities if a.name == where[0].name)
+    assert where[0].grid == first
+    i = rows.index(where[0])
+    assert rows[i + 1] is where[1]
+    short, long = sorted(where, key=lambda r: r.avg_us)
+    assert short.grid == [4096, 1, 1] and long.grid == [524288, 1, 1]
+    assert short.avg_us < 10 < 300 < long.avg_us  # an average over both would be neither
+    # per-configuration occupancy: the small grid fills fewer blocks per SM than the large one
+    assert short.blocks_per_sm < long.blocks_per_sm
     flash = analysis.kernel_rows(list(_steps("sdpa_flash")), trace.device_properties(_raw("sdpa_flash")))
     (row,) = flash
-    assert (row.varying, row.grid, row.block, row.launch_api) == ((), [8, 8, 16], [128, 1, 1], "cudaLaunchKernel")
+    assert (row.configs, row.grid, row.block, row.launch_api) == (1, [8, 8, 16], [128, 1, 1], "cudaLaunchKernel")
     assert row.per_step == 1.0 and row.count == 3
+    assert all(r.theoretical is None for r in analysis.kernel_rows(steps, {}))  # no device properties, no theory
 
 
 def test_kernel_table_mixed_launch_api_and_empty_input():
@@ -154,7 +179,10 @@ def test_summary_of_the_naive_fixture():
     a = analysed("naive")
     steps = a.result.steps
     assert a.summary.activities_per_step == 7 and a.summary.kernels_per_step == 5
-    assert a.summary.cpu_us == pytest.approx(sum(s.cpu_time_us for s in steps) / len(steps))
+    # CPU time per profiled step: the median of the active steps (the first is often much longer), with their range
+    cpu = sorted(s.cpu_time_us for s in steps)
+    assert a.summary.cpu_us == cpu[1] and (a.summary.cpu_step.lo, a.summary.cpu_step.hi) == (cpu[0], cpu[-1])
+    assert a.summary.cpu_us < statistics.mean(cpu)  # the first step is the long one here
     assert a.summary.gpu_ms == a.result.timing.gpu_ms_median
     assert a.kinds == {"kernel": 5.0, "memcpy": 1.0, "memset": 1.0}
 

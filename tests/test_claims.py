@@ -12,6 +12,7 @@ import pytest
 
 from attnprof import analysis, claims
 from attnprof.claims import CLAIMS, Verdict
+from attnprof.noise import Figure
 from attnprof.results import CpuCosts, Result, StepTrace
 from helpers import TRACE_VARIANTS, trace_result
 
@@ -106,15 +107,18 @@ EXPECTED = {
     # aten::transpose per step: 4 (efficient), 4 (flash), 0 (cuDNN).
     "C12": "holds",
     # cuDNN uses cuLaunchKernelEx, but the nvjet gemms of naive/naive_inplace do too, and math's xmma gemms use
-    # cudaLaunchKernelExC: 19 of 25 other kernels through cudaLaunchKernel.
+    # cudaLaunchKernelExC: 21 of 27 other kernel rows through cudaLaunchKernel (27, not 25: math's `where` and its
+    # bf16 copy are each launched with two grids, and each launch configuration is a row of its own).
     "C13": "differs",
     # cuDNN reports 0%, but compiled_naive's triton_per_fused kernel is launched with cuLaunchKernel and reports 50%:
     # a counterexample to the driver-API explanation.
     "C14": "differs",
     # medians without the profiler: cuDNN 0.1405 < flash 0.1621 < efficient 0.2366 ms: cuDNN is fastest, not flash.
     "C15": "differs",
-    # mean profiled CPU time: efficient 193.5, flash 223.8, cuDNN 207.5 us: flash is largest, not cuDNN.
-    "C16": "differs",
+    # CPU time per profiled step, median of the 3 active steps: efficient 135, flash 187, cuDNN 157 us; but the first
+    # step of each is about twice as long (313, 303, 322 us), so the steps' ranges overlap: too close to call.
+    # (Before noise bands, the means 193.5 / 223.8 / 207.5 us named flash the largest and C16 "differs".)
+    "C16": "tie",
     # SDPA (cuDNN, 0.108 ms) is within 10% of the fastest forced backend (cuDNN, 0.1405 ms), but dispatch costs were
     # not recorded, so the CPU-overhead premise cannot be decided.
     "C17": "unmeasurable",
@@ -148,7 +152,7 @@ def test_measured_texts_carry_both_figures():
     assert "Memcpy 1 → 0" in _en("C2").detail
     assert _en("C3").measured == "20 kernels per step vs about 20 published"
     c4 = _en("C4")
-    assert c4.measured.startswith("2.79× (2620 vs 938 µs") and "vs 3.7× published" in c4.measured
+    assert c4.measured.startswith("2.79× (2618 vs 938 µs") and "vs 3.7× published" in c4.measured
     assert "2.86× (2.85 vs 0.996 ms)" in c4.detail
     assert "xmma gemm 128x128x8 (fp32 FFMA)" in _en("C5").measured
     assert "nvjet gemm 256x128 (bf16 tensor core)" in _en("C5").measured
@@ -165,7 +169,7 @@ def test_measured_texts_carry_both_figures():
 
 def test_c13_names_the_exceptions():
     v = _en("C13")
-    assert v.measured == "cuDNN: cuLaunchKernelEx; other kernels: 19 of 25 through cudaLaunchKernel"
+    assert v.measured == "cuDNN: cuLaunchKernelEx; other kernels: 21 of 27 through cudaLaunchKernel"
     assert "nvjet gemm 256x128 (bf16 tensor core) [naive, naive_inplace]: cuLaunchKernelEx" in v.detail
     assert "xmma gemm 64x64x8 (fp32 FFMA) [sdpa_math]: cudaLaunchKernelExC" in v.detail
 
@@ -187,7 +191,9 @@ def test_c15_uses_medians_without_the_profiler_and_reports_profiled_time():
     assert (
         v.measured == "fastest: cuDNN; efficient 237, flash 162, cuDNN 140 µs (median GPU time without the profiler)"
     )
-    assert v.detail == "Profiled kernel time per step: efficient 180, flash 96.5, cuDNN 57.9 µs."
+    # profiled GPU time per step: the median of the active steps, the same statistic as C4's
+    assert v.detail == "Profiled kernel time per step: efficient 180, flash 96.4, cuDNN 57.5 µs."
+    assert dict(v.figures)["gpu_us sdpa_cudnn"].median == pytest.approx(140.5, rel=1e-3)
     # no measurement without the profiler: the profiled GPU time decides, and says so
     no_timing = {v: dataclasses.replace(_h200()[v], timing=None) for v in claims.FUSED_BACKENDS}
     v = _en("C15", h200(**no_timing))
@@ -197,48 +203,109 @@ def test_c15_uses_medians_without_the_profiler_and_reports_profiled_time():
     assert v.verdict == "holds" and v.measured.startswith("fastest: flash")
 
 
+def test_c15_within_the_noise_is_a_tie_in_both_languages():
+    # flash 2% slower than cuDNN: within GPU bands of at least ±3%, so no order can be claimed either way
+    build = h200(sdpa_flash=with_timing("sdpa_flash", gpu_ms_median=0.1405 * 1.02))
+    v = _en("C15", build)
+    assert v.verdict == "tie"
+    assert v.measured.startswith("fastest: too close to call between cuDNN, flash;")
+    assert v.detail.endswith(
+        "The noise bands overlap: cuDNN 136–145 µs; flash 139–148 µs (each band is the 95% confidence interval of "
+        "the median, widened to at least ±3% of it)."
+    )
+    ja = check("C15", build, "ja")
+    assert ja.verdict == "tie"
+    assert ja.measured.startswith("最速: cuDNN、flash は僅差で判定できない。")
+    assert "ノイズ幅が重なっています: cuDNN 136–145 µs / flash 139–148 µs" in ja.detail
+    # a wide measured interval ties too, even with medians 8% apart
+    wide = with_timing("sdpa_flash", gpu_ms_median=0.1405 * 1.08, gpu_ms_lo=0.1405, gpu_ms_hi=0.17)
+    assert _en("C15", h200(sdpa_flash=wide)).verdict == "tie"
+    # 8% slower with a narrow interval is beyond the noise: cuDNN is faster, the claim differs
+    assert _en("C15", h200(sdpa_flash=with_timing("sdpa_flash", gpu_ms_median=0.1405 * 1.08))).verdict == "differs"
+
+
+def _cpu_steps(variant: str, us: float) -> Result:
+    """``variant`` of the fixture build with every active step taking ``us`` of CPU time."""
+    r = _h200()[variant]
+    return dataclasses.replace(r, steps=[dataclasses.replace(s, cpu_time_us=us) for s in r.steps])
+
+
+def _c16(cudnn_steps: float | None, dispatch: tuple[float, float, float] | None, language: str = "en") -> Verdict:
+    build = h200()
+    if cudnn_steps is not None:
+        build["sdpa_cudnn"] = _cpu_steps("sdpa_cudnn", cudnn_steps)
+    if dispatch is not None:
+        for name, d in zip(claims.FUSED_BACKENDS, dispatch, strict=True):
+            r = build[name]
+            build[name] = dataclasses.replace(r, timing=dataclasses.replace(r.timing, dispatch_us_median=d))
+    return check("C16", build, language)
+
+
 def test_c16_reports_the_share_and_which_part_survives():
     v = _en("C16")
     assert v.measured == (
-        "profiled CPU time: efficient 193, flash 224, cuDNN 208 µs (largest: flash); "
-        "cuDNN's scaled_dot_product_attention self time 8.8% of it vs 26%"
+        "CPU time per profiled step: efficient 135, flash 187, cuDNN 157 µs (largest: too close to call between "
+        "flash, efficient, cuDNN); in cuDNN's profiled steps, scaled_dot_product_attention's self time is 8.8% of "
+        "the CPU time vs 26%"
     )
-    assert "cannot be said" in v.detail and "sdpa_efficient, sdpa_flash, sdpa_cudnn" in v.detail
-    # explicit dispatch costs (edge cases, not measurements)
+    assert (
+        v.verdict == "tie" and "cannot be said" in v.detail and "sdpa_efficient, sdpa_flash, sdpa_cudnn" in v.detail
+    )
+    # explicit CPU times and dispatch costs (edge cases, not measurements): (verdict, how the detail ends)
     cases = {
-        (20.0, 25.0, 40.0): "only without the profiler: the profiler changes the ordering",
-        (20.0, 45.0, 40.0): "neither with nor without the profiler",
+        # cuDNN's steps clearly the longest, its dispatch cost clearly the largest
+        (400.0, (20.0, 25.0, 40.0)): ("holds", "cuDNN costs the most CPU with and without the profiler."),
+        # ... but flash's dispatch cost clearly larger
+        (400.0, (20.0, 60.0, 40.0)): (
+            "holds",
+            "cuDNN costs the most CPU only with the profiler: the ordering does not survive without it.",
+        ),
+        # cuDNN's steps clearly the shortest, its dispatch cost clearly the largest
+        (50.0, (20.0, 25.0, 40.0)): (
+            "differs",
+            "cuDNN costs the most CPU only without the profiler: the profiler changes the ordering.",
+        ),
+        (50.0, (20.0, 60.0, 40.0)): ("differs", "cuDNN costs the most CPU neither with nor without the profiler."),
+        # flash's dispatch 45 against cuDNN's 40: within ±10% bands
+        (400.0, (20.0, 45.0, 40.0)): (
+            "holds",
+            "Whether the profiler changes the ordering cannot be said on this "
+            "build: the figures without the profiler are too close to call.",
+        ),
+        # the fixture steps overlap, the dispatch costs do not
+        (None, (20.0, 25.0, 40.0)): (
+            "tie",
+            "Whether the profiler changes the ordering cannot be said on this "
+            "build: the figures with the profiler are too close to call.",
+        ),
     }
-    for (e, f, c), expected in cases.items():
-        build = h200(
-            sdpa_efficient=with_timing("sdpa_efficient", dispatch_us_median=e),
-            sdpa_flash=with_timing("sdpa_flash", dispatch_us_median=f),
-            sdpa_cudnn=with_timing("sdpa_cudnn", dispatch_us_median=c),
-        )
-        v = _en("C16", build)
-        assert v.verdict == "differs"
-        assert v.detail.endswith(f"cuDNN costs the most CPU {expected}.")
-    # a cuDNN run that takes the most CPU under the profiler too: both parts
-    slow = _h200()["sdpa_cudnn"]
-    slow = dataclasses.replace(slow, steps=[dataclasses.replace(s, cpu_time_us=400.0) for s in slow.steps])
-    slow.timing = dataclasses.replace(slow.timing, dispatch_us_median=40.0)
-    build = h200(
-        sdpa_efficient=with_timing("sdpa_efficient", dispatch_us_median=20.0),
-        sdpa_flash=with_timing("sdpa_flash", dispatch_us_median=25.0),
-        sdpa_cudnn=slow,
-    )
-    v = _en("C16", build)
-    assert v.verdict == "holds" and v.detail.endswith("with and without the profiler.")
+    for (steps, dispatch), (verdict, ending) in cases.items():
+        v = _c16(steps, dispatch)
+        assert (v.verdict, v.detail.endswith(ending)) == (verdict, True), (steps, dispatch, v.detail)
+    # the figures compared, with their intervals, for comparing two builds
+    figures = dict(_c16(400.0, (20.0, 25.0, 40.0)).figures)
+    assert set(figures) == {f"{k} {v}" for k in ("profiled_cpu_us", "dispatch_us") for v in claims.FUSED_BACKENDS}
+    assert figures["profiled_cpu_us sdpa_cudnn"].median == 400.0
 
 
-def _c17(auto_ms=None, cudnn_us=None, flash_us=None) -> Verdict:
+def test_c16_ties_in_both_languages():
+    en, ja = _c16(None, (20.0, 45.0, 40.0), "en"), _c16(None, (20.0, 45.0, 40.0), "ja")
+    assert en.verdict == ja.verdict == "tie"
+    assert "(largest: too close to call between flash, efficient, cuDNN)" in en.measured
+    assert "(最大: flash、efficient、cuDNN は僅差で判定できない)" in ja.measured
+    assert en.detail.endswith("the figures with and without the profiler are too close to call.")
+    assert ja.detail.endswith("プロファイラありとなしの両方の数値が僅差で判定できないためです。")
+    assert "ノイズ幅が重なっています: flash 40.5–49.5 µs / cuDNN 36.0–44.0 µs" in ja.detail
+
+
+def _c17(auto_ms=None, cudnn_us=None, flash_us=None, language="en") -> Verdict:
     build = h200(
         sdpa_cudnn=with_timing("sdpa_cudnn", dispatch_us_median=cudnn_us if cudnn_us is not None else math.nan),
         sdpa_flash=with_timing("sdpa_flash", dispatch_us_median=flash_us if flash_us is not None else math.nan),
     )
     if auto_ms is not None:
         build["sdpa_auto"] = with_timing("sdpa_auto", gpu_ms_median=auto_ms)
-    return _en("C17", build)
+    return check("C17", build, language)
 
 
 def test_c17_needs_both_parts():
@@ -249,7 +316,7 @@ def test_c17_needs_both_parts():
     v = _c17(cudnn_us=30.0, flash_us=40.0)
     assert v.verdict == "differs" and "CPU-overhead premise does not hold" in v.detail
     assert "more than 10% slower" not in v.detail
-    v = _c17(auto_ms=0.2, cudnn_us=60.0, flash_us=40.0)  # 0.2 ms > 1.1 x 0.1405 ms
+    v = _c17(auto_ms=0.2, cudnn_us=60.0, flash_us=40.0)  # 0.2 ms > 1.1 x 0.1405 ms, beyond the noise
     assert v.verdict == "differs" and "more than 10% slower" in v.detail and "premise" not in v.detail
     v = _c17(auto_ms=0.2, cudnn_us=30.0, flash_us=40.0)
     assert v.verdict == "differs" and "more than 10% slower" in v.detail and "premise" in v.detail
@@ -259,10 +326,29 @@ def test_c17_needs_both_parts():
     v = _c17()
     assert v.verdict == "unmeasurable"
     assert v.reason == "the dispatch cost without the profiler was not recorded for sdpa_cudnn, sdpa_flash"
-    # 10% is the limit: 1.1 x the fastest forced backend still holds
+
+
+def test_c17_near_its_limits_is_a_tie_in_both_languages():
+    # The 10% limit has a noise band: SDPA's choice at 1.1 x the fastest forced backend (or just above it) is too
+    # close to call, not "holds" on one side of a hairline and "differs" on the other. (Before noise bands, the
+    # limit itself held and 1.001 x the limit differed.)
     limit = 1.1 * _h200()["sdpa_cudnn"].timing.gpu_ms_median
-    assert _c17(auto_ms=limit, cudnn_us=60.0, flash_us=40.0).verdict == "holds"
-    assert _c17(auto_ms=limit * 1.001, cudnn_us=60.0, flash_us=40.0).verdict == "differs"
+    for auto_ms in (limit, limit * 1.001, limit * 0.97):
+        v = _c17(auto_ms=auto_ms, cudnn_us=60.0, flash_us=40.0)
+        assert v.verdict == "tie", auto_ms
+        assert v.detail.startswith("SDPA's own choice is too close to the limit of 10% slower")
+        assert "overlap: SDPA's choice 0." in v.detail and "ms; 1.1 × cuDNN 0.150–0.159 ms (each band" in v.detail
+    assert _c17(auto_ms=limit * 0.9, cudnn_us=60.0, flash_us=40.0).verdict == "holds"
+    assert _c17(auto_ms=limit * 1.1, cudnn_us=60.0, flash_us=40.0).verdict == "differs"
+    # dispatch costs within each other's band: the premise is too close to call
+    v = _c17(cudnn_us=42.0, flash_us=40.0)
+    assert v.verdict == "tie" and v.detail.startswith("cuDNN's and flash's dispatch costs are too close to call.")
+    ja = _c17(cudnn_us=42.0, flash_us=40.0, language="ja")
+    assert ja.verdict == "tie"
+    assert ja.detail.startswith("cuDNN と flash のディスパッチコストは僅差で判定できません。")
+    assert "ノイズ幅が重なっています: cuDNN 37.8–46.2 µs / flash 36.0–44.0 µs" in ja.detail
+    # a failing part still decides over a tie in the other
+    assert _c17(auto_ms=limit * 1.2, cudnn_us=42.0, flash_us=40.0).verdict == "differs"
 
 
 # --- edge cases -----------------------------------------------------------------------------------------------------
@@ -377,13 +463,14 @@ def test_cpu_costs():
     assert (rows["sdpa_efficient"].status, rows["sdpa_efficient"].profiled_us) == ("missing", None)
     assert (rows["sdpa_flash"].status, rows["sdpa_flash"].reason) == ("oom", "CUDA out of memory")
     cudnn = rows["sdpa_cudnn"]
-    assert cudnn.profiled_us == pytest.approx((322.336 + 156.922 + 143.286) / 3)
+    # the CPU time per profiled step: the median of the three active steps, with their range
+    assert cudnn.profiled_us == 156.922 and (cudnn.profiled.lo, cudnn.profiled.hi) == (143.286, 322.336)
     assert (cudnn.dispatch_us, cudnn.context_us) == (50.0, 3.5)
     assert cudnn.profiler_share == pytest.approx(1 - 50.0 / cudnn.profiled_us)
     # not recorded (NaN dispatch, no context): None, not NaN
     auto = rows["sdpa_auto"]
     assert (auto.dispatch_us, auto.profiler_share, auto.context_us) == (None, None, None)
-    assert auto.profiled_us == pytest.approx((228.457 + 136.191 + 118.979) / 3)
+    assert auto.profiled_us == 136.191
 
 
 # --- templates ------------------------------------------------------------------------------------------------------
@@ -405,12 +492,16 @@ def test_cpu_claims_use_the_side_by_side_measurement_when_there_is_one():
     rs = {v: trace_result(v)[0] for v in ("sdpa_efficient", "sdpa_flash", "sdpa_cudnn", "sdpa_auto")}
     env = rs["sdpa_flash"].environment
 
+    def row(variant, profiled, dispatch, context):
+        fig = lambda x: None if x is None else Figure(x, 0.98 * x, 1.02 * x, 10)  # noqa: E731
+        return CpuCostRow(variant, "ok", None, fig(profiled), fig(dispatch), fig(context), [30, 100])
+
     def measured(cudnn_profiled, cudnn_dispatch):
         rows = [
-            CpuCostRow("sdpa_efficient", "ok", None, 100.0, 40.0, 10.0, [30, 100]),
-            CpuCostRow("sdpa_flash", "ok", None, 110.0, 45.0, 10.0, [30, 100]),
-            CpuCostRow("sdpa_cudnn", "ok", None, cudnn_profiled, cudnn_dispatch, 10.0, [30, 100]),
-            CpuCostRow("sdpa_auto", "ok", None, 90.0, 30.0, None, [30, 100]),
+            row("sdpa_efficient", 100.0, 40.0, 10.0),
+            row("sdpa_flash", 110.0, 45.0, 10.0),
+            row("sdpa_cudnn", cudnn_profiled, cudnn_dispatch, 10.0),
+            row("sdpa_auto", 90.0, 30.0, None),
         ]
         return CpuCosts("cuda", [8, 16, 1024, 64], "bfloat16", 10, env, rows)
 
@@ -426,3 +517,9 @@ def test_cpu_claims_use_the_side_by_side_measurement_when_there_is_one():
     assert cost.profiler_share == pytest.approx(0.7)
     fallback = cpu_cost(rs, "sdpa_cudnn")
     assert not fallback.interleaved and fallback.dispatch_us == rs["sdpa_cudnn"].timing.dispatch_us_median
+    # side by side, cuDNN's 115 µs against flash's 110: within the CPU bands (at least ±10%), a tie
+    close = measured(115.0, 50.0)
+    v = check("C16", rs, "en", close)
+    assert v.verdict == "tie" and v.measured.startswith("profiled CPU time per call, side by side: ")
+    assert "Without the profiler (dispatch cost, side by side)" in v.detail
+    assert check("C16", rs, "ja", close).measured.startswith("横並び計測のプロファイル下の呼び出しあたり CPU 時間: ")

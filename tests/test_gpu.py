@@ -9,7 +9,7 @@ import time
 import pytest
 import torch
 
-from attnprof import analysis, inputs, profiling, report, results, variants
+from attnprof import analysis, claims, inputs, profiling, report, results, sweeprun, variants
 
 pytestmark = pytest.mark.gpu
 
@@ -132,3 +132,58 @@ def test_side_by_side_cpu_costs_on_the_gpu(tmp_path):
         assert r.profiled_us > r.dispatch_us > 0, r
         assert (r.context_us is None) == (r.variant == "sdpa_auto")
     assert results.load_cpu_costs(tmp_path / "cpu_costs__cuda.json") == costs
+
+
+# --- repeatability: the gate of issue 10 ----------------------------------------------------------------------------
+
+#: The variants the claims that compare measured figures need (C4, C15, C16, C17 and their optional ones).
+CLAIM_VARIANTS = ("naive_inplace", "sdpa_math", "sdpa_efficient", "sdpa_flash", "sdpa_cudnn", "sdpa_auto")
+
+
+def _band(f) -> str:
+    return "-" if f is None else f"{f.median:.4g} [{f.lo:.4g}, {f.hi:.4g}]"
+
+
+def _verdicts(analyses, costs):
+    return {v.claim: v for v in claims.check_all(analyses, "en", costs)}
+
+
+def test_claim_verdicts_repeat_within_one_process(ref_results, tmp_path):
+    """Two independent measurements of the claim-relevant results (each variant profiled and timed, and the CPU
+    costs measured side by side), one after the other in one process: every verdict must be the same. A verdict
+    that flips between two runs of one build is a bug in its rule (its tolerance is narrower than the noise)."""
+    res, _ = ref_results
+    first = {v: analysis.analyse(res[v]) for v in CLAIM_VARIANTS}
+    second = {v: analysis.analyse(profiling.profile(v, REF, save_to=tmp_path)) for v in CLAIM_VARIANTS}
+    costs = [profiling.measure_cpu_costs(setup=REF) for _ in range(2)]
+    va, vb = _verdicts(first, costs[0]), _verdicts(second, costs[1])
+    for claim_id in claims.CLAIMS:
+        a, b = va[claim_id], vb[claim_id]
+        print(f"\n{claim_id}: {a.verdict} / {b.verdict}")
+        fa, fb = dict(a.figures), dict(b.figures)
+        for label in dict.fromkeys([*fa, *fb]):
+            print(f"  {label}: {_band(fa.get(label))} / {_band(fb.get(label))}")
+    flipped = {c: (va[c].verdict, vb[c].verdict) for c in claims.CLAIMS if va[c].verdict != vb[c].verdict}
+    assert flipped == {}, {c: (va[c].measured, vb[c].measured) for c in flipped}
+
+
+def test_the_sweep_and_the_pages_agree_at_the_reference_shape(ref_results):
+    """At 8x16x1024x64 every variant of the sweep is timed by the same function with the same plan as its page
+    (measure.time_shape, measure.DEFAULT_PLAN): the two medians agree within 3%."""
+    res, _ = ref_results
+    b, h, s, d = inputs.REFERENCE_SHAPE
+    cfg = sweeprun.make_config(sweeprun.GPU_VARIANTS, [s], [d], batch=b, heads=h, dtype="bf16", device="cuda")
+    sw = sweeprun.run_sweep(cfg)
+    off = {}
+    for p in sw.points:
+        assert p.status == "ok", f"{p.variant}: {p.reason}"
+        page = res[p.variant].timing
+        ratio = p.gpu_ms / page.gpu_ms_median
+        print(
+            f"\n{p.variant}: page {page.gpu_ms_median:.4f} ms [{page.gpu_ms_lo:.4f}, {page.gpu_ms_hi:.4f}] "
+            f"({page.repetitions} calls, {page.attempts} attempts), sweep {p.gpu_ms:.4f} ms "
+            f"[{p.gpu_ms_lo:.4f}, {p.gpu_ms_hi:.4f}] ({p.repetitions} calls, {p.attempts} attempts): {ratio - 1:+.1%}"
+        )
+        if abs(ratio - 1) > 0.03:
+            off[p.variant] = f"{ratio - 1:+.1%}"
+    assert off == {}

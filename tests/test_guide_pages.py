@@ -75,7 +75,8 @@ def test_variant_page_links_each_claim_to_its_row(site):
 def test_occupancy_page_computes_its_verdict(site, language):
     app = site(language)
     assert app.warning.getvalue() == ""
-    assert len(_rows(app, "guide/occupancy", "attnprof-occupancy-table")) == 31
+    # one row per kernel and launch configuration: 31 kernel names, two of them launched with two grids each
+    assert len(_rows(app, "guide/occupancy", "attnprof-occupancy-table")) == 33
     hypotheses = _rows(app, "guide/occupancy", "attnprof-hypotheses-table")
     assert [r[0].split()[0] for r in hypotheses] == ["H1", "H2", "H3", "H1", "H1", "H2", "H1"]
     page = (Path(app.outdir) / "guide" / "occupancy.html").read_text(encoding="utf-8")

@@ -61,10 +61,12 @@ def test_flash_on_h200_is_register_limited_at_one_eighth():
 def test_cudnn_sm90_kernel_fits_one_block():
     o = theoretical(168, 384, 134144, H200)
     assert (o.blocks_per_sm, o.active_warps, o.percent) == (1, 12, 18.75)
-    # registers and shared memory both allow exactly one block; ties go to registers
+    # registers and shared memory both allow exactly one block: both are named, registers first
     assert o.limits["registers"] == o.limits["shared memory"] == 1
-    assert o.limiter == "registers"
+    assert o.limiters == ("registers", "shared memory") and o.limiter == "registers"
     assert o.shared_memory_per_block == 134144 + 1024
+    assert "limited by registers and shared memory: 168 regs/thread" in explain(o)
+    assert explain(o).endswith("; 135168 B/block, 1024 reserved included, of 233472 B per SM")
 
 
 def test_each_limiter_can_win():
@@ -82,6 +84,7 @@ def test_limiter_is_always_the_smallest_limit_first_in_order():
                 o = theoretical(regs, threads, smem, H200)
                 assert o.blocks_per_sm == min(o.limits.values())
                 assert o.limiter == next(r for r in occupancy.RESOURCES if o.limits[r] == o.blocks_per_sm)
+                assert o.limiters == tuple(r for r in occupancy.RESOURCES if o.limits[r] == o.blocks_per_sm)
                 assert o.active_warps == o.blocks_per_sm * o.warps_per_block <= o.max_warps
                 assert o.percent == pytest.approx(100 * o.active_warps / o.max_warps)
 
@@ -266,9 +269,12 @@ def _names(kernels) -> set[tuple[str, str]]:
 
 def test_every_kernel_of_the_build_is_listed_with_both_figures():
     ks = _build()
-    # distinct kernels per variant: 3 compiled_naive, 1 flex, 5 naive, 5 naive_inplace, 1 sdpa_auto, 1 sdpa_cudnn,
-    # 1 sdpa_efficient, 1 sdpa_flash, 13 sdpa_math (memcpy and memset left out)
-    assert len(ks) == 31
+    # distinct kernels and launch configurations per variant: 3 compiled_naive, 1 flex, 5 naive, 5 naive_inplace,
+    # 1 sdpa_auto, 1 sdpa_cudnn, 1 sdpa_efficient, 1 sdpa_flash, 15 sdpa_math (memcpy and memset left out): 13
+    # kernel names, two of them (`where`, the bf16 copy) each launched with two grids, one row per grid
+    assert len(ks) == 33
+    math = [k for k in ks if k.variant == "sdpa_math"]
+    assert len({k.name for k in math}) == 13 and len(math) == 15
     assert all(k.reported is not None and k.theoretical is not None for k in ks)
     assert all(k.shared_memory_default == 49152 for k in ks)  # the H200's sharedMemPerBlock
 
@@ -337,7 +343,7 @@ def test_only_h2_plus_h3_explains_every_zero():
     }
     (best,) = zero_occupancy.supported(tests)
     assert best.hypothesis.parts == ("H2", "H3")
-    assert (len(best.consistent), best.tested) == (10, 31)
+    assert (len(best.consistent), best.tested) == (10, 33)
 
 
 def test_without_the_compiled_kernel_the_data_cannot_decide():
@@ -354,7 +360,10 @@ def test_the_grid_caps_what_the_resources_allow():
     assert (fill.reported, fill.theoretical.percent, fill.limiter) == (24.0, 100.0, "grid")
     assert fill.grid_percent == pytest.approx(24.2, abs=0.05)
     assert _find("sdpa_math", "elementwise", "tril").limiter == "grid"
-    assert _find("sdpa_flash", "flash").limiter == "registers"
+    assert _find("sdpa_math", "elementwise", "tril").limiters == ("grid",)
+    assert _find("sdpa_flash", "flash").limiters == ("registers",)
+    # a tie between resources names every one of them
+    assert _find("sdpa_cudnn", "cudnn").limiters == ("registers", "shared memory")
 
 
 def _k(**over) -> zero_occupancy.KernelOccupancy:
@@ -371,7 +380,7 @@ def test_driver_api_and_mixed_launches():
     assert not _k(launch_api="mixed: cuLaunchKernel, cudaLaunchKernel").driver_api
     assert _k(launch_api="mixed: cuLaunchKernelEx, cuLaunchKernel").driver_api
     assert not _k(launch_api=None).driver_api
-    assert _k(theoretical=None).limiter is None and _k().grid_percent is None
+    assert _k(theoretical=None).limiter is None and _k().grid_percent is None and _k().limiters == ()
 
 
 def test_hypotheses_on_synthetic_kernels():

@@ -7,6 +7,7 @@ import pytest
 import torch
 
 from attnprof import inputs, profiling, results, variants
+from attnprof.measure import DEFAULT_PLAN
 
 SMALL = inputs.make_setup((1, 2, 64, 32), "float32", "cpu")
 
@@ -52,8 +53,12 @@ def test_out_of_place_masked_fill_copies_and_inplace_does_not(naive_pair):
 def test_timing_fields_are_measured(naive_pair):
     naive, _, _ = naive_pair
     t = naive.timing
-    assert t.timer == "perf_counter" and t.repetitions >= 15
+    # the plan the sweep uses too: at least `reps` calls, or `reps_slow` when a call takes `slow_ms` or more (a busy
+    # machine can make even this tiny call that slow)
+    assert t.timer == "perf_counter" and t.repetitions >= min(DEFAULT_PLAN.reps, DEFAULT_PLAN.reps_slow)
     assert 0 < t.gpu_ms_p10 <= t.gpu_ms_median <= t.gpu_ms_p90
+    assert t.gpu_ms_lo <= t.gpu_ms_median <= t.gpu_ms_hi and t.gpu.n == t.repetitions
+    assert t.dispatch_us_lo <= t.dispatch_us_median <= t.dispatch_us_hi and t.attempts in (1, 2)
     assert t.dispatch_us_median > 0
     assert t.context_us_median is None  # naive forces no backend
     assert t.peak_extra_bytes is None  # no allocator counter on the CPU
@@ -211,6 +216,9 @@ def test_cpu_costs_are_measured_side_by_side_and_load_back(tmp_path):
         assert r.status == "ok"
         assert r.samples == [3 * 2, 3 * 4]  # every round measured every variant that runs
         assert r.profiled_us > 0 and r.dispatch_us > 0
+        # one median per round; the figure is their median, with its interval over the rounds
+        for f in (r.profiled, r.dispatch):
+            assert f.n == 3 and f.lo <= f.median <= f.hi
     assert rows["sdpa_math"].context_us > 0 and rows["sdpa_auto"].context_us is None
     path = tmp_path / "cpu_costs__cpu.json"
     assert results.find_cpu_costs(tmp_path) == path

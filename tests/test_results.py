@@ -7,6 +7,7 @@ import os
 import pytest
 
 from attnprof import results
+from attnprof.noise import Figure
 from attnprof.results import CpuOp, Environment, GpuActivity, Result, StepTrace, Timing
 
 
@@ -16,7 +17,8 @@ def make_result(**over):
                       registers_per_thread=255, shared_memory=49152, reported_occupancy=13.0,
                       launch_api="cudaLaunchKernel")  # fmt: skip
     step = StepTrace(0, 10.0, 2.25, 2.25, [act], [CpuOp("aten::mm", "cpu_op", 0.5, 3.0)])
-    timing = Timing(0.1, 0.09, 0.12, 50, 12.0, None, 1024, 1e9, 10.0, 1e-3)
+    timing = Timing(0.1, 0.09, 0.12, 50, 12.0, None, 1024, 1e9, 10.0, 1e-3, gpu_ms_lo=0.098, gpu_ms_hi=0.103,
+                    dispatch_us_lo=11.5, dispatch_us_hi=12.5, attempts=2, unstable=True)  # fmt: skip
     base = dict(variant="sdpa_flash", shape=[8, 16, 1024, 64], dtype="bfloat16", device="cuda", status="ok",
                 environment=env, device_properties={"numSms": 132}, steps=[step], timing=timing)  # fmt: skip
     base.update(over)
@@ -30,6 +32,10 @@ def test_round_trip_is_lossless(tmp_path):
     back = results.load(path)
     assert back == r
     assert back.steps[0].activities[0].threads_per_block == 128
+    # the noise bands come back as figures
+    assert back.timing.gpu == Figure(0.1, 0.098, 0.103, 50)
+    assert back.timing.dispatch == Figure(12.0, 11.5, 12.5, 0)
+    assert (back.timing.attempts, back.timing.unstable) == (2, True)
     assert results.load_trace(path, back) == {"traceEvents": []}
 
 
@@ -57,11 +63,12 @@ def test_trace_gzip_is_deterministic(tmp_path):
 
 def test_other_schema_version_is_refused(tmp_path):
     data = make_result().to_dict()
-    data["schema_version"] = 0
     p = tmp_path / "old.json"
-    p.write_text(json.dumps(data))
-    with pytest.raises(results.StaleResultError, match="schema version 0 is not the supported version 1"):
-        results.load(p)
+    for old in (0, 1):  # version 1: timings without their noise bands
+        data["schema_version"] = old
+        p.write_text(json.dumps(data))
+        with pytest.raises(results.StaleResultError, match=f"schema version {old} is not the supported version 2"):
+            results.load(p)
     p.write_text("{not json")
     with pytest.raises(results.StaleResultError, match="not valid JSON"):
         results.load(p)

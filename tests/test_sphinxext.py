@@ -56,6 +56,27 @@ def test_kernel_table_of_flash_shows_registers_and_occupancy(project):
     assert "12.5" in cells[9] and "registers" in cells[9]  # theoretical occupancy, limited by registers
 
 
+def test_kernel_table_gives_each_launch_configuration_its_row_and_names_every_limiter(project):
+    # math launches `where` with grid 4096 and with grid 524288: two rows, side by side, each saying so
+    cases = (
+        ("en", "launched with 2 configurations: one row each", "(registers and shared memory)"),
+        ("ja", "2 通りの起動構成で起動 (構成ごとに 1 行)", "(レジスタと共有メモリ)"),
+    )
+    page = "# M\n\n```{kernel-table} sdpa_math\n```\n\n```{kernel-table} sdpa_cudnn\n```\n"
+    for language, configs, limiters in cases:
+        app = project({"index.md": page}, variants=("sdpa_math", "sdpa_cudnn"), language=language)
+        assert app.warning.getvalue() == ""
+        math_table, cudnn_table = tables(app, "attnprof-kernel-table")
+        cells = [[c.astext() for c in r] for r in body_rows(math_table)]
+        where = [i for i, r in enumerate(cells) if r[0].startswith("elementwise: where")]
+        assert len(where) == 2 and where[1] == where[0] + 1
+        assert [cells[i][7].split(" × ")[0] for i in where] == ["4096×1×1", "524288×1×1"]
+        assert all(configs in cells[i][0] for i in where)
+        assert sum(configs in r[0] for r in cells) == 4  # `where` and the bf16 copy, two rows each
+        (cudnn,) = [[c.astext() for c in r] for r in body_rows(cudnn_table) if "cuDNN" in r[0].astext()]
+        assert cudnn[9].endswith(limiters)
+
+
 # --- missing, stale, unsupported ------------------------------------------------------------------------------------
 
 
@@ -413,10 +434,11 @@ def test_a_page_analyses_each_result_once(project, monkeypatch):
                             "```{claims} C9 C10 C2\n```", "```{scaling-table}\n```", "```{roofline-table}\n```",
                             "```{sdpa-choice-table}\n```"])  # fmt: skip
     flash = trace_result("sdpa_flash")[0]
+    from attnprof.noise import exact
     from attnprof.results import CpuCostRow, CpuCosts
 
-    measured = CpuCosts("cuda", [8, 16, 1024, 64], "bfloat16", 10, flash.environment,
-                        [CpuCostRow("sdpa_flash", "ok", None, 90.0, 45.0, 5.0, [30, 100])])  # fmt: skip
+    row = CpuCostRow("sdpa_flash", "ok", None, exact(90.0), exact(45.0), exact(5.0), [30, 100])
+    measured = CpuCosts("cuda", [8, 16, 1024, 64], "bfloat16", 10, flash.environment, [row])
     app = project({"index.md": f"# Many\n\n{roles}\n\n{tables_}\n"}, sweep_data=h200_sweep(), cpu_costs=measured)
     assert app.warning.getvalue() == ""
     assert dict(analysed_) == {"naive": 1, "naive_inplace": 1, "sdpa_flash": 1}
@@ -442,16 +464,22 @@ def test_catalog_messages_do_not_depend_on_what_this_build_could_run(project, tm
 
 
 def test_cpu_cost_table_and_cpu_claims_read_the_side_by_side_measurement(project, tmp_path):
+    from attnprof.noise import Figure
     from attnprof.results import CpuCostRow, CpuCosts, save_cpu_costs
 
     folder = tmp_path / "results"
-    rows = [CpuCostRow("sdpa_flash", "ok", None, 123.0, 45.6, 7.8, [30, 100])]
-    save_cpu_costs(CpuCosts("cuda", [8, 16, 1024, 64], "bfloat16", 10, h200_environment(), rows), folder)
+    measured = [CpuCostRow("sdpa_flash", "ok", None, Figure(123.0, 118.0, 131.0, 10), Figure(45.6, 44.0, 47.0, 10),
+                           Figure(7.8, 7.5, 8.1, 10), [30, 100])]  # fmt: skip
+    save_cpu_costs(CpuCosts("cuda", [8, 16, 1024, 64], "bfloat16", 10, h200_environment(), measured), folder)
     page = {"index.md": "# T\n\n```{cpu-cost-table} sdpa_flash\n```\n"}
     app = project(page, variants=("sdpa_flash",))
     assert app.warning.getvalue() == ""
     out = html(app)
-    assert "123" in out and "45.6" in out and "7.8" in out
+    # each figure with its interval over the rounds, under the side-by-side labels
+    (table,) = tables(app, "attnprof-cpu-cost-table")
+    (cells,) = [[c.astext() for c in r] for r in body_rows(table)]
+    assert cells[2:4] == ["123 (118–131)", "45.6 (44.0–47.0)"] and cells[5] == "7.80 (7.50–8.10)"
+    assert words.text("col.profiled_side_us", "en") in out and words.text("col.cpu_step_us", "en") not in out
     assert "medians of 10 rounds" in out
     # a broken file is a warning with the page's location, not a crash
     (folder / "cpu_costs__cuda.json").write_text('{"schema_version": 0}')

@@ -11,7 +11,7 @@ from docutils import nodes
 from attnprof import pictures, sweeprun
 from attnprof.results import Environment
 from attnprof.sweep import Sweep, SweepPoint
-from helpers import assert_warned, h200_sweep, html, rows, tables, write_catalog
+from helpers import assert_warned, doctree, h200_sweep, html, rows, tables, write_catalog
 
 PAGE = """\
 # How cost grows
@@ -124,6 +124,45 @@ def test_all_four_directives_render_without_warnings(project, tmp_path):
     assert choice.next_node(nodes.title).astext() in ("SDPA's pick", "SDPA\u2019s pick")  # smart quotes
     assert "CPU-bound points, where issuing the call takes the CPU longer" in page
     assert "sdpa_math, head_dim 64, seq 512: 900\u00a0µs to issue" in page
+
+
+def test_unstable_points_are_flagged_not_used_silently(project):
+    # cuDNN at head_dim 128, seq 16384, whose samples split between 13.2 and 15.6 ms: the roofline row that rests
+    # on it, its cell in the scaling table and SDPA's row there carry the mark, and a note names the point.
+    data = h200_sweep()
+    for v in ("sdpa_cudnn", "sdpa_auto"):
+        p = data.point(v, 128, 16384)
+        p.unstable, p.attempts, p.gpu_ms_p10, p.gpu_ms_p90 = True, 2, 13.2, 15.6
+    page = (
+        "# S\n\n```{scaling-table}\n:head-dim: 128\n```\n\n```{roofline-table}\n:head-dim: 128\n```\n\n"
+        "```{sdpa-choice-table}\n:head-dim: 128\n```\n\n```{scaling-table}\n:head-dim: 64\n```\n"
+    )
+    for language, note in (("en", "† Unstable: the timed calls spread by more than 10%"), ("ja", "† 不安定: ")):
+        app = project({"index.md": page}, data, language=language)
+        assert app.warning.getvalue() == ""
+        scaling_128, scaling_64 = tables(app, "attnprof-scaling-table")
+        cudnn = next(r for r in rows(scaling_128) if r[0] == "sdpa_cudnn")
+        assert cudnn[-1].endswith("†") and not cudnn[-2].endswith("†")
+        assert not any(c.endswith("†") for r in rows(scaling_64) for c in r)
+        (roof,) = tables(app, "attnprof-roofline-table")
+        roof_cudnn = next(r for r in rows(roof) if r[0] == "sdpa_cudnn")
+        assert roof_cudnn[1] == "16384" and all(c.endswith("†") for c in roof_cudnn[2:4])
+        (choice,) = tables(app, "attnprof-sdpa-choice-table")
+        assert next(r for r in rows(choice) if r[1] == "16384")[2].endswith("†")
+        notes = [n.astext() for n in doctree(app).findall(nodes.paragraph) if "attnprof-unstable" in n["classes"]]
+        assert len(notes) == 3 and all(n.startswith(note) for n in notes)
+        assert "sdpa_cudnn" in notes[0] and "13.2\u00a0ms–15.6\u00a0ms" in notes[0]
+
+
+def test_a_pick_slower_within_the_noise_is_too_close_to_call(project):
+    data = h200_sweep()
+    data.point("sdpa_flash", 128, 2048).gpu_ms = data.point("sdpa_cudnn", 128, 2048).gpu_ms / 1.02
+    page = {"index.md": "# S\n\n```{sdpa-choice-table}\n:head-dim: 128\n```\n"}
+    for language, expected in (("en", "too close to call: the pick is 2.0\u00a0% slower, within the noise"),
+                               ("ja", "僅差で判定できない: 選択は 2.0\u00a0% 遅いが、ノイズの範囲内")):  # fmt: skip
+        app = project(page, data, language=language)
+        (choice,) = tables(app, "attnprof-sdpa-choice-table")
+        assert next(r for r in rows(choice) if r[1] == "2048")[4] == expected
 
 
 def test_a_pick_that_is_not_the_fastest_says_by_how_much(project):

@@ -13,7 +13,7 @@ from attnprof import inputs, report, results, sweep, sweeprun, variants
 from attnprof.sweep import Sweep, SweepPoint
 from helpers import H200_CEILINGS, h200_sweep
 
-TINY = dict(batch=1, heads=1, dtype="float32", device="cpu", reps=3, reps_slow=3, warmup=1)
+TINY = dict(batch=1, heads=1, dtype="float32", device="cpu", reps=3, reps_slow=3, warmup=1, warmup_ms=0, budget_ms=0)
 TRACES = Path(__file__).parent / "data" / "traces"
 
 
@@ -37,6 +37,8 @@ def test_cpu_sweep_measures_every_point_in_table_order(cpu_sweep):
     for p in s.points[:6]:
         assert p.status == "ok", p.reason
         assert p.repetitions == 3 and 0 < p.gpu_ms_min <= p.gpu_ms <= p.gpu_ms_max
+        # three samples: the interval of the median is their whole range
+        assert (p.gpu_ms_lo, p.gpu_ms_hi) == (p.gpu_ms_min, p.gpu_ms_max) and p.attempts in (1, 2)
         assert p.tflops == pytest.approx(inputs.causal_flops((1, 1, p.seq, 16)) / (p.gpu_ms * 1e-3) / 1e12)
         assert p.dispatch_us > 0 and p.peak_extra_bytes is None and p.wall_s > 0
     assert s.timer == "perf_counter" and s.complete and s.elapsed_s > 0
@@ -152,7 +154,7 @@ def test_make_config_keeps_the_compiled_seqs_only_with_the_default_seqs():
         ({"device": "tpu"}, "unknown device 'tpu'; choose one of: cuda, cpu"),
         ({"batch": "x"}, "bad batch size 'x'"),
         ({"budget_s": 0}, "bad time budget 0"),
-        ({"repz": 3}, "unknown option 'repz'; choose from: warmup, reps"),
+        ({"repz": 3}, "unknown option 'repz'; choose from: warmup, warmup_ms, reps, budget_ms"),
     ],
 )
 def test_make_config_rejects_bad_values_in_one_line(kwargs, message):
@@ -187,6 +189,7 @@ def test_round_trip_with_ceilings(tmp_path):
         '{"schema_version": 1, "variant": "naive"}',
         "not json",
         '{"schema_version": 1, "kind": "sweep", "device": "cuda"}',
+        '{"schema_version": 2, "kind": "sweep", "device": "cuda"}',
     ],
 )
 def test_stale_or_foreign_files_are_refused(tmp_path, content):
@@ -221,6 +224,35 @@ def test_sdpa_comparisons_name_the_pick_the_fastest_backend_and_the_fastest_vari
     c = next(c for c in s.sdpa_comparisons() if (c.head_dim, c.seq) == (64, 4096))
     assert c.agrees is False and c.fastest_backend == "sdpa_flash"
     assert c.pick_slowdown == pytest.approx(0.25)
+
+
+def test_a_pick_slower_within_the_noise_is_a_tie_not_a_no():
+    # The one comparison rule decides "is the pick the fastest backend?": a forced backend 2% faster than the pick
+    # is within the GPU bands (at least ±3%), so the answer is "too close to call", not "no".
+    s = h200_sweep()
+    pick = s.point("sdpa_cudnn", 64, 4096)
+    s.point("sdpa_flash", 64, 4096).gpu_ms = pick.gpu_ms / 1.02
+    c = next(c for c in s.sdpa_comparisons() if (c.head_dim, c.seq) == (64, 4096))
+    assert (c.fastest_backend, c.agrees, c.outcome) == ("sdpa_flash", False, "tie")
+    s.point("sdpa_flash", 64, 4096).gpu_ms = pick.gpu_ms / 1.10
+    c = next(c for c in s.sdpa_comparisons() if (c.head_dim, c.seq) == (64, 4096))
+    assert c.outcome == "no"
+    # a wide measured interval of the pick keeps even 10% a tie
+    pick.gpu_ms_lo, pick.gpu_ms_hi = pick.gpu_ms * 0.85, pick.gpu_ms * 1.2
+    c = next(c for c in s.sdpa_comparisons() if (c.head_dim, c.seq) == (64, 4096))
+    assert c.outcome == "tie"
+    assert {c.outcome for c in s.sdpa_comparisons() if (c.head_dim, c.seq) != (64, 4096)} == {"yes"}
+
+
+def test_unstable_points_and_their_figures_round_trip(tmp_path):
+    s = h200_sweep()
+    p = s.point("sdpa_cudnn", 128, 16384)
+    p.unstable, p.attempts, p.gpu_ms_p10, p.gpu_ms_p90 = True, 2, 13.2, 15.6
+    p.gpu_ms_lo, p.gpu_ms_hi = 13.3, 15.6
+    assert s.unstable() == [p]
+    back = sweep.load(sweep.save(s, tmp_path))
+    assert back == s and back.point("sdpa_cudnn", 128, 16384).gpu.lo == 13.3
+    assert s.point("naive", 64, 512).gpu.lo == s.point("naive", 64, 512).gpu_ms  # no interval recorded: the median
 
 
 def test_fastest_leaves_out_sdpa_auto_and_points_that_did_not_run():

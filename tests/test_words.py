@@ -56,3 +56,14 @@ def test_every_verdict_limiter_and_explanation_has_words():
         assert words.has(f"limiter.{resource}")
     for claim in claims.CLAIMS:
         assert words.has(f"{claim}.published")
+
+
+def test_limiters_name_every_resource_of_a_tie():
+    assert words.limiters(["registers"], "en") == "registers"
+    assert words.limiters(["registers", "shared memory"], "en") == "registers and shared memory"
+    assert words.limiters(["registers", "shared memory"], "ja") == "レジスタと共有メモリ"
+    assert words.limiters(["registers", "threads", "blocks per SM"], "en") == "registers, threads and blocks per SM"
+    assert (
+        words.limiters(["registers", "threads", "blocks per SM"], "ja") == "レジスタ、スレッド数とSM あたりブロック数"
+    )
+    assert words.limiters(["grid"], "ja") == "グリッド" and words.limiters([], "en") == ""

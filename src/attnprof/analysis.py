@@ -15,11 +15,12 @@ import math
 import statistics
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from . import kernels, occupancy, variants
+from . import kernels, noise, occupancy, variants
 from .kernels import KernelInfo
+from .noise import Figure
 from .occupancy import Occupancy
 from .results import CpuCostRow, GpuActivity, Result, StepTrace
 
@@ -55,7 +56,11 @@ def _mean(values: Iterable[float]) -> float:
 
 @dataclass
 class KernelRow:
-    """One line of the kernel table: every launch of one kernel (or memcpy/memset) name over the steps.
+    """One line of the kernel table: every launch of one kernel (or memcpy/memset) name with one launch
+    configuration (grid, block, registers, shared memory) over the steps.
+
+    Launches of one name with different configurations are different rows: a kernel launched with 4096 blocks
+    for 4 µs and with 524288 blocks for 410 µs has no meaningful average time, blocks per SM or occupancy.
 
     Attributes:
         name: The activity name.
@@ -67,14 +72,15 @@ class KernelRow:
         avg_us: ``total_us`` / ``count``.
         launch_api: The API call that launched it (``"cudaLaunchKernel"``), or ``"mixed: a, b"`` (most common
             first) when launches differ.
-        grid: Grid of the launches (the most common one when they differ, see ``varying``).
-        block: Block of the launches (likewise).
-        registers_per_thread: Registers per thread (likewise).
-        shared_memory: Shared memory per block in bytes (likewise).
+        grid: Grid of the launches (the same for every launch of the row).
+        block: Block of the launches.
+        registers_per_thread: Registers per thread.
+        shared_memory: Shared memory per block in bytes.
         reported_occupancy: Median of Kineto's ``est. achieved occupancy %`` over the launches.
-        theoretical: Theoretical occupancy of the (most common) configuration, or ``None`` for memcpy/memset,
-            without device properties, or for a device the calculator does not know.
-        varying: Names of the launch-configuration fields above that differ between launches.
+        theoretical: Theoretical occupancy of the configuration, or ``None`` for memcpy/memset, without device
+            properties, or for a device the calculator does not know.
+        configs: How many launch configurations the activity name has in these steps (its rows sit together in
+            the table; 1 for most kernels).
         blocks_per_sm: Median of the trace's ``blocks per SM`` over the launches, or ``None``.
     """
 
@@ -92,7 +98,7 @@ class KernelRow:
     shared_memory: int | None
     reported_occupancy: float | None
     theoretical: Occupancy | None
-    varying: tuple[str, ...] = field(default_factory=tuple)
+    configs: int = 1
     blocks_per_sm: float | None = None
 
     @property
@@ -130,10 +136,9 @@ def _theoretical(kind: str, regs: int | None, block: list[int] | None, smem: int
         return None  # a device or configuration the calculator does not cover: show nothing rather than a guess
 
 
-def _row(name: str, acts: list[GpuActivity], n_steps: int, props: dict[str, Any]) -> KernelRow:
+def _row(name: str, acts: list[GpuActivity], n_steps: int, props: dict[str, Any], configs: int) -> KernelRow:
     kind = _most_common([a.kind for a in acts])
-    config = {f: _most_common([getattr(a, f) for a in acts]) for f in CONFIG_FIELDS}
-    varying = tuple(f for f in CONFIG_FIELDS if len({repr(getattr(a, f)) for a in acts}) > 1)
+    config = {f: getattr(acts[0], f) for f in CONFIG_FIELDS}
     occ = [a.reported_occupancy for a in acts if a.reported_occupancy is not None]
     bps = [a.blocks_per_sm for a in acts if a.blocks_per_sm is not None]
     total = sum(a.duration_us for a in acts)
@@ -150,29 +155,39 @@ def _row(name: str, acts: list[GpuActivity], n_steps: int, props: dict[str, Any]
         theoretical=_theoretical(
             kind, config["registers_per_thread"], config["block"], config["shared_memory"], props
         ),
-        varying=varying,
+        configs=configs,
         blocks_per_sm=statistics.median(bps) if bps else None,
         **config,
     )
 
 
+def launch_config(a: GpuActivity) -> tuple[Any, ...]:
+    """What a launch is, besides its name: grid, block, registers per thread and shared memory."""
+    return tuple(tuple(v) if isinstance(v, list) else v for v in (getattr(a, f) for f in CONFIG_FIELDS))
+
+
 def kernel_rows(steps: Sequence[StepTrace], device_properties: dict[str, Any]) -> list[KernelRow]:
-    """Aggregate the steps' GPU activities by name.
+    """Aggregate the steps' GPU activities by name and launch configuration (:func:`launch_config`).
 
     Args:
         steps: The steps of one result (:func:`attnprof.trace.parse_trace`).
         device_properties: The trace's device properties, for theoretical occupancy; ``{}`` to leave it out.
 
     Returns:
-        One :class:`KernelRow` per distinct activity name, in order of first appearance in step 0 (names that
-        step 0 lacks follow, in order of first appearance in later steps).
+        One :class:`KernelRow` per distinct activity name and launch configuration. Names are in order of first
+        appearance in step 0 (names that step 0 lacks follow, in order of first appearance in later steps); the
+        rows of one name sit together, its configurations in order of first appearance.
     """
-    groups: dict[str, list[GpuActivity]] = {}
+    groups: dict[str, dict[tuple[Any, ...], list[GpuActivity]]] = {}
     for step in steps:
         for a in step.activities:
-            groups.setdefault(a.name, []).append(a)
+            groups.setdefault(a.name, {}).setdefault(launch_config(a), []).append(a)
     n_steps = len(steps) or 1
-    return [_row(name, acts, n_steps, device_properties) for name, acts in groups.items()]
+    return [
+        _row(name, acts, n_steps, device_properties, len(by_config))
+        for name, by_config in groups.items()
+        for acts in by_config.values()
+    ]
 
 
 # --- counts over the steps ------------------------------------------------------------------------------------------
@@ -245,7 +260,26 @@ def sdpa_backend(steps: Sequence[StepTrace]) -> tuple[str, str]:
 
 @dataclass
 class SummaryRow:
-    """The at-a-glance figures of one result (all ``None`` when the variant did not run)."""
+    """The at-a-glance figures of one result (all ``None`` when the variant did not run).
+
+    Attributes:
+        variant: The variant.
+        status: The result's status.
+        reason: Why it did not run, if it did not.
+        activities_per_step: GPU activities per active step (mean).
+        kernels_per_step: Kernels per active step (mean).
+        gpu_ms: GPU time per forward: the median without the profiler (``Timing.gpu_ms_median``).
+        cpu_us: CPU time per profiled step: the median over the active steps of the ``<variant>_fwd`` annotation's
+            length (the profiler's cost included). The median, not the mean: the first active step often takes
+            one and a half to three times as long as the others.
+        dispatch_us: Dispatch cost: median CPU time to issue one call without the profiler, from the variant's own
+            run (``Timing.dispatch_us_median``).
+        tflops: Achieved TFLOP/s at the median GPU time.
+        peak_mib: Peak extra device memory, MiB.
+        rel_error: Error against the float64 reference.
+        main_kernel: Decoded name of the kernel with the largest total time.
+        cpu_step: ``cpu_us`` with the range of the active steps (:func:`attnprof.noise.span`).
+    """
 
     variant: str
     status: str
@@ -259,6 +293,7 @@ class SummaryRow:
     peak_mib: float | None = None
     rel_error: float | None = None
     main_kernel: str | None = None
+    cpu_step: Figure | None = None
 
 
 def _summary(result: Result, main: KernelRow | None) -> SummaryRow:
@@ -268,7 +303,8 @@ def _summary(result: Result, main: KernelRow | None) -> SummaryRow:
     n = len(result.steps)
     row.activities_per_step = sum(len(s.activities) for s in result.steps) / n
     row.kernels_per_step = sum(len(s.kernels) for s in result.steps) / n
-    row.cpu_us = sum(s.cpu_time_us for s in result.steps) / n
+    row.cpu_step = noise.span(s.cpu_time_us for s in result.steps)
+    row.cpu_us = row.cpu_step.median
     row.main_kernel = main.info.short if main is not None else None
     t = result.timing
     if t is not None:
@@ -287,33 +323,47 @@ def _summary(result: Result, main: KernelRow | None) -> SummaryRow:
 
 @dataclass(frozen=True)
 class CpuCost:
-    """The CPU side of one call of one variant, with and without the profiler.
+    """The CPU side of one call of one variant, with and without the profiler, each figure with its noise band.
 
     Attributes:
         variant: The variant.
         status: The result's status, or ``"missing"`` when there is no result.
         reason: Why it did not run, if it did not.
-        profiled_us: CPU time of the annotated call with the profiler recording.
-        dispatch_us: Median CPU time to issue one call without the profiler, or ``None`` when not recorded.
-        profiler_share: The share of ``profiled_us`` that the profiler adds: ``1 - dispatch_us / profiled_us``
-            (negative if the call took longer without the profiler), or ``None``.
-        context_us: Median cost of entering and leaving the backend-forcing context alone, or ``None`` for a
-            variant that forces nothing or when not recorded.
-        interleaved: True when the figures come from the side-by-side measurement (medians of its rounds).
+        profiled: CPU time of the annotated call with the profiler recording, µs.
+        dispatch: CPU time to issue one call without the profiler, µs, or ``None`` when not recorded.
+        profiler_share: The share of the profiled time that the profiler adds: ``1 - dispatch / profiled``
+            (medians; negative if the call took longer without the profiler), or ``None``.
+        context: Cost of entering and leaving the backend-forcing context alone, µs, or ``None`` for a variant that
+            forces nothing or when not recorded.
+        interleaved: True when the figures come from the side-by-side measurement (medians of its rounds, bands
+            over the rounds); False when they come from the variant's own run (profiled: the median of the active
+            steps and their range; dispatch: the median of its calls and its confidence interval).
     """
 
     variant: str
     status: str
     reason: str | None
-    profiled_us: float | None = None
-    dispatch_us: float | None = None
+    profiled: Figure | None = None
+    dispatch: Figure | None = None
     profiler_share: float | None = None
-    context_us: float | None = None
+    context: Figure | None = None
     interleaved: bool = False
 
+    @property
+    def profiled_us(self) -> float | None:
+        return None if self.profiled is None else self.profiled.median
 
-def _share(profiled: float | None, dispatch: float | None) -> float | None:
-    return 1 - dispatch / profiled if profiled and dispatch is not None else None
+    @property
+    def dispatch_us(self) -> float | None:
+        return None if self.dispatch is None else self.dispatch.median
+
+    @property
+    def context_us(self) -> float | None:
+        return None if self.context is None else self.context.median
+
+
+def _share(profiled: Figure | None, dispatch: Figure | None) -> float | None:
+    return 1 - dispatch.median / profiled.median if profiled and profiled.median and dispatch is not None else None
 
 
 def _finite(x: float | None) -> float | None:
@@ -328,22 +378,23 @@ def cpu_cost(variant: str, analysis: Analysis | None, measured: CpuCostRow | Non
         analysis: Its analysed result, or ``None`` when it has none.
         measured: Its row of the side-by-side measurement (:func:`attnprof.profiling.measure_cpu_costs`); when
             given, its figures are used, as they were taken in the same rounds as the other variants'. Otherwise
-            the figures come from the variant's own result (annotation length over the active steps, ``Timing``).
+            the figures come from the variant's own result (the CPU time per profiled step, ``Timing``).
     """
     if measured is not None:
         if measured.status != "ok":
             return CpuCost(variant, measured.status, measured.reason)
-        p, d = measured.profiled_us, measured.dispatch_us
-        return CpuCost(variant, "ok", None, p, d, _share(p, d), measured.context_us, interleaved=True)
+        p, d = measured.profiled, measured.dispatch
+        return CpuCost(variant, "ok", None, p, d, _share(p, d), measured.context, interleaved=True)
     if analysis is None:
         return CpuCost(variant, "missing", None)
     r = analysis.result
     if not r.ok or not r.steps:
         return CpuCost(variant, r.status, r.reason)
-    profiled = analysis.summary.cpu_us
+    profiled = analysis.summary.cpu_step
     t = r.timing
-    dispatch = _finite(t.dispatch_us_median) if t is not None else None
-    context = _finite(t.context_us_median) if t is not None else None
+    dispatch = t.dispatch if t is not None else None
+    context_us = _finite(t.context_us_median) if t is not None else None
+    context = None if context_us is None else noise.exact(context_us)
     return CpuCost(variant, r.status, r.reason, profiled, dispatch, _share(profiled, dispatch), context)
 
 

@@ -9,6 +9,10 @@ the published figure, whether it needs a CUDA result, and a rule that turns the 
     This build measured what the article published, within the claim's rule.
 ``differs``
     It measured something else; ``measured`` gives both figures.
+``tie``
+    Too close to call on this build: the claim orders two measured figures (or puts one against a limit) and their
+    noise bands overlap (:func:`attnprof.noise.compare`, the one comparison rule), so this build cannot say which
+    way the order goes; ``detail`` gives the bands.
 ``unmeasurable``
     It could not be checked here; ``reason`` says why: a variant has no result, or did not run (its status and
     PyTorch's reason), or the claim needs a GPU and this build ran on the CPU, or a needed measurement was not
@@ -29,13 +33,18 @@ claim's rule function repeats its own):
   naive_inplace, math, efficient and flash through ``cudaLaunchKernel``; the exceptions are named.
 * C14 holds when the cuDNN kernel reports 0% and the article's explanation (a driver-API launch reports 0%)
   has no counterexample among all kernels of the build (:func:`attnprof.occupancy.check_hypotheses`).
+* Orderings of measured figures (C15, C16, C17) go through the one comparison rule, :func:`attnprof.noise.compare`:
+  each figure has a band, its 95% confidence interval widened to at least ±3% of its median for GPU times
+  (:data:`attnprof.noise.GPU_FLOOR`) and ±10% for CPU times (:data:`attnprof.noise.CPU_FLOOR`); an order holds or
+  differs only when the bands do not overlap, and is a ``tie`` when they do.
 * C15 holds when flash is the fastest of efficient, flash and cuDNN by median GPU time without the profiler
-  (by profiled GPU time when that was not measured).
-* C16 holds when cuDNN has the largest profiled CPU time of the three; the self-time share of
-  ``aten::scaled_dot_product_attention`` and whether the ordering survives without the profiler (dispatch
-  cost) are reported beside it.
+  (by profiled GPU time when that was not measured), beyond the noise.
+* C16 holds when cuDNN has the largest profiled CPU time per call of the three, beyond the noise; the self-time
+  share of ``aten::scaled_dot_product_attention`` and whether the ordering survives without the profiler
+  (dispatch cost) are reported beside it.
 * C17 (the advice) holds when SDPA's own choice is within 10% of the fastest forced backend AND cuDNN's dispatch
-  cost exceeds flash's (the CPU-overhead premise); otherwise it differs, naming the part that failed.
+  cost exceeds flash's (the CPU-overhead premise), both beyond the noise; it differs when a part fails, naming it,
+  and is a tie when no part fails but one is within the noise.
 
 Every sentence comes from the word table (:mod:`attnprof.words`, ``C<n>.*`` keys and shared ones) in the
 language asked for, and every figure from the results' analysis (:mod:`attnprof.analysis`). This module does not
@@ -48,14 +57,16 @@ import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
-from . import kernels, variants, words, zero_occupancy
+from . import kernels, noise, variants, words, zero_occupancy
 from .analysis import Analysis, CpuCost, cpu_cost, min_op_count, self_share
 from .fmt import count as _count
 from .fmt import number as _num
-from .results import CpuCosts
+from .fmt import ratio
+from .noise import CPU_FLOOR, GPU_FLOOR, Figure
+from .results import CpuCosts, StepTrace
 
 #: The verdicts a claim can get.
-VERDICTS: tuple[str, ...] = ("holds", "differs", "unmeasurable")
+VERDICTS: tuple[str, ...] = ("holds", "differs", "tie", "unmeasurable")
 
 #: "About N" holds within this fraction of N.
 ABOUT_TOLERANCE = 0.10
@@ -76,11 +87,6 @@ def _finite(x: float | None) -> bool:
 
 def _within(value: float, target: float, tolerance: float) -> bool:
     return abs(value - target) <= tolerance * abs(target) + 1e-12
-
-
-def _mean(values: Iterable[float]) -> float:
-    values = list(values)
-    return sum(values) / len(values) if values else 0.0
 
 
 def _short(variant: str) -> str:
@@ -109,8 +115,12 @@ class Verdict:
         claim: The claim id (``"C10"``).
         verdict: One of :data:`VERDICTS`.
         measured: What this build measured, with the published figure beside it where there is one.
-        detail: One more sentence where it helps (which part failed, what the name decodes to), or ``""``.
+        detail: One more sentence where it helps (which part failed, what the name decodes to, the overlapping
+            bands of a tie), or ``""``.
         reason: Why the claim could not be checked (``unmeasurable`` only), or ``""``.
+        figures: The measured figures an ordering rule compared, with their intervals: ``(label, figure)`` pairs,
+            labels like ``"gpu_us sdpa_flash"`` (the same in every language), for comparing two builds
+            (``scripts/compare_verdicts.py``). Empty for rules that compare no measured figures.
     """
 
     claim: str
@@ -118,6 +128,7 @@ class Verdict:
     measured: str = ""
     detail: str = ""
     reason: str = ""
+    figures: tuple[tuple[str, Figure], ...] = ()
 
 
 class _Check:
@@ -147,13 +158,38 @@ class _Check:
             return None
         return a
 
-    def verdict(self, holds: bool, measured: str, detail: str | Iterable[str] = "") -> Verdict:
+    def verdict(
+        self,
+        holds: bool | None,
+        measured: str,
+        detail: str | Iterable[str] = "",
+        figures: Mapping[str, Figure | None] | None = None,
+    ) -> Verdict:
+        """``holds`` (True), ``differs`` (False) or ``tie`` (None: too close to call), with the figures compared."""
         if not isinstance(detail, str):
             detail = self.t("sentence.sep").join(d for d in detail if d)
-        return Verdict(self.claim.id, "holds" if holds else "differs", measured, detail)
+        outcome = "tie" if holds is None else "holds" if holds else "differs"
+        shown = tuple((k, f) for k, f in (figures or {}).items() if f is not None)
+        return Verdict(self.claim.id, outcome, measured, detail, figures=shown)
 
     def unmeasurable(self, reason: str, measured: str = "", detail: str = "") -> Verdict:
         return Verdict(self.claim.id, "unmeasurable", measured, detail, reason)
+
+    def who(self, contenders: tuple[str, ...]) -> str:
+        """The winner of an ordering in words: its short name, or "too close to call between ..." for a tie."""
+        if len(contenders) == 1:
+            return _short(contenders[0])
+        return self.t("tie.between", names=self.join(_short(v) for v in contenders))
+
+    def tie_detail(self, figures: Mapping[str, Figure], floor: float, unit: str, scale: float = 1.0) -> str:
+        """The sentence that explains a tie: the overlapping bands (``cuDNN 136–145 µs; flash 157–167 µs``, keyed by
+        variant or by words), and how wide a band is at least."""
+        items = []
+        for name, f in figures.items():
+            lo, hi = f.band(floor)
+            shown = _short(name) if name in variants.VARIANTS else name
+            items.append(self.t("tie.band", name=shown, lo=_num(lo * scale), hi=_num(hi * scale), unit=unit))
+        return self.t("tie.detail", bands=self.t("list.semi").join(items), floor=ratio(100 * floor))
 
     def not_recorded(self, what: str, variants: Iterable[str]) -> str:
         return self.t("reason.not_recorded", what=self.t(f"what.{what}"), variants=self.join(variants))
@@ -286,10 +322,11 @@ def _c3(ctx: _Check) -> Verdict:
 
 
 def _c4(ctx: _Check) -> Verdict:
-    """Ratio: math's profiled GPU time per step over naive_inplace's is within ±20% of 3.7 (7.239 / 1.955); the
-    ratio without the profiler is reported beside it."""
+    """Ratio: math's profiled GPU time per step (the median of the active steps) over naive_inplace's is within ±20%
+    of 3.7 (7.239 / 1.955); the ratio without the profiler is reported beside it. Tolerance: ±20%, far wider than
+    the noise of either time."""
     math_r, inplace = ctx.results["sdpa_math"].result, ctx.results["naive_inplace"].result
-    a, b = _mean(s.gpu_time_us for s in math_r.steps), _mean(s.gpu_time_us for s in inplace.steps)
+    a, b = _profiled_gpu(math_r.steps), _profiled_gpu(inplace.steps)
     if b <= 0:
         return ctx.unmeasurable(ctx.t("reason.no_kernel", variant="naive_inplace", family="GPU"))
     ratio = a / b
@@ -448,7 +485,7 @@ def _c10(ctx: _Check) -> Verdict:
         warps=o.warps_per_block,
         active=o.active_warps,
         max=o.max_warps,
-        limiter=ctx.t(f"limiter.{o.limiter}"),
+        limiter=words.limiters(o.limiters or (o.limiter,), ctx.lang),
     )
     arith = (o.blocks_per_sm, o.active_warps, o.max_warps) == (2, 8, 64)
     detail = [
@@ -552,119 +589,197 @@ def _c14(ctx: _Check) -> Verdict:
     return ctx.verdict(cudnn.reported_occupancy == 0 and not h1.counterexamples, measured, detail)
 
 
-def _gpu_us(a: Analysis) -> float | None:
-    t = a.result.timing
-    return t.gpu_ms_median * 1e3 if t is not None and _finite(t.gpu_ms_median) else None
+def _profiled_gpu(steps: Iterable[StepTrace]) -> float:
+    """Profiled GPU time per step: the median over the active steps of the summed GPU activity, µs (0 without
+    steps)."""
+    times = [s.gpu_time_us for s in steps]
+    return noise.span(times).median if times else 0.0
+
+
+def _gpu(a: Analysis | None) -> Figure | None:
+    """The median GPU time without the profiler with its interval, in µs; ``None`` when not measured."""
+    t = a.result.timing if a is not None else None
+    if t is None or not _finite(t.gpu_ms_median):
+        return None
+    return t.gpu.scaled(1e3)
+
+
+def _order(contenders: tuple[str, ...], expected: str) -> bool | None:
+    """An ordering's verdict: ``expected`` alone in front (True), ``expected`` beaten beyond the noise (False), or
+    ``expected`` among several within the noise of the front (None: too close to call)."""
+    if contenders == (expected,):
+        return True
+    return None if expected in contenders else False
 
 
 def _c15(ctx: _Check) -> Verdict:
     """Ordering: flash is the fastest of efficient, flash and cuDNN by median GPU time without the profiler (by
-    profiled GPU time per step when that was not measured); profiled kernel times are reported beside it."""
+    profiled GPU time per step, the median of the active steps, when that was not measured); profiled kernel times
+    are reported beside it. Tolerance: each time's band is its 95% confidence interval, at least ±3% of its median
+    (noise.GPU_FLOOR); flash must be faster than both others beyond their bands, and a flash within the band of the
+    fastest is a tie."""
     rs = {v: ctx.results[v] for v in FUSED_BACKENDS}
-    profiled = {v: _mean(s.gpu_time_us for s in a.result.steps) for v, a in rs.items()}
-    unprofiled = {v: _gpu_us(r) for v, r in rs.items()}
+    profiled = {v: noise.span(s.gpu_time_us for s in a.result.steps) for v, a in rs.items() if a.result.steps}
+    # profiled: the same statistic as C4's profiled GPU time per step (the median of the active steps)
+    unprofiled = {v: _gpu(r) for v, r in rs.items()}
     use_timing = all(x is not None for x in unprofiled.values())
-    basis = unprofiled if use_timing else profiled
-    fastest = min(FUSED_BACKENDS, key=lambda v: basis[v])  # type: ignore[arg-type, return-value]
+    basis: dict[str, Figure] = unprofiled if use_timing else profiled  # type: ignore[assignment]
+    if len(basis) < len(FUSED_BACKENDS):
+        return ctx.unmeasurable(ctx.not_recorded("gpu_time", [v for v in FUSED_BACKENDS if v not in basis]))
+    contenders = noise.extreme(basis, GPU_FLOOR, lowest=True)
     measured = ctx.t(
         "C15.measured",
-        fastest=_short(fastest),
-        efficient=_num(basis["sdpa_efficient"]),  # type: ignore[arg-type]
-        flash=_num(basis["sdpa_flash"]),  # type: ignore[arg-type]
-        cudnn=_num(basis["sdpa_cudnn"]),  # type: ignore[arg-type]
+        fastest=ctx.who(contenders),
+        efficient=_num(basis["sdpa_efficient"].median),
+        flash=_num(basis["sdpa_flash"].median),
+        cudnn=_num(basis["sdpa_cudnn"].median),
         basis=ctx.t("C15.basis.unprofiled" if use_timing else "C15.basis.profiled"),
     )
-    detail = ""
+    detail = []
     if use_timing:
-        detail = ctx.t(
-            "C15.detail.profiled",
-            efficient=_num(profiled["sdpa_efficient"]),
-            flash=_num(profiled["sdpa_flash"]),
-            cudnn=_num(profiled["sdpa_cudnn"]),
+        detail.append(
+            ctx.t(
+                "C15.detail.profiled",
+                efficient=_num(profiled["sdpa_efficient"].median),
+                flash=_num(profiled["sdpa_flash"].median),
+                cudnn=_num(profiled["sdpa_cudnn"].median),
+            )
         )
-    return ctx.verdict(fastest == "sdpa_flash", measured, detail)
+    holds = _order(contenders, "sdpa_flash")
+    if holds is None:
+        detail.append(ctx.tie_detail({v: basis[v] for v in contenders}, GPU_FLOOR, "µs"))
+    figures = {f"gpu_us {v}": basis[v] for v in FUSED_BACKENDS}
+    return ctx.verdict(holds, measured, detail, figures)
 
 
 def _c16(ctx: _Check) -> Verdict:
     """Ordering: cuDNN has the largest profiled CPU time per call of efficient, flash and cuDNN (the side-by-side
-    measurement's median when the build has one, else the mean annotation length over the active steps). Reported
-    beside it: the self CPU time of aten::scaled_dot_product_attention in the cuDNN run as a share of that run's CPU
-    time (published 26%), and whether cuDNN's dispatch cost without the profiler is also the largest, i.e. which
-    part of the claim survives without the profiler."""
+    measurement's median of rounds when the build has one, else the CPU time per profiled step: the median of the
+    active steps). Tolerance: each CPU time's band is its 95% confidence interval (over the rounds; the steps' range
+    without the side-by-side measurement), at least ±10% of its median (noise.CPU_FLOOR); cuDNN must exceed both
+    others beyond their bands, and a cuDNN within the band of the largest is a tie. Reported beside it: the self CPU
+    time of aten::scaled_dot_product_attention in the cuDNN run as a share of that run's CPU time (published 26%),
+    and whether cuDNN's dispatch cost without the profiler is also the largest by the same rule, i.e. which part of
+    the claim survives without the profiler."""
     rs = {v: ctx.results[v] for v in FUSED_BACKENDS}
     costs = {v: ctx.cpu(v) for v in FUSED_BACKENDS}
-    cpu = {v: c.profiled_us if c.profiled_us is not None else rs[v].summary.cpu_us or 0.0 for v, c in costs.items()}
-    largest = max(FUSED_BACKENDS, key=lambda v: cpu[v])
+    cpu = {v: c.profiled if c.profiled is not None else rs[v].summary.cpu_step for v, c in costs.items()}
+    if any(f is None for f in cpu.values()):
+        return ctx.unmeasurable(ctx.not_recorded("profiled_cpu", [v for v, f in cpu.items() if f is None]))
+    figs: dict[str, Figure] = cpu  # type: ignore[assignment]
+    contenders = noise.extreme(figs, CPU_FLOOR, lowest=False)
     share = self_share(rs["sdpa_cudnn"].result.steps, "aten::scaled_dot_product_attention")
+    basis = "C16.basis.side_by_side" if all(c.interleaved for c in costs.values()) else "C16.basis.steps"
     measured = ctx.t(
         "C16.measured",
-        efficient=_num(cpu["sdpa_efficient"]),
-        flash=_num(cpu["sdpa_flash"]),
-        cudnn=_num(cpu["sdpa_cudnn"]),
-        largest=_short(largest),
+        what=ctx.t(basis),
+        efficient=_num(figs["sdpa_efficient"].median),
+        flash=_num(figs["sdpa_flash"].median),
+        cudnn=_num(figs["sdpa_cudnn"].median),
+        largest=ctx.who(contenders),
         share="?" if share is None else _num(100 * share, 2),
     )
-    dispatch = {v: c.dispatch_us for v, c in costs.items()}
-    missing = [v for v, d in dispatch.items() if not _finite(d)]
+    with_p = _order(contenders, "sdpa_cudnn")
+    detail = []
+    if with_p is None:
+        detail.append(ctx.tie_detail({v: figs[v] for v in contenders}, CPU_FLOOR, "µs"))
+    figures: dict[str, Figure | None] = {f"profiled_cpu_us {v}": figs[v] for v in FUSED_BACKENDS}
+    dispatch = {v: c.dispatch for v, c in costs.items()}
+    missing = [v for v, d in dispatch.items() if d is None or not _finite(d.median)]
     if missing:
-        detail = ctx.t("C16.detail.no_dispatch", reason=ctx.not_recorded("dispatch", missing))
+        detail.append(ctx.t("C16.detail.no_dispatch", reason=ctx.not_recorded("dispatch", missing)))
     else:
-        largest_d = max(FUSED_BACKENDS, key=lambda v: dispatch[v])  # type: ignore[arg-type, return-value]
-        with_p, without_p = largest == "sdpa_cudnn", largest_d == "sdpa_cudnn"
-        parts = {(True, True): "both", (True, False): "profiled", (False, True): "unprofiled"}.get(
-            (with_p, without_p), "neither"
+        d_figs: dict[str, Figure] = dispatch  # type: ignore[assignment]
+        figures |= {f"dispatch_us {v}": d_figs[v] for v in FUSED_BACKENDS}
+        contenders_d = noise.extreme(d_figs, CPU_FLOOR, lowest=False)
+        without_p = _order(contenders_d, "sdpa_cudnn")
+        detail.append(
+            ctx.t(
+                "C16.detail.dispatch",
+                what=ctx.t(f"C16.dispatch.{'side_by_side' if all(c.interleaved for c in costs.values()) else 'own'}"),
+                efficient=_num(d_figs["sdpa_efficient"].median),
+                flash=_num(d_figs["sdpa_flash"].median),
+                cudnn=_num(d_figs["sdpa_cudnn"].median),
+                largest=ctx.who(contenders_d),
+            )
         )
-        detail = ctx.t(
-            "C16.detail.dispatch",
-            efficient=_num(dispatch["sdpa_efficient"]),  # type: ignore[arg-type]
-            flash=_num(dispatch["sdpa_flash"]),  # type: ignore[arg-type]
-            cudnn=_num(dispatch["sdpa_cudnn"]),  # type: ignore[arg-type]
-            largest=_short(largest_d),
-            parts=ctx.t(f"C16.parts.{parts}"),
-        )
-    return ctx.verdict(largest == "sdpa_cudnn", measured, detail)
+        if with_p is None or without_p is None:
+            where = "both" if with_p is None and without_p is None else "with" if with_p is None else "without"
+            if without_p is None:
+                detail.append(ctx.tie_detail({v: d_figs[v] for v in contenders_d}, CPU_FLOOR, "µs"))
+            detail.append(ctx.t("C16.detail.undecided", where=ctx.t(f"C16.where.{where}")))
+        else:
+            parts = {(True, True): "both", (True, False): "profiled", (False, True): "unprofiled"}.get(
+                (with_p, without_p), "neither"
+            )
+            detail.append(ctx.t("C16.detail.conclusion", parts=ctx.t(f"C16.parts.{parts}")))
+    return ctx.verdict(with_p, measured, detail, figures)
 
 
 def _c17(ctx: _Check) -> Verdict:
     """Two parts, both needed: SDPA's own choice (sdpa_auto) is within 10% of the fastest forced backend by median
     GPU time without the profiler, AND cuDNN's dispatch cost without the profiler exceeds flash's (the CPU-overhead
-    premise of the advice; from the side-by-side measurement when the build has one). Differs naming the part that
-    fails; unmeasurable when a part cannot be decided and the other does not already fail."""
+    premise of the advice; from the side-by-side measurement when the build has one). Tolerance: the choice is
+    compared with 1.1 times the fastest forced backend's time, GPU bands at least ±3% (noise.GPU_FLOOR); the
+    dispatch costs with CPU bands at least ±10% (noise.CPU_FLOOR). Differs naming the part that fails beyond the
+    noise; a tie when no part fails but one is within the noise; unmeasurable when a part cannot be decided and
+    the other does not already fail."""
     auto = ctx.results["sdpa_auto"]
-    forced = {v: _gpu_us(r) for v in FORCED_BACKENDS if (r := ctx.usable(v)) is not None}
-    timed = {v: t for v, t in forced.items() if t is not None}
-    auto_us = _gpu_us(auto)
-    d_cudnn, d_flash = (ctx.cpu(v).dispatch_us for v in ("sdpa_cudnn", "sdpa_flash"))
+    forced = {v: _gpu(ctx.usable(v)) for v in FORCED_BACKENDS if ctx.usable(v) is not None}
+    timed: dict[str, Figure] = {v: t for v, t in forced.items() if t is not None}
+    auto_fig = _gpu(auto)
+    d_cudnn, d_flash = (ctx.cpu(v).dispatch for v in ("sdpa_cudnn", "sdpa_flash"))
     picked = auto.sdpa_variant
-    choice_ok = premise_ok = None
-    fastest = min(timed, key=lambda v: timed[v]) if timed else None
-    if auto_us is not None and fastest is not None:
-        choice_ok = auto_us <= (1 + CHOICE_TOLERANCE) * timed[fastest] * (1 + 1e-9)
-    if _finite(d_cudnn) and _finite(d_flash):
-        premise_ok = d_cudnn > d_flash  # type: ignore[operator]
+    fastest = min(timed, key=lambda v: timed[v].median) if timed else None
+    # each part: "ok", "fail", "tie", or None (not measured)
+    choice = premise = None
+    limit = None
+    if auto_fig is not None and fastest is not None:
+        limit = timed[fastest].scaled(1 + CHOICE_TOLERANCE)
+        choice = {"lower": "ok", "higher": "fail", "tie": "tie"}[noise.compare(auto_fig, limit, GPU_FLOOR)]
+    dispatch_ok = d_cudnn is not None and d_flash is not None and _finite(d_cudnn.median) and _finite(d_flash.median)
+    if dispatch_ok:
+        premise = {"higher": "ok", "lower": "fail", "tie": "tie"}[noise.compare(d_cudnn, d_flash, CPU_FLOOR)]  # type: ignore[arg-type]
     nr = ctx.t("not_recorded")
     measured = ctx.t(
         "C17.measured",
         picked="?" if picked is None else _short(picked),
-        auto=nr if auto_us is None else f"{_num(auto_us / 1e3)} ms",
-        percent="?" if choice_ok is None else _num(100 * auto_us / timed[fastest]),  # type: ignore[index, operator]
+        auto=nr if auto_fig is None else f"{_num(auto_fig.median / 1e3)} ms",
+        percent="?" if limit is None else _num(100 * auto_fig.median / timed[fastest].median),  # type: ignore[union-attr,index]
         fastest="?" if fastest is None else _short(fastest),
-        fast="?" if fastest is None else f"{_num(timed[fastest] / 1e3)} ms",
-        cudnn=f"{_num(d_cudnn)} µs" if _finite(d_cudnn) else nr,  # type: ignore[arg-type]
-        flash=f"{_num(d_flash)} µs" if _finite(d_flash) else nr,  # type: ignore[arg-type]
+        fast="?" if fastest is None else f"{_num(timed[fastest].median / 1e3)} ms",
+        cudnn=f"{_num(d_cudnn.median)} µs" if dispatch_ok else nr,  # type: ignore[union-attr]
+        flash=f"{_num(d_flash.median)} µs" if dispatch_ok else nr,  # type: ignore[union-attr]
     )
-    failed = [ctx.t(k) for k, ok in (("C17.fail.choice", choice_ok), ("C17.fail.premise", premise_ok)) if ok is False]
+    figures = {
+        "gpu_us sdpa_auto": auto_fig,
+        "gpu_us 1.1x fastest forced": limit,
+        "dispatch_us sdpa_cudnn": d_cudnn,
+        "dispatch_us sdpa_flash": d_flash,
+    }
+    failed = [ctx.t(k) for k, part in (("C17.fail.choice", choice), ("C17.fail.premise", premise)) if part == "fail"]
     if failed:
-        return ctx.verdict(False, measured, ctx.t("C17.detail.fail", parts=ctx.t("C17.detail.and").join(failed)))
-    if choice_ok is None or premise_ok is None:
+        detail = ctx.t("C17.detail.fail", parts=ctx.t("C17.detail.and").join(failed))
+        return ctx.verdict(False, measured, detail, figures)
+    if choice is None or premise is None:
         reasons = []
-        if choice_ok is None:
-            reasons.append(ctx.not_recorded("gpu_time", ["sdpa_auto"] if auto_us is None else list(FORCED_BACKENDS)))
-        if premise_ok is None:
-            missing = [v for v, d in (("sdpa_cudnn", d_cudnn), ("sdpa_flash", d_flash)) if not _finite(d)]
-            reasons.append(ctx.not_recorded("dispatch", missing))
+        if choice is None:
+            reasons.append(ctx.not_recorded("gpu_time", ["sdpa_auto"] if auto_fig is None else list(FORCED_BACKENDS)))
+        if premise is None:
+            missing = [v for v, d in (("sdpa_cudnn", d_cudnn), ("sdpa_flash", d_flash)) if d is None]
+            reasons.append(ctx.not_recorded("dispatch", missing or ["sdpa_cudnn", "sdpa_flash"]))
         return ctx.unmeasurable(ctx.t("list.semi").join(reasons), measured)
-    return ctx.verdict(True, measured, ctx.t("C17.detail.ok"))
+    if "tie" in (choice, premise):
+        detail = []
+        if choice == "tie":
+            detail.append(ctx.t("C17.tie.choice"))
+            limit_name = ctx.t("C17.limit", fastest=_short(fastest))  # type: ignore[arg-type]
+            detail.append(ctx.tie_detail({"sdpa_auto": auto_fig, limit_name: limit}, GPU_FLOOR, "ms", 1e-3))  # type: ignore[dict-item]
+        if premise == "tie":
+            detail.append(ctx.t("C17.tie.premise"))
+            detail.append(ctx.tie_detail({"sdpa_cudnn": d_cudnn, "sdpa_flash": d_flash}, CPU_FLOOR, "µs"))  # type: ignore[dict-item]
+        return ctx.verdict(None, measured, detail, figures)
+    return ctx.verdict(True, measured, ctx.t("C17.detail.ok"), figures)
 
 
 #: The claims, by id, C1 to C17.

@@ -3,6 +3,9 @@
 Every figure the package reports is taken by the functions here, so that a profiled variant, the side-by-side CPU
 comparison and the sweep measure a call the same way:
 
+* :func:`time_shape` is the one timer of a shape: a variant's page (:mod:`attnprof.profiling`) and a point of the
+  sweep (:mod:`attnprof.sweeprun`) both call it with the same :class:`Plan` (warm-up, number of samples, statistic,
+  retry of unstable samples), so a shape present in both is measured the same way.
 * :func:`timed_calls` times single calls. On CUDA, a GPU-side busy wait (:class:`GpuSleep`) is queued before each
   start event, long enough for the CPU to enqueue the whole call behind it, so the CUDA events time the GPU's
   execution of the call alone, not the gaps a slow CPU would leave between launches. On the CPU, ``perf_counter``
@@ -18,6 +21,7 @@ torch is imported inside the functions only.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import tempfile
 import time
@@ -27,6 +31,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from . import noise
+from .noise import Figure, percentile
 
 if TYPE_CHECKING:
     from torch.profiler import profile
@@ -45,25 +52,25 @@ def sync(device: str) -> None:
         torch.cuda.synchronize()
 
 
-def percentile(xs: list[float], p: float) -> float:
-    """The ``p``-th percentile of ``xs`` (nearest rank)."""
-    xs = sorted(xs)
-    i = min(len(xs) - 1, max(0, round(p / 100 * (len(xs) - 1))))
-    return xs[i]
-
-
 class GpuSleep:
     """Queues a GPU-side busy wait of a given length (``torch.cuda._sleep``, calibrated once in microseconds).
 
     Queued before a timed call, it keeps the GPU busy while the CPU enqueues the whole call, so CUDA events around
     the call measure the GPU's work alone, not the gaps a slower CPU would leave between launches.
+
+    ``torch.cuda._sleep`` spins for a number of SM clock cycles, so the calibration spins for a while first (about
+    10 ms at full clock): measured from an idle GPU whose clock is still ramping up, the cycles per microsecond
+    would come out low and every later wait short.
     """
+
+    #: Cycles spun before the calibration, to bring the SM clock up.
+    RAMP_CYCLES = 20_000_000
 
     def __init__(self) -> None:
         import torch
 
         self._sleep = torch.cuda._sleep  # private but long-standing; gpu_sleeper() falls back without it
-        self._sleep(1000)
+        self._sleep(self.RAMP_CYCLES)
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         cycles = 2_000_000
         start.record()
@@ -76,14 +83,21 @@ class GpuSleep:
         self._sleep(int(self.cycles_per_us * us))
 
 
+_SLEEPER: list[GpuSleep] = []  # the process's one calibrated pre-fill, made on first use
+
+
 def gpu_sleeper(device: str) -> GpuSleep | None:
-    """A :class:`GpuSleep` on CUDA, or ``None`` on the CPU or where this torch has no ``torch.cuda._sleep``."""
+    """The process's :class:`GpuSleep` on CUDA (calibrated once, on first use, so that the variant pages and the
+    sweep pre-fill the GPU with the same waits), or ``None`` on the CPU or where this torch has no
+    ``torch.cuda._sleep``."""
     if device != "cuda":
         return None
-    try:
-        return GpuSleep()
-    except (AttributeError, RuntimeError):
-        return None
+    if not _SLEEPER:
+        try:
+            _SLEEPER.append(GpuSleep())
+        except (AttributeError, RuntimeError):
+            return None
+    return _SLEEPER[0]
 
 
 def timer_name(device: str, sleep: GpuSleep | None) -> str:
@@ -150,6 +164,139 @@ def timed_calls(
         out.gpu_ms.append(ms)
         spent += ms
     return out
+
+
+#: Spreads narrower than this (ms) never count as unstable: CUDA events resolve about half a microsecond, and a
+#: 20 µs kernel jitters by a few.
+UNSTABLE_FLOOR_MS = 0.005
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How one shape is timed (:func:`time_shape`): the same plan for a variant's page and for a sweep point.
+
+    Attributes:
+        warmup: Untimed calls first, each waited for (the first may compile) ...
+        warmup_ms: ... and more while their wall time is under this, so that the GPU's clocks and caches are in the
+            same state whatever the size of the call.
+        reps: Timed calls, at least ...
+        budget_ms: ... and more while their summed time is under this (enough samples to bound the median) ...
+        max_reps: ... up to this many.
+        reps_slow: Timed calls, with no budget, when the last warm-up call took ``slow_ms`` or more.
+        slow_ms: See ``reps_slow``.
+        retries: Times the whole measurement (warm-up included) is repeated when its samples are unstable
+            (:func:`attnprof.noise.unstable`); the steadier attempt is kept, and flagged if it is unstable too.
+    """
+
+    warmup: int = 2
+    warmup_ms: float = 25.0
+    reps: int = 10
+    budget_ms: float = 50.0
+    max_reps: int = 100
+    reps_slow: int = 7
+    slow_ms: float = 20.0
+    retries: int = 1
+
+    def to_dict(self) -> dict[str, float]:
+        """The JSON-ready form (a sweep file records its plan)."""
+        return dataclasses.asdict(self)
+
+
+#: The plan of every page and of the sweep.
+DEFAULT_PLAN = Plan()
+
+
+@dataclass
+class Timed:
+    """What :func:`time_shape` measured.
+
+    Attributes:
+        samples: The timed calls of the attempt kept.
+        warmup_ms: Wall time of the last warm-up call of that attempt, ms (compilation included for the first
+            attempt of a compiled variant, if it had a single warm-up call).
+        attempts: Measurements made (1, or more after unstable samples).
+        unstable: The samples kept are unstable (see :func:`attnprof.noise.unstable`) after every retry.
+    """
+
+    samples: Samples
+    warmup_ms: float
+    attempts: int
+    unstable: bool
+
+    @property
+    def gpu(self) -> Figure:
+        """The median time and its confidence interval (:func:`attnprof.noise.median_interval`), ms."""
+        return noise.median_interval(self.samples.gpu_ms)
+
+    @property
+    def p10(self) -> float:
+        return percentile(self.samples.gpu_ms, 10)
+
+    @property
+    def p90(self) -> float:
+        return percentile(self.samples.gpu_ms, 90)
+
+
+def warm_up(fn: Callable[[], Any], device: str, calls: int, min_ms: float = 0.0) -> tuple[float, float]:
+    """Call ``fn`` at least ``calls`` times, and more while their wall time is under ``min_ms``, each waited for.
+
+    Returns:
+        The last call's CPU time until it returned (µs) and its wall time until the device finished (ms).
+    """
+    issue_us = wall_ms = spent = 0.0
+    n = 0
+    while n < calls or spent < min_ms:
+        sync(device)
+        t0 = time.perf_counter()
+        fn()
+        issue_us = (time.perf_counter() - t0) * 1e6
+        sync(device)
+        wall_ms = (time.perf_counter() - t0) * 1e3
+        spent += wall_ms
+        n += 1
+    return issue_us, wall_ms
+
+
+def time_shape(fn: Callable[[], Any], device: str, plan: Plan = DEFAULT_PLAN, sleep: GpuSleep | None = None) -> Timed:
+    """Time one shape the way every figure of the site is timed: warm up, then time single calls, then check that
+    the samples hold together, retrying when they do not.
+
+    Args:
+        fn: The call (inputs bound).
+        device: ``"cuda"`` or ``"cpu"``.
+        plan: Warm-up, number of samples and retries (:data:`DEFAULT_PLAN` for every page and the sweep).
+        sleep: The GPU pre-fill (:func:`gpu_sleeper`); ``None`` on the CPU.
+
+    Returns:
+        The samples of the steadier attempt, with the number of attempts and whether they are still unstable.
+    """
+    best: Timed | None = None
+    for attempt in range(1, plan.retries + 2):
+        issue_us, wall_ms = warm_up(fn, device, plan.warmup, plan.warmup_ms)
+        slow = wall_ms >= plan.slow_ms
+        samples = timed_calls(
+            fn,
+            device,
+            min_reps=plan.reps_slow if slow else plan.reps,
+            budget_ms=0.0 if slow else plan.budget_ms,
+            max_reps=max(plan.max_reps, plan.reps, plan.reps_slow),
+            sleep=sleep,
+            issue_hint_us=issue_us,
+        )
+        bad = noise.unstable(samples.gpu_ms, UNSTABLE_FLOOR_MS)
+        timed = Timed(samples, wall_ms, attempt, bad)
+        if best is None or _spread(timed) < _spread(best):
+            best = timed
+        if not bad:
+            break
+    assert best is not None
+    best.attempts = attempt
+    best.unstable = noise.unstable(best.samples.gpu_ms, UNSTABLE_FLOOR_MS)
+    return best
+
+
+def _spread(t: Timed) -> float:
+    return t.p90 / t.p10 if t.p10 > 0 else float("inf")
 
 
 def time_dispatch_us(fn: Callable[[], Any], device: str, reps: int = 30) -> list[float]:

@@ -92,7 +92,7 @@ class Occupancy:
         active_warps: ``blocks_per_sm`` x warps per block.
         max_warps: Warp slots per SM.
         percent: ``100 * active_warps / max_warps``.
-        limiter: The resource that allows the fewest blocks (one of :data:`RESOURCES`; ties go to the first).
+        limiter: The first of :attr:`limiters` (one of :data:`RESOURCES`).
         limits: Blocks per SM each resource allows, keyed by :data:`RESOURCES`; 2**31 - 1 for a resource the
             block does not use.
         warps_per_block: Threads per block rounded up to whole warps.
@@ -104,6 +104,9 @@ class Occupancy:
         shared_memory_per_block: Shared memory allocated to one block, reservation and rounding included.
         reserved_shared_memory: The driver's per-block reservation inside ``shared_memory_per_block``.
         shared_memory_per_sm: Shared memory of the SM.
+        limiters: Every resource that allows the fewest blocks, in the order of :data:`RESOURCES`: several when
+            they tie (registers and shared memory each allowing one block, say), and then raising only one of
+            them would not raise the occupancy.
     """
 
     blocks_per_sm: int
@@ -121,6 +124,7 @@ class Occupancy:
     shared_memory_per_block: int = 0
     reserved_shared_memory: int = 0
     shared_memory_per_sm: int = 0
+    limiters: tuple[str, ...] = ()
 
 
 def _round_up(x: int, unit: int) -> int:
@@ -205,14 +209,14 @@ def theoretical(registers_per_thread: int, threads_per_block: int, shared_memory
         "blocks per SM": MAX_BLOCKS_PER_SM[cc],
     }
     blocks = min(limits.values())
-    limiter = next(r for r in RESOURCES if limits[r] == blocks)
+    limiters = tuple(r for r in RESOURCES if limits[r] == blocks)
     active = blocks * warps_per_block
     return Occupancy(
         blocks_per_sm=blocks,
         active_warps=active,
         max_warps=max_warps,
         percent=100.0 * active / max_warps,
-        limiter=limiter,
+        limiter=limiters[0],
         limits=limits,
         warps_per_block=warps_per_block,
         warp_size=warp,
@@ -223,12 +227,13 @@ def theoretical(registers_per_thread: int, threads_per_block: int, shared_memory
         shared_memory_per_block=smem_per_block,
         reserved_shared_memory=reserved,
         shared_memory_per_sm=p["sharedMemPerMultiprocessor"],
+        limiters=limiters,
     )
 
 
-def _why(o: Occupancy) -> str:
-    """The limiter's arithmetic, in words."""
-    if o.limiter == "registers":
+def _why(o: Occupancy, limiter: str) -> str:
+    """One limiter's arithmetic, in words."""
+    if limiter == "registers":
         threads = o.warps_per_block * o.warp_size
         s = (
             f"{o.registers_per_warp // o.warp_size} regs/thread x {threads} threads = "
@@ -241,16 +246,17 @@ def _why(o: Occupancy) -> str:
                 f"sub-partitions of {per_sub}, so {per_sub // o.registers_per_warp * o.sub_partitions} warps fit"
             )
         return s
-    if o.limiter == "shared memory":
+    if limiter == "shared memory":
         reserved = f", {o.reserved_shared_memory} reserved included" if o.reserved_shared_memory else ""
         return f"{o.shared_memory_per_block} B/block{reserved}, of {o.shared_memory_per_sm} B per SM"
-    if o.limiter == "threads":
+    if limiter == "threads":
         return f"{o.warps_per_block} warps/block, of {o.max_warps} warp slots per SM"
     return f"at most {o.limits['blocks per SM']} resident blocks per SM on this architecture"
 
 
 def explain(o: Occupancy) -> str:
-    r"""One line of English: how many blocks and warps fit, and which resource stops more from fitting.
+    r"""One line of English: how many blocks and warps fit, and which resources stop more from fitting (every one
+    of them, when several allow the same number of blocks).
 
     >>> from attnprof.occupancy import theoretical, explain
     >>> h200 = {"computeMajor": 9, "computeMinor": 0, "maxThreadsPerBlock": 1024,
@@ -259,6 +265,10 @@ def explain(o: Occupancy) -> str:
     >>> print(explain(theoretical(255, 128, 49152, h200)).replace(": ", ":\n"))
     2 blocks/SM x 4 warps = 8 of 64 warps (12.5%), limited by registers:
     256 regs/thread x 128 threads = 32768 of 65536
+    >>> print(explain(theoretical(168, 384, 132096, h200)).replace(": ", ":\n").replace("; ", ";\n"))
+    1 block/SM x 12 warps = 12 of 64 warps (18.75%), limited by registers and shared memory:
+    168 regs/thread x 384 threads = 64512 of 65536;
+    133120 B/block, 1024 reserved included, of 233472 B per SM
     """
     blocks = "block" if o.blocks_per_sm == 1 else "blocks"
     warps = "warp" if o.warps_per_block == 1 else "warps"
@@ -268,4 +278,5 @@ def explain(o: Occupancy) -> str:
     )
     if o.blocks_per_sm == 0:
         head += ", cannot launch"
-    return f"{head}, limited by {o.limiter}: {_why(o)}"
+    limiters = o.limiters or (o.limiter,)
+    return f"{head}, limited by {' and '.join(limiters)}: {'; '.join(_why(o, r) for r in limiters)}"

@@ -5,8 +5,9 @@ The profiled part reproduces the article's set-up: inputs made once, three warm-
 inside ``record_function("<variant>_fwd")`` under ``torch.no_grad()``, the device synchronised before each
 ``prof.step()``. The Chrome trace is parsed by :mod:`attnprof.trace` into the active steps.
 
-The measured part runs without the profiler: CUDA events around single calls (median of many), CPU time to issue
-one call without waiting for the GPU, the cost of the backend-forcing context alone, peak extra device memory,
+The measured part runs without the profiler: CUDA events around single calls (the median of many, with its
+confidence interval, timed by :func:`attnprof.measure.time_shape` exactly as the sweep times a point), CPU time to
+issue one call without waiting for the GPU, the cost of the backend-forcing context alone, peak extra device memory,
 achieved TFLOP/s, and the error against a float64 reference.
 
 A variant that cannot run does not raise: :func:`profile` returns a :class:`~attnprof.results.Result` whose
@@ -30,18 +31,19 @@ from typing import TYPE_CHECKING, Any
 from . import __version__, results, trace, variants
 from .inputs import Setup, causal_flops, default_setup, make_inputs, reference_attention, relative_error
 from .measure import (
+    DEFAULT_PLAN,
     PeakMemory,
     capture_trace,
     exported,
     gpu_sleeper,
-    percentile,
     recording,
     sync,
     time_context_us,
     time_dispatch_us,
-    timed_calls,
+    time_shape,
     timer_name,
 )
+from .noise import Figure, median_interval
 from .results import CpuCostRow, CpuCosts, Environment, Result, Timing
 
 if TYPE_CHECKING:
@@ -179,28 +181,39 @@ def environment(device: str, trace_meta: dict[str, Any] | None = None) -> Enviro
 
 def _timing(call: Callable[[], Any], v: variants.Variant, setup: Setup, err: float, warmup_s: float,
             profile_s: float) -> Timing:  # fmt: skip
-    """The measurements taken without the profiler (see the module docstring)."""
+    """The measurements taken without the profiler (see the module docstring).
+
+    The GPU time is taken by :func:`attnprof.measure.time_shape` with :data:`attnprof.measure.DEFAULT_PLAN`, the
+    same timer and plan as every point of the sweep, so that a shape on both agrees within the noise.
+    """
     sleep = gpu_sleeper(setup.device)
-    gpu = timed_calls(call, setup.device, min_reps=15, budget_ms=250.0, sleep=sleep).gpu_ms
-    med = statistics.median(gpu)
+    timed = time_shape(call, setup.device, DEFAULT_PLAN, sleep)
+    gpu = timed.gpu
     flops = causal_flops(setup.shape)
     with PeakMemory(setup.device) as peak:
         out = call()
     del out
+    dispatch = median_interval(time_dispatch_us(call, setup.device))
     return Timing(
-        gpu_ms_median=med,
-        gpu_ms_p10=percentile(gpu, 10),
-        gpu_ms_p90=percentile(gpu, 90),
-        repetitions=len(gpu),
-        dispatch_us_median=statistics.median(time_dispatch_us(call, setup.device)),
+        gpu_ms_median=gpu.median,
+        gpu_ms_p10=timed.p10,
+        gpu_ms_p90=timed.p90,
+        repetitions=gpu.n,
+        dispatch_us_median=dispatch.median,
         context_us_median=statistics.median(time_context_us(v.backend)) if v.backend else None,
         peak_extra_bytes=peak.bytes,
         flops=flops,
-        tflops=flops / (med * 1e-3) / 1e12,
+        tflops=flops / (gpu.median * 1e-3) / 1e12,
         rel_error=err,
         timer=timer_name(setup.device, sleep),
         warmup_s=warmup_s,
         profile_s=profile_s,
+        gpu_ms_lo=gpu.lo,
+        gpu_ms_hi=gpu.hi,
+        dispatch_us_lo=dispatch.lo,
+        dispatch_us_hi=dispatch.hi,
+        attempts=timed.attempts,
+        unstable=timed.unstable,
     )
 
 
@@ -308,7 +321,11 @@ def measure_cpu_costs(
     each call; the time until the call returns is its dispatch cost) and its forcing context entered and left
     ``calls`` times with nothing inside. Afterwards one profiler session (CPU and CUDA activities, shapes recorded,
     as in :func:`profile`) runs the same rounds with ``profiled_calls`` calls per variant, each inside
-    ``record_function("<variant>_fwd")``; the annotation lengths are the profiled CPU times. Medians are reported.
+    ``record_function("<variant>_fwd")``; the annotation lengths are the profiled CPU times.
+
+    Each round gives one median per variant and figure; the figure reported is the median of those round medians,
+    with its confidence interval over the rounds (:func:`attnprof.noise.median_interval`). The rounds, not the
+    calls, are the samples: calls of one round share the machine's state, rounds do not.
 
     ``names`` defaults to the variants the registry marks for this comparison (``Variant.cpu_cost``: the
     article's three fused backends and SDPA's own choice). A variant that cannot run gets a row saying why; it never
@@ -340,15 +357,16 @@ def measure_cpu_costs(
                     status, reason = failure(exc, caught, v, setup.device)
                     rows[v.name] = CpuCostRow(v.name, status, reason)
         live = [n for n in rows if n in calls_of]
-        dispatch: dict[str, list[float]] = {n: [] for n in live}
-        context: dict[str, list[float]] = {n: [] for n in live}
+        # per variant, one list of samples per round
+        dispatch: dict[str, list[list[float]]] = {n: [] for n in live}
+        context: dict[str, list[list[float]]] = {n: [] for n in live}
         for r in range(rounds):
             for n in live[r % len(live) :] + live[: r % len(live)] if live else []:
-                dispatch[n] += time_dispatch_us(calls_of[n], setup.device, reps=calls)
+                dispatch[n].append(time_dispatch_us(calls_of[n], setup.device, reps=calls))
                 backend = variants.get(n).backend
                 if backend:
-                    context[n] += time_context_us(backend, reps=calls)
-        profiled: dict[str, list[float]] = {n: [] for n in live}
+                    context[n].append(time_context_us(backend, reps=calls))
+        profiled: dict[str, list[list[float]]] = {n: [] for n in live}
         if live:
             with recording(setup.device) as prof:
                 for r in range(rounds):
@@ -359,15 +377,17 @@ def measure_cpu_costs(
                             sync(setup.device)
             _, parsed = exported(prof)
             for n in live:
-                profiled[n] = [s.cpu_time_us for s in trace.parse_trace(parsed, variants.get(n).annotation)]
+                # the annotations come back in time order, round after round
+                steps = [s.cpu_time_us for s in trace.parse_trace(parsed, variants.get(n).annotation)]
+                profiled[n] = [steps[i : i + profiled_calls] for i in range(0, len(steps), profiled_calls)]
     for n in live:
         rows[n] = CpuCostRow(
             n,
             "ok",
-            profiled_us=statistics.median(profiled[n]) if profiled[n] else None,
-            dispatch_us=statistics.median(dispatch[n]) if dispatch[n] else None,
-            context_us=statistics.median(context[n]) if context[n] else None,
-            samples=[len(profiled[n]), len(dispatch[n])],
+            profiled=_over_rounds(profiled[n]),
+            dispatch=_over_rounds(dispatch[n]),
+            context=_over_rounds(context[n]),
+            samples=[sum(map(len, profiled[n])), sum(map(len, dispatch[n]))],
         )
     costs = CpuCosts(
         device=setup.device,
@@ -380,3 +400,9 @@ def measure_cpu_costs(
     if save_to is not None:
         results.save_cpu_costs(costs, Path(save_to))
     return costs
+
+
+def _over_rounds(rounds: list[list[float]]) -> Figure | None:
+    """The median of the rounds' medians with its confidence interval over the rounds; ``None`` without samples."""
+    medians = [statistics.median(r) for r in rounds if r]
+    return median_interval(medians) if medians else None

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from .analysis import Analysis, analyse, cpu_cost
+from .noise import Figure
 from .results import CpuCosts, Result
 from .sweep import METRICS, Sweep
 
@@ -52,7 +53,9 @@ def kernel_table(result: Result | Analysis, width: int = 48) -> str:
                 _fmt(r.shared_memory, "d"),
                 "x".join(map(str, r.grid)) + " / " + "x".join(map(str, r.block)) if r.grid and r.block else "-",
                 _fmt(r.reported_occupancy, "g", "-") + ("%" if r.reported_occupancy is not None else ""),
-                (f"{theo.percent:.1f}%" + (f" ({theo.limiter})" if theo.percent < 100 else "")) if theo else "-",
+                (f"{theo.percent:.1f}%" + (f" ({' and '.join(theo.limiters)})" if theo.percent < 100 else ""))
+                if theo
+                else "-",
             ]
         )
     headers = ["kernel", "family", "per step", "avg us", "launch API", "regs", "smem B", "grid / block",
@@ -73,13 +76,15 @@ def summary(result: Result | Analysis) -> str:
     lines = [
         head,
         f"  per step: {r.activities_per_step:g} GPU activities ({r.kernels_per_step:g} kernels), "
-        f"profiled CPU time {r.cpu_us:.0f} us",
+        f"CPU time per profiled step {r.cpu_us:.0f} us (median of {len(result.steps)})",
     ]
     if t is not None:
+        gpu = t.gpu
+        flag = ", UNSTABLE: samples spread more than 10% after a retry" if t.unstable else ""
         lines.append(
-            f"  without profiler: {t.gpu_ms_median:.3f} ms per forward (median of {t.repetitions}, {timer}), "
-            f"dispatch {t.dispatch_us_median:.0f} us, {t.tflops:.1f} TFLOP/s, "
-            f"peak extra {_fmt(r.peak_mib, '.0f', 'n/a')} MiB, rel. error {t.rel_error:.1e}"
+            f"  without profiler: {gpu.median:.3f} ms per forward (median of {t.repetitions}, 95% CI "
+            f"{gpu.lo:.3f}-{gpu.hi:.3f}, {timer}{flag}), dispatch cost {t.dispatch_us_median:.0f} us (median), "
+            f"{t.tflops:.1f} TFLOP/s, peak extra {_fmt(r.peak_mib, '.0f', 'n/a')} MiB, rel. error {t.rel_error:.1e}"
         )
     return "\n".join(lines)
 
@@ -107,7 +112,9 @@ def compare_table(results: Iterable[Result | Analysis]) -> str:
                 r.main_kernel or "-",
             ]
         )
-    headers = ["variant", "status", "GPU acts/step", "kernels/step", "GPU ms", "CPU us (prof)", "dispatch us",
+    # the site's labels, shortened: GPU time per forward (median), CPU time per profiled step (median), dispatch
+    # cost (median); the methodology page defines each
+    headers = ["variant", "status", "GPU acts/step", "kernels/step", "GPU ms", "CPU us/prof. step", "dispatch us",
                "TFLOP/s", "peak MiB", "main kernel"]  # fmt: skip
     return table(headers, body)
 
@@ -129,7 +136,8 @@ def sweep_table(sweep: Sweep, metric: str = "gpu_ms", head_dim: int | None = Non
     """One block per head_dim: a row per variant, a column per sequence length, ``metric`` in the cells.
 
     A point that did not run shows its status (``OOM``, ``unsupported``, ...); a point the sweep did not plan
-    (a compiled variant between its few sequence lengths) shows ``-``. The reasons follow the table.
+    (a compiled variant between its few sequence lengths) shows ``-``; a time resting on unstable samples ends in
+    ``!`` (see :func:`sweep_summary`). The reasons follow the table.
     """
     if metric not in METRICS:
         raise ValueError(f"unknown metric {metric!r}; choose one of: {', '.join(METRICS)}")
@@ -148,7 +156,8 @@ def sweep_table(sweep: Sweep, metric: str = "gpu_ms", head_dim: int | None = Non
                     cells.append(_SHORT_STATUS.get(p.status, p.status))
                     reasons.setdefault(p.reason or p.status, []).append(f"{v} hd{d} seq{s}")
                 else:
-                    cells.append(_fmt(p.metric(metric), spec, "n/a"))
+                    mark = "!" if p.unstable and metric in ("gpu_ms", "tflops") else ""
+                    cells.append(_fmt(p.metric(metric), spec, "n/a") + mark)
             body.append(cells)
         title = f"head_dim {d}: {SWEEP_METRIC_TITLES[metric]}, batch {sweep.batch}, {sweep.heads} heads, " + (
             f"{sweep.dtype} on {sweep.device}"
@@ -179,10 +188,14 @@ def sweep_summary(sweep: Sweep) -> str:
             lines.append(f"SDPA's pick at {where}: sdpa_auto did not run")
             continue
         verdict = "n/a"
-        if cmp.agrees is True:
+        slow = cmp.pick_slowdown
+        if cmp.outcome == "yes":
             verdict = "the fastest backend"
-        elif cmp.agrees is False:
-            slow = cmp.pick_slowdown
+        elif cmp.outcome == "tie":
+            verdict = f"too close to call with {cmp.fastest_backend}" + (
+                f" ({slow * 100:+.0f}% for the pick, within the noise)" if slow is not None else ""
+            )
+        elif cmp.outcome == "no":
             verdict = f"fastest backend is {cmp.fastest_backend}" + (
                 f" ({slow * 100:+.0f}% for the pick)" if slow is not None else ""
             )
@@ -198,6 +211,11 @@ def sweep_summary(sweep: Sweep) -> str:
                 )
         else:
             lines.append("no CPU-bound point: every call ran longer on the GPU than it took to issue")
+    for p in sweep.unstable():
+        lines.append(
+            f"unstable: {p.variant} hd{p.head_dim} seq{p.seq}: timed calls spread {p.gpu_ms_p10:.4g}-"
+            f"{p.gpu_ms_p90:.4g} ms (10th-90th percentile) after {p.attempts} measurements"
+        )
     if sweep.note:
         lines.append(sweep.note)
     return "\n".join(lines)
@@ -215,12 +233,20 @@ def cpu_cost_table(costs: CpuCosts) -> str:
             [
                 r.variant,
                 "ok",
-                _fmt(r.profiled_us, ".0f"),
-                _fmt(r.dispatch_us, ".0f"),
+                _band(r.profiled, ".0f"),
+                _band(r.dispatch, ".0f"),
                 "-" if share is None else f"{100 * share:.0f}%",
-                _fmt(r.context_us, ".1f"),
+                _band(r.context, ".1f"),
                 f"{r.samples[0]} / {r.samples[1]} calls" if len(r.samples) == 2 else "",
             ]
         )
-    headers = ["variant", "status", "profiled CPU us", "dispatch us", "profiler share", "context us", "samples"]
-    return f"{costs.rounds} interleaved rounds on {costs.environment.device_name}\n" + table(headers, body)
+    headers = ["variant", "status", "profiled CPU us/call", "dispatch us", "profiler share", "context us", "samples"]
+    return (
+        f"{costs.rounds} interleaved rounds on {costs.environment.device_name} (medians of the rounds' medians, 95% "
+        "CI over the rounds in brackets)\n" + table(headers, body)
+    )
+
+
+def _band(f: Figure | None, spec: str) -> str:
+    """``90 (88-93)``: a figure and its interval; ``-`` for none."""
+    return "-" if f is None else f"{format(f.median, spec)} ({format(f.lo, spec)}-{format(f.hi, spec)})"

@@ -4,7 +4,7 @@ One JSON file per variant x shape x dtype x device, named by :func:`result_filen
 trace beside it as ``<same stem>.trace.json.gz``. The format is versioned by :data:`SCHEMA_VERSION`; a reader
 that meets another version refuses the file (:class:`StaleResultError`) instead of guessing.
 
-Format (version 1), top-level keys of the JSON object:
+Format (version 2: GPU and dispatch times carry their noise band), top-level keys of the JSON object:
 
 ``schema_version``
     Integer, :data:`SCHEMA_VERSION`.
@@ -41,7 +41,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 1
+from .noise import Figure
+
+SCHEMA_VERSION = 2
 
 #: Statuses a result can carry.
 STATUSES = ("ok", "unsupported", "no_cuda", "oom", "error")
@@ -125,7 +127,8 @@ class Timing:
     """Measurements taken outside the profiler, after warm-up.
 
     Attributes:
-        gpu_ms_median: Median GPU time of one forward call, from CUDA events (wall clock on CPU).
+        gpu_ms_median: Median GPU time of one forward call, from CUDA events (wall clock on CPU), timed by
+            :func:`attnprof.measure.time_shape` exactly as a sweep point of the same shape is.
         gpu_ms_p10: 10th percentile of the same samples.
         gpu_ms_p90: 90th percentile of the same samples.
         repetitions: Number of timed calls behind the percentiles.
@@ -142,6 +145,14 @@ class Timing:
             ``"perf_counter"`` (CPU).
         warmup_s: Wall time of the warm-up calls (includes ``torch.compile`` compilation, if any).
         profile_s: Wall time of the profiled steps, trace export and parsing included.
+        gpu_ms_lo: Lower end of the 95% confidence interval of the median GPU time
+            (:func:`attnprof.noise.median_interval`).
+        gpu_ms_hi: Upper end of it.
+        dispatch_us_lo: Lower end of the 95% confidence interval of the median dispatch cost.
+        dispatch_us_hi: Upper end of it.
+        attempts: Measurements of the GPU time made: more than 1 when the first samples were unstable.
+        unstable: The GPU-time samples spread too widely to stand for one figure, after every retry
+            (:func:`attnprof.noise.unstable`).
     """
 
     gpu_ms_median: float
@@ -157,6 +168,28 @@ class Timing:
     timer: str = "cuda_event"
     warmup_s: float = 0.0
     profile_s: float = 0.0
+    gpu_ms_lo: float | None = None
+    gpu_ms_hi: float | None = None
+    dispatch_us_lo: float | None = None
+    dispatch_us_hi: float | None = None
+    attempts: int = 1
+    unstable: bool = False
+
+    @property
+    def gpu(self) -> Figure:
+        """The median GPU time (ms) with its confidence interval (the median itself where none was recorded)."""
+        return _figure(self.gpu_ms_median, self.gpu_ms_lo, self.gpu_ms_hi, self.repetitions)
+
+    @property
+    def dispatch(self) -> Figure | None:
+        """The median dispatch cost (µs) with its confidence interval, or ``None`` when not recorded."""
+        if self.dispatch_us_median is None or not math.isfinite(self.dispatch_us_median):
+            return None
+        return _figure(self.dispatch_us_median, self.dispatch_us_lo, self.dispatch_us_hi, 0)
+
+
+def _figure(median: float, lo: float | None, hi: float | None, n: int) -> Figure:
+    return Figure(median, median if lo is None else lo, median if hi is None else hi, n)
 
 
 @dataclass
@@ -335,30 +368,57 @@ def find(directory: Path, variant: str) -> list[Path]:
 
 # --- CPU cost per call, measured for several variants side by side ------------------------------------------------
 
-CPU_COSTS_VERSION = 1
+CPU_COSTS_VERSION = 2
 
 
 @dataclass
 class CpuCostRow:
     """One variant's CPU cost per call, from :func:`attnprof.profiling.measure_cpu_costs`.
 
+    Each figure is the median of the rounds' medians, with the 95% confidence interval of that median over the
+    rounds (:func:`attnprof.noise.median_interval`): the rounds, not the single calls, are the independent samples,
+    because CPU times drift with the machine's state.
+
     Attributes:
         variant: Registry name.
         status: ``"ok"`` or why it could not run (as in :class:`Result`); the figures are ``None`` then.
         reason: PyTorch's reason when it could not run.
-        profiled_us: Median length of the ``<variant>_fwd`` annotation with the profiler recording.
-        dispatch_us: Median CPU time to issue one call without the profiler (GPU idle at the start).
-        context_us: Median cost of entering and leaving the backend-forcing context alone, or ``None``.
-        samples: Calls behind each median (profiled, unprofiled).
+        profiled: Length of the ``<variant>_fwd`` annotation with the profiler recording, µs.
+        dispatch: CPU time to issue one call without the profiler (GPU idle at the start), µs.
+        context: Cost of entering and leaving the backend-forcing context alone, µs, or ``None``.
+        samples: Calls behind each figure (profiled, unprofiled).
     """
 
     variant: str
     status: str
     reason: str | None = None
-    profiled_us: float | None = None
-    dispatch_us: float | None = None
-    context_us: float | None = None
+    profiled: Figure | None = None
+    dispatch: Figure | None = None
+    context: Figure | None = None
     samples: list[int] = field(default_factory=list)
+
+    @property
+    def profiled_us(self) -> float | None:
+        """The median of :attr:`profiled`."""
+        return None if self.profiled is None else self.profiled.median
+
+    @property
+    def dispatch_us(self) -> float | None:
+        """The median of :attr:`dispatch`."""
+        return None if self.dispatch is None else self.dispatch.median
+
+    @property
+    def context_us(self) -> float | None:
+        """The median of :attr:`context`."""
+        return None if self.context is None else self.context.median
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> CpuCostRow:
+        """Rebuild a row from its JSON form."""
+        d = dict(data)
+        for key in ("profiled", "dispatch", "context"):
+            d[key] = Figure.from_dict(d.get(key))
+        return cls(**d)
 
 
 @dataclass
@@ -404,7 +464,7 @@ class CpuCosts:
         try:
             d = dict(data)
             d["environment"] = Environment(**d["environment"])
-            d["rows"] = [CpuCostRow(**r) for r in d["rows"]]
+            d["rows"] = [CpuCostRow.from_dict(r) for r in d["rows"]]
             return cls(**d)
         except (TypeError, KeyError) as exc:
             raise StaleResultError(f"not a CPU-cost file: {exc}") from exc

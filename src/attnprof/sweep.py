@@ -20,11 +20,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import results, variants
+from . import noise, results, variants
 from .inputs import causal_flops, element_bytes
+from .noise import Figure
 from .results import Environment
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 #: Statuses a sweep point can carry: those of a result, and ``skipped`` (the time budget ran out first).
 STATUSES = (*results.STATUSES, "skipped")
@@ -46,10 +47,18 @@ class SweepPoint:
         head_dim: Head dimension.
         status: One of :data:`STATUSES`.
         reason: Why the point has no measurement (PyTorch's words, or ``"skipped: ..."``); ``None`` when ok.
-        gpu_ms: Median GPU time of one forward call, ms (CPU wall time on the CPU).
+        gpu_ms: Median GPU time of one forward call, ms (CPU wall time on the CPU), timed by
+            :func:`attnprof.measure.time_shape` as the variant pages are.
         gpu_ms_min: Fastest timed call, ms.
         gpu_ms_max: Slowest timed call, ms.
         repetitions: Number of timed calls.
+        gpu_ms_lo: Lower end of the 95% confidence interval of the median (:func:`attnprof.noise.median_interval`).
+        gpu_ms_hi: Upper end of it.
+        gpu_ms_p10: 10th percentile of the timed calls, ms.
+        gpu_ms_p90: 90th percentile of the timed calls, ms.
+        attempts: Measurements made: more than 1 when the first samples were unstable.
+        unstable: The samples spread too widely to stand for one time, after every retry
+            (:func:`attnprof.noise.unstable`); pages flag the point instead of using it silently.
         tflops: Causal FLOPs (:func:`attnprof.inputs.causal_flops`) over ``gpu_ms``, in TFLOP/s.
         peak_extra_bytes: Peak device memory during the timed calls above what was allocated before them
             (``None`` on the CPU).
@@ -74,11 +83,26 @@ class SweepPoint:
     sdpa_choice: str | None = None
     sdpa_evidence: str | None = None
     wall_s: float = 0.0
+    gpu_ms_lo: float | None = None
+    gpu_ms_hi: float | None = None
+    gpu_ms_p10: float | None = None
+    gpu_ms_p90: float | None = None
+    attempts: int = 1
+    unstable: bool = False
 
     @property
     def ok(self) -> bool:
         """True when the point was measured."""
         return self.status == "ok"
+
+    @property
+    def gpu(self) -> Figure | None:
+        """The median time (ms) with its confidence interval, or ``None`` when not measured."""
+        if self.gpu_ms is None:
+            return None
+        lo = self.gpu_ms if self.gpu_ms_lo is None else self.gpu_ms_lo
+        hi = self.gpu_ms if self.gpu_ms_hi is None else self.gpu_ms_hi
+        return Figure(self.gpu_ms, lo, hi, self.repetitions)
 
     def metric(self, name: str) -> float | None:
         """One of :data:`METRICS` (``peak_mib`` is ``peak_extra_bytes`` in MiB); ``None`` when not measured.
@@ -155,6 +179,10 @@ class SdpaComparison:
         fastest_variant: The fastest of all measured variants except ``sdpa_auto`` (may be ``flex``, which SDPA
             cannot pick).
         fastest_variant_ms: Its median time.
+        outcome: Whether the pick is the fastest backend, by the one comparison rule
+            (:func:`attnprof.noise.compare`, bands at least ±:data:`attnprof.noise.GPU_FLOOR`): ``"yes"`` (it is
+            the fastest by median), ``"no"`` (another backend is faster beyond the noise), ``"tie"`` (slower by
+            median, but within the noise: too close to call), or ``None`` when either side is unknown.
     """
 
     head_dim: int
@@ -166,6 +194,7 @@ class SdpaComparison:
     fastest_backend_ms: float | None
     fastest_variant: str | None
     fastest_variant_ms: float | None
+    outcome: str | None = None
 
     @property
     def pick_variant(self) -> str | None:
@@ -191,7 +220,8 @@ class SdpaComparison:
 class Sweep:
     """A whole sweep: the configuration, the points, the ceilings and where it was measured.
 
-    The JSON file holds :meth:`to_dict`; :data:`SCHEMA_VERSION` versions it.
+    The JSON file holds :meth:`to_dict`; :data:`SCHEMA_VERSION` versions it. ``plan`` records how every point was
+    timed (the fields of :class:`attnprof.measure.Plan`).
     """
 
     device: str
@@ -205,10 +235,7 @@ class Sweep:
     points: list[SweepPoint] = field(default_factory=list)
     ceilings: Ceilings | None = None
     compiled_seqs: list[int] | None = None
-    warmup: int = 2
-    reps: int = 10
-    reps_slow: int = 5
-    slow_ms: float = 20.0
+    plan: dict[str, float] = field(default_factory=dict)
     timer: str = "perf_counter"
     budget_s: float = 0.0
     elapsed_s: float = 0.0
@@ -261,6 +288,13 @@ class Sweep:
             forced = self.point(variants.by_sdpa_family(pick) or "", auto.head_dim, auto.seq)
             backend = self.fastest(auto.head_dim, auto.seq, among=variants.forced())
             overall = self.fastest(auto.head_dim, auto.seq)
+            outcome = None
+            if forced is not None and forced.ok and backend is not None:
+                if forced.variant == backend.variant:
+                    outcome = "yes"
+                else:
+                    slower = noise.compare(forced.gpu, backend.gpu, noise.GPU_FLOOR) == "higher"  # type: ignore[arg-type]
+                    outcome = "no" if slower else "tie"
             out.append(
                 SdpaComparison(
                     head_dim=auto.head_dim,
@@ -272,9 +306,14 @@ class Sweep:
                     fastest_backend_ms=backend.gpu_ms if backend else None,
                     fastest_variant=overall.variant if overall else None,
                     fastest_variant_ms=overall.gpu_ms if overall else None,
+                    outcome=outcome,
                 )
             )
         return out
+
+    def unstable(self) -> list[SweepPoint]:
+        """Measured points whose samples spread too widely to stand for one time, even after a retry."""
+        return [p for p in self.points if p.ok and p.unstable]
 
     def cpu_bound(self) -> list[SweepPoint]:
         """Measured CUDA points whose dispatch cost exceeds their GPU time: the GPU would wait for the CPU.

@@ -1,13 +1,17 @@
 """Measure a sweep: every variant of a :class:`SweepConfig` at every ``(head_dim, seq)``, and the device's ceilings.
 
-How a point is measured (no profiler), with :mod:`attnprof.measure`:
+How a point is measured (no profiler): by :func:`attnprof.measure.time_shape`, the timer of every variant page,
+with the same :class:`attnprof.measure.Plan`, so that a shape present on both agrees within the noise:
 
 * inputs are made on the device (making gigabytes of random numbers on the CPU would take longer than the sweep);
-* ``warmup`` calls (2), whose last one estimates the time per call; then ``reps`` timed calls (10, or
-  ``reps_slow`` = 5 for calls slower than ``slow_ms``), the median reported;
+* warm-up calls (at least 2, and at least 25 ms of them), the last one estimating the time per call; then timed
+  calls, at least 10 and more while their summed time is under 50 ms (at most 100), or 7 for calls slower than
+  20 ms; the median is reported with its confidence interval;
 * on CUDA each timed call is bracketed by CUDA events with the GPU pre-filled (:func:`attnprof.measure.timed_calls`),
   so the events measure GPU execution alone; the same call's CPU time up to its return is its dispatch cost;
-* peak extra memory is the allocator's peak over the timed calls above what was allocated before them.
+* samples that spread too widely (10th to 90th percentile more than 10% apart) are measured once more; if they
+  spread again, the point is flagged ``unstable`` and the pages say so instead of using it silently;
+* peak extra memory is the allocator's peak over the warm-up and timed calls above what was allocated before them.
 
 Failure is data, as in :mod:`attnprof.profiling`: a point that cannot run records why. Once a variant runs out of
 memory at some ``seq``, its larger ``seq`` values (same head_dim) are marked ``oom`` without running. Points not
@@ -17,6 +21,7 @@ each, so they run only at ``compiled_seqs``; their other sequence lengths have n
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import statistics
 import time
@@ -26,7 +31,17 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from . import analysis, inputs, trace, variants
-from .measure import GpuSleep, PeakMemory, capture_trace, gpu_sleeper, sync, timed_calls, timer_name
+from .measure import (
+    DEFAULT_PLAN,
+    GpuSleep,
+    PeakMemory,
+    Plan,
+    capture_trace,
+    gpu_sleeper,
+    time_shape,
+    timed_calls,
+    timer_name,
+)
 from .profiling import cuda_missing_reason, environment, failure
 from .sweep import Ceilings, Sweep, SweepPoint
 
@@ -42,8 +57,8 @@ GPU_BATCH, GPU_HEADS, GPU_DTYPE = 8, 16, "bfloat16"
 #: Sequence lengths at which variants that compile are measured: each new shape costs a recompilation.
 COMPILED_SEQS = (1024, 4096, 16384)
 #: Time budget of the default GPU sweep, seconds: no point starts later (ceilings and the point under way not
-#: counted). About 20 s go to the variants that do not compile; flex's six compilations share the rest.
-GPU_BUDGET_S = 30.0
+#: counted). The variants that do not compile take most of it; flex's six compilations share the rest.
+GPU_BUDGET_S = 45.0
 
 #: The CPU sweep: small, eager variants that run on the CPU only.
 CPU_VARIANTS = ("sdpa_math", "sdpa_flash", "sdpa_auto", "naive", "naive_inplace")
@@ -73,10 +88,7 @@ class SweepConfig:
         dtype: Canonical dtype name.
         device: ``"cuda"`` or ``"cpu"``.
         compiled_seqs: Sequence lengths for variants that compile (``None``: all of ``seqs``).
-        warmup: Untimed calls before timing (the first compiles, for compiled variants).
-        reps: Timed calls per point.
-        reps_slow: Timed calls for points whose last warm-up call took ``slow_ms`` or more.
-        slow_ms: See ``reps_slow``.
+        plan: How each point is timed: :data:`attnprof.measure.DEFAULT_PLAN`, the plan of the variant pages.
         budget_s: Points not started within this many seconds are ``skipped``.
         seed: Seed of the random inputs.
     """
@@ -89,10 +101,7 @@ class SweepConfig:
     dtype: str
     device: str
     compiled_seqs: tuple[int, ...] | None = None
-    warmup: int = 2
-    reps: int = 10
-    reps_slow: int = 5
-    slow_ms: float = 20.0
+    plan: Plan = DEFAULT_PLAN
     budget_s: float = GPU_BUDGET_S
     seed: int = 0
 
@@ -139,7 +148,9 @@ def make_config(
         compiled_seqs: Sequence lengths for variants that compile; ``()`` (the default) keeps the device default
             when ``seqs`` is also left out and means "all of ``seqs``" when ``seqs`` is given; ``None`` means all.
         budget_s: Time budget in seconds.
-        **timing: ``warmup``, ``reps``, ``reps_slow``, ``slow_ms``, ``seed``.
+        **timing: ``seed``, and fields of :class:`attnprof.measure.Plan` that differ from the pages' plan (for
+            tests and quick looks: ``warmup``, ``warmup_ms``, ``reps``, ``budget_ms``, ``max_reps``, ``reps_slow``,
+            ``slow_ms``, ``retries``).
 
     Raises:
         ValueError: for an unknown variant, dtype or device, a sequence length, head dim, batch or head count that
@@ -149,11 +160,10 @@ def make_config(
     if device is not None and device not in inputs.DEVICES:
         raise ValueError(f"unknown device {device!r}; choose one of: {', '.join(inputs.DEVICES)}")
     base = default_config(device)
-    unknown = set(timing) - {"warmup", "reps", "reps_slow", "slow_ms", "seed"}
+    plan_fields = [f.name for f in dataclasses.fields(Plan)]
+    unknown = set(timing) - {*plan_fields, "seed"}
     if unknown:
-        raise ValueError(
-            f"unknown option {sorted(unknown)[0]!r}; choose from: warmup, reps, reps_slow, slow_ms, seed"
-        )
+        raise ValueError(f"unknown option {sorted(unknown)[0]!r}; choose from: {', '.join(plan_fields)}, seed")
     names = tuple(variants.get(v).name for v in variants_) if variants_ else base.variants
     if seqs:
         seq_list = tuple(sorted({_positive("sequence length", s, "1024") for s in seqs}))
@@ -169,11 +179,13 @@ def make_config(
     budget = base.budget_s if budget_s is None else float(budget_s)
     if not budget > 0:
         raise ValueError(f"bad time budget {budget_s!r}; expected a positive number of seconds such as 45")
-    for key in ("reps", "reps_slow"):
+    for key in ("reps", "reps_slow", "max_reps"):
         if key in timing:
             timing[key] = _positive(f"number of {key}", timing[key], "5")
     if "warmup" in timing and timing["warmup"] != 0:
         timing["warmup"] = _positive("number of warm-up calls", timing["warmup"], "2")
+    plan = dataclasses.replace(DEFAULT_PLAN, **{k: v for k, v in timing.items() if k in plan_fields})
+    seed = {"seed": timing["seed"]} if "seed" in timing else {}
     return SweepConfig(
         variants=names,
         seqs=seq_list,
@@ -183,8 +195,9 @@ def make_config(
         dtype=base.dtype if dtype is None else inputs.canonical_dtype(dtype),
         device=base.device,
         compiled_seqs=compiled,
+        plan=plan,
         budget_s=budget,
-        **timing,
+        **seed,
     )
 
 
@@ -204,29 +217,6 @@ def default_config(device: str | None = None) -> SweepConfig:
 
 
 # --- measuring ------------------------------------------------------------------------------------------------------
-
-
-@dataclass
-class _Measured:
-    gpu_ms: list[float]
-    dispatch_us: list[float]
-    peak_extra_bytes: int | None
-
-
-def _measure(fn: Callable[[], Any], cfg: SweepConfig, sleep: GpuSleep | None) -> _Measured:
-    """Warm up, then time ``reps`` (or ``reps_slow``) calls; see the module docstring."""
-    issue_us = wall_ms = 0.0
-    for _ in range(cfg.warmup):
-        sync(cfg.device)
-        t0 = time.perf_counter()
-        fn()
-        issue_us = (time.perf_counter() - t0) * 1e6
-        sync(cfg.device)
-        wall_ms = (time.perf_counter() - t0) * 1e3
-    reps = cfg.reps if wall_ms < cfg.slow_ms else cfg.reps_slow
-    with PeakMemory(cfg.device) as peak:
-        samples = timed_calls(fn, cfg.device, min_reps=reps, sleep=sleep, issue_hint_us=issue_us)
-    return _Measured(samples.gpu_ms, samples.issue_us, peak.bytes)
 
 
 #: The annotation around the one profiled call that tells which backend ``sdpa_auto`` picked.
@@ -267,13 +257,16 @@ def _run_point(cfg: SweepConfig, variant: variants.Variant, seq: int, head_dim: 
             def call() -> torch.Tensor:
                 return fn(q, k, v)
 
-            m = _measure(call, cfg, sleep)
-            med = statistics.median(m.gpu_ms)
-            point.gpu_ms, point.gpu_ms_min, point.gpu_ms_max = med, min(m.gpu_ms), max(m.gpu_ms)
-            point.repetitions = len(m.gpu_ms)
-            point.tflops = inputs.causal_flops((cfg.batch, cfg.heads, seq, head_dim)) / (med * 1e-3) / 1e12
-            point.dispatch_us = statistics.median(m.dispatch_us)
-            point.peak_extra_bytes = m.peak_extra_bytes
+            with PeakMemory(cfg.device) as peak:
+                timed = time_shape(call, cfg.device, cfg.plan, sleep)
+            gpu, ms = timed.gpu, timed.samples.gpu_ms
+            point.gpu_ms, point.gpu_ms_lo, point.gpu_ms_hi = gpu.median, gpu.lo, gpu.hi
+            point.gpu_ms_min, point.gpu_ms_max = min(ms), max(ms)
+            point.gpu_ms_p10, point.gpu_ms_p90 = timed.p10, timed.p90
+            point.repetitions, point.attempts, point.unstable = gpu.n, timed.attempts, timed.unstable
+            point.tflops = inputs.causal_flops((cfg.batch, cfg.heads, seq, head_dim)) / (gpu.median * 1e-3) / 1e12
+            point.dispatch_us = statistics.median(timed.samples.issue_us)
+            point.peak_extra_bytes = peak.bytes
             if variant.name == "sdpa_auto":
                 point.sdpa_choice, point.sdpa_evidence = _sdpa_choice(call, cfg.device)
         except Exception as exc:  # failure is data: the point says why
@@ -364,10 +357,7 @@ def run_sweep(
         points=[found[i] for i in range(len(plan))],
         ceilings=ceilings,
         compiled_seqs=None if cfg.compiled_seqs is None else list(cfg.compiled_seqs),
-        warmup=cfg.warmup,
-        reps=cfg.reps,
-        reps_slow=cfg.reps_slow,
-        slow_ms=cfg.slow_ms,
+        plan=cfg.plan.to_dict(),
         timer=timer,
         budget_s=cfg.budget_s,
         elapsed_s=time.perf_counter() - t_start,

@@ -25,7 +25,8 @@ DEFAULT_SHARED_MEMORY_PER_BLOCK = 48 * 1024
 
 @dataclass(frozen=True)
 class KernelOccupancy:
-    """Reported and theoretical occupancy of one kernel of one result, over its launches in the active steps.
+    """Reported and theoretical occupancy of one kernel of one result with one launch configuration, over its
+    launches in the active steps (a kernel launched with two grids is two of these, as in the kernel table).
 
     Attributes:
         variant: The result's variant.
@@ -34,8 +35,8 @@ class KernelOccupancy:
         family: Its decoded family.
         launches: Launches over the active steps.
         launch_api: The call that launched it (``"mixed: ..."`` when launches differ).
-        grid: Grid of the (most common) launch.
-        block: Block of the (most common) launch.
+        grid: Grid of the launches.
+        block: Block of the launches.
         registers_per_thread: Registers per thread.
         shared_memory: Shared memory per block in bytes, static plus dynamic.
         shared_memory_default: The device's per-block shared memory without opt-in (``sharedMemPerBlock``).
@@ -100,6 +101,18 @@ class KernelOccupancy:
             return None
         grid = self.grid_percent
         return "grid" if grid is not None and grid < o.percent else o.limiter
+
+    @property
+    def limiters(self) -> tuple[str, ...]:
+        """Everything that caps occupancy: ``("grid",)`` when the grid allows less than the resources do, else every
+        resource that ties for the fewest blocks (:attr:`attnprof.occupancy.Occupancy.limiters`); ``()`` without a
+        theoretical figure."""
+        o = self.theoretical
+        if o is None:
+            return ()
+        if self.limiter == "grid":
+            return ("grid",)
+        return o.limiters or (o.limiter,)
 
 
 def kernel_occupancies(analyses: Iterable[Analysis]) -> list[KernelOccupancy]:

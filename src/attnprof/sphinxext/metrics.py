@@ -74,7 +74,7 @@ def _main_kernel(row: KernelRow, field: str, lang: str | None) -> Any:
     theo = row.theoretical
     theoretical: dict[str, Callable[[], Any]] = {
         "main_kernel_theoretical_occupancy": lambda: _pct(theo.percent),
-        "main_kernel_limiter": lambda: limiter_words(theo.limiter, lang),
+        "main_kernel_limiter": lambda: limiter_words(theo.limiters or theo.limiter, lang),
         "main_kernel_theoretical_blocks": lambda: theo.blocks_per_sm,
         "main_kernel_theoretical_warps": lambda: theo.active_warps,
         "main_kernel_regs_per_block": lambda: theo.registers_per_block,

@@ -56,7 +56,7 @@ class OccupancyTable(AttnprofDirective):
                     na if k.blocks_per_sm is None else fmt.ratio(k.blocks_per_sm),
                     reported,
                     na if k.theoretical is None else fmt.unit(fmt.ratio(k.theoretical.percent), "%"),
-                    na if k.limiter is None else limiter_words(k.limiter, lang),
+                    na if not k.limiters else limiter_words(k.limiters, lang),
                 ]
             )
         keys = ("col.variant", "col.kernel", "col.launch_api", "col.shared_memory", "col.blocks_per_sm",

@@ -67,6 +67,29 @@ class SweepDirective(AttnprofDirective):
             text = status_words(p.status, self.lang)
         return para(text, classes=["attnprof-not-run"])
 
+    def flagged(self, p: SweepPoint | None, text: str) -> str:
+        """``text`` with the unstable mark when ``p``'s samples are unstable (see :meth:`unstable_note`)."""
+        return text + self.say("scaling.unstable_mark") if p is not None and p.ok and p.unstable else text
+
+    def unstable_note(self, points: Sequence[SweepPoint]) -> list[nodes.Node]:
+        """The note that explains the unstable mark, naming each flagged point and its 10th-90th percentile range;
+        nothing when no point of ``points`` is unstable."""
+        bad = [p for p in points if p.ok and p.unstable]
+        if not bad:
+            return []
+        items = self.say("list.semi").join(
+            self.say(
+                "scaling.unstable_item",
+                variant=p.variant,
+                head_dim=p.head_dim,
+                seq=p.seq,
+                p10=self.ms(p.gpu_ms_p10),
+                p90=self.ms(p.gpu_ms_p90),
+            )
+            for p in bad
+        )
+        return [para(self.say("scaling.unstable_note", items=items), classes=["attnprof-unstable"])]
+
     def reasons(self, sw: Sweep, head_dim: int) -> list[nodes.Node]:
         """Why the points that did not run did not, grouped by variant and reason."""
         grouped: dict[tuple[str, str], list[int]] = {}
@@ -110,7 +133,9 @@ class ScalingTable(SweepDirective):
                     elif not p.ok:
                         cells.append(self.status_cell(p))
                     else:
-                        cells.append(self.na(p.metric(metric)))
+                        value = p.metric(metric)
+                        timed = metric in ("gpu_ms", "tflops")  # the figures that rest on the GPU time
+                        cells.append(self.flagged(p, self.na(value)) if timed else self.na(value))
                 body.append(cells)
             keys = ["col.variant", *(("scaling.col.seq", {"seq": s}) for s in sw.seqs)]
             title = self.caption_title(self.say("scaling.table_title", metric=metric_words, head_dim=head_dim))
@@ -120,6 +145,8 @@ class ScalingTable(SweepDirective):
                 seqs = [s for s in sw.seqs if s in sw.compiled_seqs]  # type: ignore[operator]
                 text = self.say("scaling.compiled_note", variants=", ".join(compiled), seqs=_seq_list(seqs))
                 out.append(para(text, classes=["attnprof-compiled-note"]))
+            if metric in ("gpu_ms", "tflops"):
+                out += self.unstable_note([p for p in sw.points if p.head_dim == head_dim])
             out += self.reasons(sw, head_dim)
         return out
 
@@ -149,6 +176,7 @@ class RooflineTable(SweepDirective):
         out += notes
         show_dim = len(dims) > 1
         body = []
+        shown: list[SweepPoint] = []
         for v in sw.variants:
             for head_dim in dims:
                 lead: list[Any] = [nodes.literal("", v)] + ([str(head_dim)] if show_dim else [])
@@ -160,14 +188,15 @@ class RooflineTable(SweepDirective):
                     continue
                 r = sw.roofline(p)
                 side = "compute" if r.intensity >= c.ridge else "memory"
+                shown.append(p)
                 body.append(
                     [
                         *lead,
                         str(p.seq),
-                        fmt.number(p.tflops or 0.0),
-                        self.percent(r.matmul_fraction),
+                        self.flagged(p, fmt.number(p.tflops or 0.0)),
+                        self.flagged(p, self.percent(r.matmul_fraction)),
                         fmt.number(r.intensity),
-                        self.percent(r.bandwidth_fraction),
+                        self.flagged(p, self.percent(r.bandwidth_fraction)),
                         self.say(f"scaling.side.{side}"),
                     ]
                 )
@@ -177,6 +206,7 @@ class RooflineTable(SweepDirective):
         if body:
             first_num = 2 if show_dim else 1
             out.append(self.table(keys, body, "attnprof-roofline-table", numeric=range(first_num, first_num + 5)))
+            out += self.unstable_note(shown)
         return out
 
 
@@ -192,6 +222,7 @@ class SdpaChoiceTable(SweepDirective):
         na = self.say("not_available")
         dims, out = self.head_dims(sw)
         body = []
+        shown: list[SweepPoint] = []
         for c in sw.sdpa_comparisons():
             if c.head_dim not in dims:
                 continue
@@ -200,20 +231,31 @@ class SdpaChoiceTable(SweepDirective):
                 status = status_words(auto.status if auto else "missing", self.lang)
                 pick: Any = para(self.say("scaling.auto_not_run", status=status), classes=["attnprof-not-run"])
             else:
-                pick = f"{c.pick} ({self.ms(c.auto_ms)})"
-            if c.agrees is None:
+                auto = sw.point("sdpa_auto", c.head_dim, c.seq)
+                pick = self.flagged(auto, f"{c.pick} ({self.ms(c.auto_ms)})")
+                shown.append(auto)  # type: ignore[arg-type]
+            if c.outcome is None:
                 same = na
-            elif c.agrees:
+            elif c.outcome == "yes":
                 same = self.say("scaling.yes")
             else:
-                same = self.say("scaling.no_slower", percent=self.percent(c.pick_slowdown))
-            fastest = f"{c.fastest_backend} ({self.ms(c.fastest_backend_ms)})" if c.fastest_backend else na
-            overall = f"{c.fastest_variant} ({self.ms(c.fastest_variant_ms)})" if c.fastest_variant else na
+                key = "scaling.no_slower" if c.outcome == "no" else "scaling.tie"
+                same = self.say(key, percent=self.percent(c.pick_slowdown))
+            fastest, overall = na, na
+            if c.fastest_backend:
+                p = sw.point(c.fastest_backend, c.head_dim, c.seq)
+                shown.append(p)  # type: ignore[arg-type]
+                fastest = self.flagged(p, f"{c.fastest_backend} ({self.ms(c.fastest_backend_ms)})")
+            if c.fastest_variant:
+                p = sw.point(c.fastest_variant, c.head_dim, c.seq)
+                shown.append(p)  # type: ignore[arg-type]
+                overall = self.flagged(p, f"{c.fastest_variant} ({self.ms(c.fastest_variant_ms)})")
             body.append([str(c.head_dim), str(c.seq), pick, fastest, same, overall])
         if body:
             keys = ["scaling.col.head_dim", "scaling.col.seq_plain", "scaling.col.pick",
                     "scaling.col.fastest_backend", "scaling.col.agrees", "scaling.col.fastest_variant"]  # fmt: skip
             out.append(self.table(keys, body, "attnprof-sdpa-choice-table", numeric=(0, 1)))
+            out += self.unstable_note(list({id(p): p for p in shown if p is not None}.values()))
         out += self.cpu_bound(sw, dims)
         return out
 

@@ -22,6 +22,7 @@ from sphinx.application import Sphinx
 
 from .. import fmt
 from ..analysis import Analysis, cpu_cost
+from ..noise import Figure
 from ..results import CpuCosts
 from ..variants import VARIANTS
 from .nodes import TABLE_OPTIONS, AttnprofDirective, Span, limiter_words, not_run_note, para, status_words
@@ -58,6 +59,8 @@ class KernelTable(AttnprofDirective):
                 para(nodes.strong("", r.info.short or r.name)),
                 para(nodes.literal("", r.name), classes=["attnprof-fullname"]),
             ]
+            if r.configs > 1:
+                name_cell.append(para(self.say("kernel.configs", n=r.configs), classes=["attnprof-configs"]))
             body.append(
                 [
                     name_cell,
@@ -73,7 +76,7 @@ class KernelTable(AttnprofDirective):
                     if theo is None
                     else fmt.unit(fmt.ratio(theo.percent), "%")
                     # at full occupancy no resource limits anything worth naming
-                    + (f" ({limiter_words(theo.limiter, lang)})" if theo.percent < 100 else ""),
+                    + (f" ({limiter_words(theo.limiters or theo.limiter, lang)})" if theo.percent < 100 else ""),
                 ]
             )
         keys = ("col.kernel", "col.family", "col.per_step", "col.avg_us", "col.launch_api", "col.registers",
@@ -146,10 +149,11 @@ class _VariantTable(AttnprofDirective):
 
 
 class CompareTable(_VariantTable):
-    """``compare-table [VARIANT ...]``: the at-a-glance table."""
+    """``compare-table [VARIANT ...]``: the at-a-glance table (every figure from the variant's own run; see
+    :class:`attnprof.analysis.SummaryRow` for what each is)."""
 
-    columns = ("col.activities_per_step", "col.kernels_per_step", "col.gpu_ms", "col.cpu_us", "col.dispatch_us",
-               "col.tflops", "col.peak_mib", "col.main_kernel")  # fmt: skip
+    columns = ("col.activities_per_step", "col.kernels_per_step", "col.gpu_ms", "col.cpu_step_us",
+               "col.dispatch_us", "col.tflops", "col.peak_mib", "col.main_kernel")  # fmt: skip
     numeric = (1, 2, 3, 4, 5, 6, 7)
     table_class = "attnprof-compare-table"
 
@@ -170,23 +174,39 @@ class CompareTable(_VariantTable):
 class CpuCostTable(_VariantTable):
     """``cpu-cost-table [VARIANT ...]``: the CPU side of a call, with and without the profiler.
 
-    Columns (from :func:`attnprof.analysis.cpu_cost`): CPU events recorded per step, profiled CPU time of the
-    annotated call, dispatch cost measured without the profiler, the share of the profiled time the profiler adds,
-    and the cost of entering and leaving the backend-forcing context alone.
+    Columns (from :func:`attnprof.analysis.cpu_cost`): CPU events recorded per step, the CPU time of the annotated
+    call with the profiler, the dispatch cost measured without it, the share of the profiled time the profiler
+    adds, and the cost of entering and leaving the backend-forcing context alone. With the build's side-by-side
+    measurement the figures are its medians over the rounds, with their confidence intervals, under the
+    side-by-side labels; without it they are each variant's own-run figures, under the labels those have
+    everywhere else (one label, one definition).
     """
 
-    columns = ("col.cpu_events", "col.cpu_us", "col.dispatch_us", "col.profiler_share", "col.context_us")
     numeric = (1, 2, 3, 4, 5)
     table_class = "attnprof-cpu-cost-table"
     measured: CpuCosts | None = None
 
     def run(self) -> list[nodes.Node]:
         self.measured = self.cpu_costs()
-        out = super().run()
         if self.measured is not None:
+            self.columns = ("col.cpu_events", "col.profiled_side_us", "col.dispatch_side_us", "col.profiler_share",
+                            "col.context_side_us")  # fmt: skip
             note = self.say("cpu_costs.interleaved", rounds=self.measured.rounds)
-            out.insert(1, para(note, classes=["attnprof-table-note"]))
+        else:
+            self.columns = ("col.cpu_events", "col.cpu_step_us", "col.dispatch_us", "col.profiler_share",
+                            "col.context_own_us")  # fmt: skip
+            note = self.say("cpu_costs.own_runs")
+        out = super().run()
+        out.insert(1, para(note, classes=["attnprof-table-note"]))
         return out
+
+    def band(self, f: Figure | None) -> str:
+        """``90.2 (88.9–93.1)`` with the side-by-side measurement; the median alone otherwise."""
+        if f is None:
+            return self.say("not_available")
+        if self.measured is None:
+            return fmt.number(f.median)
+        return self.say("figure.band", median=fmt.number(f.median), lo=fmt.number(f.lo), hi=fmt.number(f.hi))
 
     def cells(self, a: Analysis) -> list[Any]:
         row = self.measured.row(a.variant) if self.measured is not None else None
@@ -195,10 +215,10 @@ class CpuCostTable(_VariantTable):
         events = sum(len(s.cpu_ops) for s in steps) / len(steps) if steps else None
         return [
             self.na(events, fmt.count),
-            self.na(cost.profiled_us),
-            self.na(cost.dispatch_us),
+            self.band(cost.profiled),
+            self.band(cost.dispatch),
             self.na(cost.profiler_share, lambda f: fmt.unit(f"{100 * f:.0f}", "%")),
-            self.na(cost.context_us),
+            self.band(cost.context),
         ]
 
 

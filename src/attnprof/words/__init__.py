@@ -15,6 +15,7 @@ every language of :data:`LANGUAGES` (a test checks it). ``{placeholders}`` are f
 from __future__ import annotations
 
 import string
+from collections.abc import Sequence
 
 from . import claims as _claims
 from . import site as _site
@@ -71,6 +72,15 @@ def text_or(key: str, fallback: str, lang: str | None = None) -> str:
     """:func:`text` of ``key`` when the table has it, else ``fallback`` unchanged (a status or limiter the table
     has no words for is shown as recorded)."""
     return text(key, lang) if key in TABLE else fallback
+
+
+def limiters(names: Sequence[str], lang: str | None = None) -> str:
+    """Occupancy limiters in words, every one of them: ``("registers", "shared memory")`` -> ``registers and shared
+    memory`` (``レジスタと共有メモリ``); three or more are listed with commas before the last "and"."""
+    parts = [text_or(f"limiter.{n}", n, lang) for n in names]
+    if len(parts) < 2:
+        return "".join(parts)
+    return text("limiter.sep", lang).join(parts[:-1]) + text("limiter.and", lang) + parts[-1]
 
 
 def placeholders(key: str, lang: str) -> set[str]:

@@ -27,6 +27,15 @@ CLAIMS: dict[str, dict[str, str]] = {
     },
     "what.gpu_time": {"en": "the GPU time without the profiler", "ja": "プロファイラなしの GPU 時間"},
     "what.dispatch": {"en": "the dispatch cost without the profiler", "ja": "プロファイラなしのディスパッチコスト"},
+    "what.profiled_cpu": {"en": "the profiled CPU time", "ja": "プロファイル下の CPU 時間"},
+    "tie.between": {"en": "too close to call between {names}", "ja": "{names} は僅差で判定できない"},
+    "tie.band": {"en": "{name} {lo}–{hi} {unit}", "ja": "{name} {lo}–{hi} {unit}"},
+    "tie.detail": {
+        "en": "The noise bands overlap: {bands} (each band is the 95% confidence interval of the median, widened to "
+        "at least ±{floor}% of it).",
+        "ja": "ノイズ幅が重なっています: {bands} (各ノイズ幅は中央値の 95% 信頼区間で、少なくとも中央値の ±{floor}% "
+        "まで広げています)。",
+    },
     "unknown_reason": {"en": "no reason recorded", "ja": "理由の記録なし"},
     "not_recorded": {"en": "not recorded", "ja": "記録なし"},
     "none": {"en": "none", "ja": "なし"},
@@ -276,16 +285,29 @@ CLAIMS: dict[str, dict[str, str]] = {
         "ja": "フォワードあたり CPU 時間: efficient 117 µs、flash 138 µs、cuDNN 214 µs。SDPA の自己時間は全体の 26%",
     },
     "C16.measured": {
-        "en": "profiled CPU time: efficient {efficient}, flash {flash}, cuDNN {cudnn} µs (largest: {largest}); "
-        "cuDNN's scaled_dot_product_attention self time {share}% of it vs 26%",
-        "ja": "プロファイル下の CPU 時間: efficient {efficient}、flash {flash}、cuDNN {cudnn} µs (最大: {largest})。"
-        "cuDNN の scaled_dot_product_attention の自己時間はその {share}%、公表値 26%",
+        "en": "{what}: efficient {efficient}, flash {flash}, cuDNN {cudnn} µs (largest: {largest}); in cuDNN's "
+        "profiled steps, scaled_dot_product_attention's self time is {share}% of the CPU time vs 26%",
+        "ja": "{what}: efficient {efficient}、flash {flash}、cuDNN {cudnn} µs (最大: {largest})。cuDNN の"
+        "プロファイル下のステップでは、scaled_dot_product_attention の自己時間が CPU 時間の {share}%、公表値 26%",
+    },
+    "C16.basis.side_by_side": {
+        "en": "profiled CPU time per call, side by side",
+        "ja": "横並び計測のプロファイル下の呼び出しあたり CPU 時間",
+    },
+    "C16.basis.steps": {
+        "en": "CPU time per profiled step",
+        "ja": "プロファイル下のステップあたり CPU 時間",
     },
     "C16.detail.dispatch": {
-        "en": "Without the profiler (dispatch cost): efficient {efficient}, flash {flash}, cuDNN {cudnn} µs "
-        "(largest: {largest}). cuDNN costs the most CPU {parts}.",
-        "ja": "プロファイラなし (ディスパッチコスト): efficient {efficient}、flash {flash}、cuDNN {cudnn} µs "
-        "(最大: {largest})。cuDNN の CPU コストが最大なのは{parts}。",
+        "en": "Without the profiler ({what}): efficient {efficient}, flash {flash}, cuDNN {cudnn} µs "
+        "(largest: {largest}).",
+        "ja": "プロファイラなし ({what}): efficient {efficient}、flash {flash}、cuDNN {cudnn} µs (最大: {largest})。",
+    },
+    "C16.dispatch.side_by_side": {"en": "dispatch cost, side by side", "ja": "横並び計測のディスパッチコスト"},
+    "C16.dispatch.own": {"en": "dispatch cost", "ja": "ディスパッチコスト"},
+    "C16.detail.conclusion": {
+        "en": "cuDNN costs the most CPU {parts}.",
+        "ja": "cuDNN の CPU コストが最大なのは{parts}。",
     },
     "C16.parts.both": {
         "en": "with and without the profiler",
@@ -303,6 +325,15 @@ CLAIMS: dict[str, dict[str, str]] = {
         "en": "neither with nor without the profiler",
         "ja": "プロファイラありでもなしでもありません",
     },
+    "C16.detail.undecided": {
+        "en": "Whether the profiler changes the ordering cannot be said on this build: the figures {where} are too "
+        "close to call.",
+        "ja": "プロファイラが順位を変えるかどうかは、このビルドでは判断できません。{where}の数値が僅差で判定できない"
+        "ためです。",
+    },
+    "C16.where.with": {"en": "with the profiler", "ja": "プロファイラあり"},
+    "C16.where.without": {"en": "without the profiler", "ja": "プロファイラなし"},
+    "C16.where.both": {"en": "with and without the profiler", "ja": "プロファイラありとなしの両方"},
     "C16.detail.no_dispatch": {
         "en": "Whether the ordering survives without the profiler cannot be said: {reason}.",
         "ja": "プロファイラなしでも順位が保たれるかは判断できません: {reason}。",
@@ -329,6 +360,17 @@ CLAIMS: dict[str, dict[str, str]] = {
         "ja": "cuDNN のディスパッチコストが flash を上回らないため、CPU オーバーヘッドの前提がここでは成り立たない",
     },
     "C17.detail.fail": {"en": "Differs because {parts}.", "ja": "相違の理由: {parts}。"},
+    "C17.tie.choice": {
+        "en": "SDPA's own choice is too close to the limit of 10% slower than the fastest forced backend to say on "
+        "which side of it it lies.",
+        "ja": "SDPA 自身の選択は、強制した最速バックエンドより 10% 遅いという境界に近すぎて、"
+        "どちら側か判定できません。",
+    },
+    "C17.tie.premise": {
+        "en": "cuDNN's and flash's dispatch costs are too close to call.",
+        "ja": "cuDNN と flash のディスパッチコストは僅差で判定できません。",
+    },
+    "C17.limit": {"en": "1.1 × {fastest}", "ja": "{fastest} の 1.1 倍"},
     "C17.detail.and": {"en": "; and ", "ja": "。また、"},
     "C17.detail.ok": {
         "en": "Both parts hold: SDPA's choice is within 10% of the fastest forced backend, and cuDNN costs more "

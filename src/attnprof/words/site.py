@@ -22,14 +22,28 @@ SITE: dict[str, dict[str, str]] = {
     "col.activities_per_step": {"en": "GPU activities per step", "ja": "ステップあたり GPU アクティビティ数"},
     "col.kernels_per_step": {"en": "Kernels per step", "ja": "ステップあたりカーネル数"},
     "col.gpu_ms": {"en": "GPU time per forward (median, ms)", "ja": "フォワード 1 回の GPU 時間 (中央値, ms)"},
-    "col.cpu_us": {"en": "Profiled CPU time (µs)", "ja": "プロファイル下の CPU 時間 (µs)"},
-    "col.dispatch_us": {"en": "Dispatch cost (µs)", "ja": "ディスパッチコスト (µs)"},
+    # One label, one definition (defined on the methodology page): a figure of the variant's own run, and the same
+    # kind of figure from the side-by-side measurement, carry different labels.
+    "col.cpu_step_us": {
+        "en": "CPU time per profiled step (median, µs)",
+        "ja": "プロファイル下のステップあたり CPU 時間 (中央値, µs)",
+    },
+    "col.dispatch_us": {"en": "Dispatch cost (median, µs)", "ja": "ディスパッチコスト (中央値, µs)"},
+    "col.context_own_us": {"en": "Context alone (median, µs)", "ja": "強制コンテキストのみ (中央値, µs)"},
+    "col.profiled_side_us": {
+        "en": "Profiled CPU time per call, side by side (µs)",
+        "ja": "横並び計測: プロファイル下の呼び出しあたり CPU 時間 (µs)",
+    },
+    "col.dispatch_side_us": {"en": "Dispatch cost, side by side (µs)", "ja": "横並び計測: ディスパッチコスト (µs)"},
     "col.tflops": {"en": "TFLOP/s", "ja": "TFLOP/s"},
     "col.peak_mib": {"en": "Peak extra memory (MiB)", "ja": "追加メモリのピーク (MiB)"},
     "col.main_kernel": {"en": "Main kernel", "ja": "主カーネル"},
     "col.cpu_events": {"en": "CPU events per step", "ja": "ステップあたり CPU イベント数"},
     "col.profiler_share": {"en": "Added by the profiler", "ja": "プロファイラによる増分"},
-    "col.context_us": {"en": "Context alone (µs)", "ja": "強制コンテキストのみ (µs)"},
+    "col.context_side_us": {
+        "en": "Context alone, side by side (µs)",
+        "ja": "横並び計測: 強制コンテキストのみ (µs)",
+    },
     "col.reveals": {"en": "What the trace reveals", "ja": "トレースからわかること"},
     # --- claims table ---
     "col.claim": {"en": "Claim", "ja": "主張"},
@@ -39,6 +53,7 @@ SITE: dict[str, dict[str, str]] = {
     "col.verdict": {"en": "Verdict", "ja": "判定"},
     "verdict.holds": {"en": "holds", "ja": "成立"},
     "verdict.differs": {"en": "differs", "ja": "相違"},
+    "verdict.tie": {"en": "too close to call on this build", "ja": "僅差で判定できない"},
     "verdict.unmeasurable": {"en": "not measurable here", "ja": "この環境では測定不可"},
     # --- occupancy tables ---
     "col.blocks_per_sm": {"en": "Grid blocks per SM", "ja": "SM あたりのグリッドブロック数"},
@@ -120,14 +135,29 @@ SITE: dict[str, dict[str, str]] = {
     "limiter.threads": {"en": "threads", "ja": "スレッド数"},
     "limiter.blocks per SM": {"en": "blocks per SM", "ja": "SM あたりブロック数"},
     "limiter.grid": {"en": "the grid", "ja": "グリッド"},
+    "limiter.and": {"en": " and ", "ja": "と"},
+    "limiter.sep": {"en": ", ", "ja": "、"},
     # --- timeline ---
     "timeline.download": {"en": "Download the raw trace", "ja": "元のトレースをダウンロード"},
     "cpu_costs.interleaved": {
         "en": "CPU figures: medians of {rounds} rounds in which every backend above was measured in turn, so that "
-        "they share the machine's conditions; CPU events per step come from each backend's own profiled run.",
+        "they share the machine's conditions, each with the 95% confidence interval of that median over the rounds "
+        "in brackets; CPU events per step come from each backend's own profiled run.",
         "ja": "CPU の数値: 上のバックエンドを順番に計測する周回を {rounds} 回繰り返した中央値です "
-        "(全バックエンドが同じマシン状態で計測されます)。ステップあたりの CPU イベント数は"
-        "各バックエンド自身のプロファイル実行から取っています。",
+        "(全バックエンドが同じマシン状態で計測されます)。括弧内は周回にわたる中央値の 95% 信頼区間です。"
+        "ステップあたりの CPU イベント数は各バックエンド自身のプロファイル実行から取っています。",
+    },
+    "cpu_costs.own_runs": {
+        "en": "This build has no side-by-side measurement: CPU figures come from each backend's own run, measured "
+        "minutes apart, so differences between the rows may be drift of the machine rather than of the backends.",
+        "ja": "このビルドには横並び計測がないため、CPU の数値は各バックエンド自身の実行 (数分の間隔をおいた計測) "
+        "から取っています。行の間の差は、バックエンドの差ではなくマシンの状態の揺れかもしれません。",
+    },
+    "figure.band": {"en": "{median} ({lo}–{hi})", "ja": "{median} ({lo}–{hi})"},
+    # --- kernel rows of one name with several launch configurations ---
+    "kernel.configs": {
+        "en": "launched with {n} configurations: one row each",
+        "ja": "{n} 通りの起動構成で起動 (構成ごとに 1 行)",
     },
     "timeline.row.cpu": {"en": "CPU, depth {depth}", "ja": "CPU (深さ {depth})"},
     "timeline.row.runtime": {"en": "CUDA runtime / driver", "ja": "CUDA ランタイム / ドライバ"},
@@ -252,6 +282,21 @@ SITE: dict[str, dict[str, str]] = {
     "scaling.col.fastest_variant": {"en": "Fastest variant", "ja": "最速のバリアント"},
     "scaling.yes": {"en": "yes", "ja": "はい"},
     "scaling.no_slower": {"en": "no: the pick is {percent} slower", "ja": "いいえ: 選択は {percent} 遅い"},
+    "scaling.tie": {
+        "en": "too close to call: the pick is {percent} slower, within the noise",
+        "ja": "僅差で判定できない: 選択は {percent} 遅いが、ノイズの範囲内",
+    },
+    "scaling.unstable_mark": {"en": "†", "ja": "†"},
+    "scaling.unstable_note": {
+        "en": "† Unstable: the timed calls spread by more than 10% (10th to 90th percentile) even when measured a "
+        "second time, so the median stands for no single time; read these points with care: {items}.",
+        "ja": "† 不安定: 2 回目の計測でも、計時した呼び出しのばらつき (10 パーセンタイルから 90 パーセンタイル) が "
+        "10% を超えたため、中央値は 1 つの時間を表していません。これらの点は注意して読んでください: {items}。",
+    },
+    "scaling.unstable_item": {
+        "en": "{variant} at head_dim {head_dim}, seq {seq} ({p10}–{p90})",
+        "ja": "{variant} (head_dim {head_dim}、seq {seq}: {p10}–{p90})",
+    },
     "scaling.auto_not_run": {"en": "sdpa_auto did not run ({status})", "ja": "sdpa_auto は実行されず ({status})"},
     "scaling.cpu_bound_intro": {
         "en": "CPU-bound points, where issuing the call takes the CPU longer than the GPU needs to run it:",

@@ -1,0 +1,145 @@
+"""Compare the claims' verdicts of two builds: the repeatability gate.
+
+Usage::
+
+    python scripts/compare_verdicts.py RESULTS_A RESULTS_B [--language en]
+
+``RESULTS_A`` and ``RESULTS_B`` are the result folders of two builds (``_build/results`` of each; a built site's
+folder ``<site>/results`` works too when it holds the result files). For every claim this prints the verdict of
+both builds and the figures the claim's rule compared, each with its interval, so that a reader sees how close a
+verdict came to flipping; then, for the shape the variant pages and the sweep share, each variant's GPU time on its
+page against its sweep point, in both builds.
+
+Exit status: 0 when every verdict is the same in both builds, 1 when one differs (a verdict that flips between two
+builds of one machine is a bug in its rule), 2 for bad arguments. Imports no torch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from attnprof import analysis, claims, results, sweep, variants
+from attnprof.analysis import Analysis
+from attnprof.noise import Figure
+from attnprof.results import CpuCosts
+from attnprof.sweep import Sweep
+
+
+@dataclass
+class Build:
+    """What one build's result folder holds."""
+
+    folder: Path
+    analyses: dict[str, Analysis]
+    cpu: CpuCosts | None
+    sweep: Sweep | None
+
+
+def load_build(folder: Path) -> Build:
+    """The analysed results (one per variant: the first that ran, CUDA first), the CPU costs and the sweep.
+
+    Raises:
+        SystemExit: (status 2) when the folder does not exist or holds no result.
+    """
+    if not folder.is_dir():
+        raise SystemExit(f"compare_verdicts: no such folder {str(folder)!r}; give the result folders of two builds")
+    picked: dict[str, Analysis] = {}
+    for variant in variants.VARIANTS:
+        for path in results.find(folder, variant):
+            try:
+                a = analysis.analyse(results.load(path))
+            except results.StaleResultError as exc:
+                raise SystemExit(f"compare_verdicts: {path}: {exc}") from None
+            if variant not in picked or (a.result.ok and not picked[variant].result.ok):
+                picked[variant] = a
+    if not picked:
+        raise SystemExit(f"compare_verdicts: no result files in {str(folder)!r}")
+    cost_path = results.find_cpu_costs(folder)
+    cpu = results.load_cpu_costs(cost_path) if cost_path is not None else None
+    sweep_path = next((folder / sweep.filename(d) for d in ("cuda", "cpu") if (folder / sweep.filename(d)).exists()),
+                      None)  # fmt: skip
+    return Build(folder, picked, cpu, sweep.load(sweep_path) if sweep_path is not None else None)
+
+
+def _figure(f: Figure | None) -> str:
+    if f is None:
+        return "-"
+    return f"{f.median:.4g} [{f.lo:.4g}, {f.hi:.4g}]" + (f" n={f.n}" if f.n else "")
+
+
+def compare_claims(a: Build, b: Build, language: str) -> tuple[list[str], list[str]]:
+    """The report lines, and the ids of the claims whose verdicts differ."""
+    va = {v.claim: v for v in claims.check_all(a.analyses, language, a.cpu)}
+    vb = {v.claim: v for v in claims.check_all(b.analyses, language, b.cpu)}
+    lines, flipped = [], []
+    for claim_id in claims.CLAIMS:
+        x, y = va[claim_id], vb[claim_id]
+        same = x.verdict == y.verdict
+        if not same:
+            flipped.append(claim_id)
+        lines.append(f"{claim_id:<4} A: {x.verdict:<13} B: {y.verdict:<13} {'same' if same else 'DIFFERS'}")
+        fa, fb = dict(x.figures), dict(y.figures)
+        for label in dict.fromkeys([*fa, *fb]):
+            lines.append(f"       {label:<32} A {_figure(fa.get(label)):<36} B {_figure(fb.get(label))}")
+        if not same:
+            lines.append(f"       A: {x.measured} {x.detail} {x.reason}".rstrip())
+            lines.append(f"       B: {y.measured} {y.detail} {y.reason}".rstrip())
+    return lines, flipped
+
+
+def sweep_against_pages(build: Build) -> list[str]:
+    """Each variant's GPU time on its page against its sweep point at the same shape (the same timer and plan, so
+    they should agree within the noise: the target is 3% on the H200)."""
+    sw = build.sweep
+    if sw is None:
+        return ["  no sweep in this build"]
+    lines = []
+    for name, a in build.analyses.items():
+        r = a.result
+        t = r.timing
+        if not r.ok or t is None or r.shape[:2] != [sw.batch, sw.heads] or r.dtype != sw.dtype:
+            continue
+        p = sw.point(name, r.shape[3], r.shape[2])
+        if p is None or not p.ok or p.gpu_ms is None:
+            continue
+        diff = p.gpu_ms / t.gpu_ms_median - 1
+        flags = " unstable" if p.unstable or t.unstable else ""
+        lines.append(
+            f"  {name:<15} page {t.gpu_ms_median:.4f} ms [{t.gpu.lo:.4f}, {t.gpu.hi:.4f}]  sweep {p.gpu_ms:.4f} ms "
+            f"[{p.gpu.lo:.4f}, {p.gpu.hi:.4f}]  {100 * diff:+.1f}%{flags}"  # type: ignore[union-attr]
+        )
+    return lines or ["  no variant page shares a shape with the sweep"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("results_a", type=Path, help="result folder of the first build")
+    parser.add_argument("results_b", type=Path, help="result folder of the second build")
+    parser.add_argument("--language", default="en", choices=["en", "ja"], help="language of the verdict texts")
+    args = parser.parse_args(argv)
+    try:
+        a, b = load_build(args.results_a), load_build(args.results_b)
+    except SystemExit as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    print(f"A: {a.folder} ({a.analyses[next(iter(a.analyses))].result.environment.device_name})")
+    print(f"B: {b.folder} ({b.analyses[next(iter(b.analyses))].result.environment.device_name})")
+    print(f"CPU costs side by side: A {'yes' if a.cpu else 'no'}, B {'yes' if b.cpu else 'no'}\n")
+    lines, flipped = compare_claims(a, b, args.language)
+    print("\n".join(lines))
+    for name, build in (("A", a), ("B", b)):
+        print(f"\nGPU time per forward, page against sweep, build {name}:")
+        print("\n".join(sweep_against_pages(build)))
+    if flipped:
+        print(f"\n{len(flipped)} of {len(claims.CLAIMS)} verdicts differ between the builds: {', '.join(flipped)}")
+        return 1
+    print(f"\nall {len(claims.CLAIMS)} verdicts agree")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
