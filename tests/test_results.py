@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from attnprof import results
+from attnprof import files, results
 from attnprof.results import CpuOp, Environment, GpuActivity, Result, StepTrace, Timing
 
 
@@ -60,10 +60,10 @@ def test_other_schema_version_is_refused(tmp_path):
     data["schema_version"] = 0
     p = tmp_path / "old.json"
     p.write_text(json.dumps(data))
-    with pytest.raises(results.StaleResultError, match="schema version 0 is not the supported version 1"):
+    with pytest.raises(results.StaleResultError, match="schema version 0 is not the supported version 2"):
         results.load(p)
     p.write_text("{not json")
-    with pytest.raises(results.StaleResultError, match="not valid JSON"):
+    with pytest.raises(files.UnreadableFile, match="not valid JSON"):
         results.load(p)
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from attnprof import inputs, report, results, sweep, sweeprun, variants
+from attnprof import files, inputs, report, sweep, sweeprun, variants
 from attnprof.sweep import Sweep, SweepPoint
 from helpers import H200_CEILINGS, h200_sweep
 
@@ -77,7 +77,9 @@ def test_larger_sequences_are_marked_oom_without_running(monkeypatch):
     _fake_variant(monkeypatch, "hungry", 64, torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 9 GiB"))
     ran = []
     real = sweeprun._run_point
-    monkeypatch.setattr(sweeprun, "_run_point", lambda cfg, v, s, d, sl: ran.append(s) or real(cfg, v, s, d, sl))
+    monkeypatch.setattr(
+        sweeprun, "_run_point", lambda cfg, v, s, d, sl, **kw: ran.append(s) or real(cfg, v, s, d, sl, **kw)
+    )
     s = sweeprun.run_sweep(sweeprun.make_config(["hungry"], [32, 64, 128, 256], [16], **TINY))
     assert [(p.seq, p.status) for p in s.points] == [(32, "ok"), (64, "oom"), (128, "oom"), (256, "oom")]
     assert "Tried to allocate 9 GiB" in s.points[1].reason
@@ -192,7 +194,7 @@ def test_round_trip_with_ceilings(tmp_path):
 def test_stale_or_foreign_files_are_refused(tmp_path, content):
     path = tmp_path / "sweep__cuda.json"
     path.write_text(content)
-    with pytest.raises(results.StaleResultError):
+    with pytest.raises(files.UnreadableFile, match=r"sweep__cuda\.json"):
         sweep.load(path)
 
 

@@ -79,8 +79,10 @@ def summary(result: Result | Analysis) -> str:
         lines.append(
             f"  without profiler: {t.gpu_ms_median:.3f} ms per forward (median of {t.repetitions}, {timer}), "
             f"dispatch {t.dispatch_us_median:.0f} us, {t.tflops:.1f} TFLOP/s, "
-            f"peak extra {_fmt(r.peak_mib, '.0f', 'n/a')} MiB, rel. error {t.rel_error:.1e}"
+            f"peak extra {_fmt(r.peak_mib, '.0f', 'n/a')} MiB, rel. error {_fmt(t.rel_error, '.1e', 'n/a')}"
         )
+    if result.reference_check not in (None, "ok"):
+        lines.append(f"  reference check {result.reference_check}: {result.reference_reason}")
     return "\n".join(lines)
 
 
