@@ -7,9 +7,10 @@ of the dtype), plus, for a variant that materialises the scores, :attr:`~attnpro
 The float64 reference check (:func:`reference_bytes`) holds float64 copies of the inputs and the output and three
 float64 score matrices at its peak. Measured peaks on the CPU (``ru_maxrss``) are within 10 % of these.
 
-Time, on the CPU only (:func:`call_seconds`): the naive code is timed once at a small shape in the run's dtype
-(a few milliseconds, once per process), scaled by the number of score elements and the head dimension, and by a
-rough factor for the kind of variant. It is an estimate good to a factor of a few: the commands show it as
+Time, on the CPU only (:func:`call_seconds`): the number of score elements times ``head_dim / 64`` times a cost per
+element and dtype (:data:`NAIVE_NS_PER_ELEMENT`, measured for the naive code on one core), shared by the cores
+this process may use, and a rough factor for the kind of variant. It is an estimate good to a factor of a few
+(it is not measured on this machine, so that it is the same every time and costs nothing): the commands show it as
 "about", use it for progress, and refuse only runs estimated at over an hour.
 
 What the machine has (:func:`available`): on the CPU the memory the kernel says is available without swapping
@@ -19,14 +20,13 @@ PyTorch's allocator holds unused.
 
 from __future__ import annotations
 
-import functools
-import time
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import variants
-from .inputs import Setup, element_bytes
+from .inputs import Setup, canonical_dtype, element_bytes
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -42,12 +42,13 @@ TIMED_CALLS, TIMED_BUDGET_S = 15, 0.25
 PROFILE_OVERHEAD_S = 0.5
 #: Time of a variant's call relative to the naive code's, by kind: fused kernels never write the score matrix.
 FUSED_FACTOR, FLOAT32_SCORES_FACTOR = 0.3, 1.5
-#: The float64 reference relative to the naive code in the run's dtype.
-REFERENCE_FACTOR = 4.0
+#: The float64 reference relative to the naive code in float64 (it also makes float64 copies and the error).
+REFERENCE_FACTOR = 1.5
+#: Time of the naive code per score element (``B * H * S * S``) at head_dim 64 on one CPU core, nanoseconds
+#: (2-core x86 machine, torch 2.13: about 0.8 s per call at [8, 16, 1024, 64] in float32 and bfloat16).
+NAIVE_NS_PER_ELEMENT = {"float32": 12.0, "bfloat16": 11.0, "float16": 60.0, "float64": 25.0}
 #: A first call that compiles (``torch.compile`` with a C++ compiler on the CPU), seconds.
 COMPILE_S = 30.0
-#: The shape the naive code is timed at to calibrate :func:`call_seconds`.
-CALIBRATION_SHAPE = (1, 4, 256, 64)
 
 
 class TooCostly(ValueError):
@@ -151,43 +152,33 @@ def available(device: str) -> Limit | None:
 # --- time on the CPU ------------------------------------------------------------------------------------------------
 
 
-@functools.cache
-def _calibration_s(dtype: str) -> float:
-    """Fastest of a few calls of the naive code at :data:`CALIBRATION_SHAPE` in ``dtype`` on the CPU, seconds."""
-    import torch
-
-    from .inputs import make_inputs, make_setup
-
-    setup = make_setup(CALIBRATION_SHAPE, dtype, "cpu")
-    q, k, v = make_inputs(setup)
-    fn = variants.get("naive").build(setup.shape[2], "cpu")
-    best = float("inf")
-    with torch.no_grad():
-        fn(q, k, v)
-        for _ in range(3):
-            t0 = time.perf_counter()
-            fn(q, k, v)
-            best = min(best, time.perf_counter() - t0)
-    return best
+def cpu_threads() -> int:
+    """The CPU cores this process may run on (PyTorch's intra-op threads use them)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not on Linux
+        return max(1, os.cpu_count() or 1)
 
 
-def _work(shape: Iterable[int]) -> float:
+def _naive_seconds(shape: Iterable[int], dtype: str) -> float:
+    """The naive code's time for one call at ``shape``: score elements x head_dim/64 x a cost per element."""
     b, h, s, d = (int(x) for x in shape)
-    return float(b) * h * s * s * max(d, 16)
+    per_element = NAIVE_NS_PER_ELEMENT[canonical_dtype(dtype)] * 1e-9 * max(d, 16) / 64
+    return float(b) * h * s * s * per_element / cpu_threads()
 
 
 def call_seconds(variant: str, shape: Iterable[int], dtype: str) -> float:
     """Estimated time of one call of ``variant`` on the CPU (see the module docstring)."""
     v = variants.get(variant)
-    naive = _calibration_s(dtype) * _work(shape) / _work(CALIBRATION_SHAPE)
+    naive = _naive_seconds(shape, dtype)
     if not v.materializes_scores:
         return naive * FUSED_FACTOR
     return naive * (FLOAT32_SCORES_FACTOR if v.scores_in_float32 else 1.0)
 
 
-def reference_seconds(shape: Iterable[int], dtype: str) -> float:
+def reference_seconds(shape: Iterable[int]) -> float:
     """Estimated time of the float64 reference check on the CPU."""
-    return _calibration_s(dtype) * _work(shape) / _work(CALIBRATION_SHAPE) * REFERENCE_FACTOR
+    return _naive_seconds(shape, "float64") * REFERENCE_FACTOR
 
 
 def profile_seconds(variant: str, shape: Iterable[int], dtype: str, *, reference: bool = True) -> float:
@@ -195,7 +186,7 @@ def profile_seconds(variant: str, shape: Iterable[int], dtype: str, *, reference
     call = call_seconds(variant, shape, dtype)
     total = UNTIMED_CALLS * call + max(TIMED_CALLS * call, TIMED_BUDGET_S) + PROFILE_OVERHEAD_S
     if reference:
-        total += reference_seconds(shape, dtype)
+        total += reference_seconds(shape)
     if variants.get(variant).compiled:
         total += COMPILE_S
     return total
