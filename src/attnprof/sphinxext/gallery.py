@@ -98,7 +98,8 @@ def missing_outputs(patterns: list[str], results_dir: Path) -> list[str]:
 def fix_for(config: Config, srcdir: str | os.PathLike[str], path: Path) -> str:
     """How to make the result file ``path`` anew, for a warning: delete it and build again (naming the script that
     writes it), or run that script by hand."""
-    script = script_for(config, srcdir, path.name)
+    name = path.name.removesuffix(".trace.json.gz") + ".json" if path.name.endswith(".trace.json.gz") else path.name
+    script = script_for(config, srcdir, name)  # a trace is written with its result
     if script is None:
         return "delete it and run again the script that wrote it"
     results_dir = path.parent
