@@ -53,3 +53,14 @@ def test_a_swallowed_sigint_is_still_counted_and_raised_again():
         with pytest.raises(KeyboardInterrupt):
             measure.reraise_interrupt(RuntimeError("what the library raised next"), seen)
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_an_interrupt_during_torchs_import_is_held_until_the_import_is_done():
+    done = []
+    with pytest.raises(KeyboardInterrupt), measure.deferred_interrupts():
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.2)  # would be interrupted at once without the hold
+        done.append("the block finished")
+    assert done == ["the block finished"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    measure.import_torch()  # nothing held, nothing raised

@@ -76,6 +76,13 @@ def reraise_interrupt(exc: BaseException, since: int | None = None) -> None:
         raise KeyboardInterrupt from exc
 
 
+def raise_if_interrupted(since: int) -> None:
+    """Raise ``KeyboardInterrupt`` if a SIGINT arrived after :func:`interrupts_seen` returned ``since``, even one
+    that was swallowed on its way (torch's C extension, importing numpy, can swallow it)."""
+    if interrupts_seen() > since:
+        raise KeyboardInterrupt
+
+
 @contextmanager
 def counting_interrupts() -> Iterator[None]:
     """Within the block, SIGINT counts itself (:func:`interrupts_seen`) and raises ``KeyboardInterrupt`` as usual.
@@ -97,6 +104,41 @@ def counting_interrupts() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+@contextmanager
+def deferred_interrupts() -> Iterator[None]:
+    """Within the block, SIGINT is counted and held; it is raised as ``KeyboardInterrupt`` when the block ends."""
+    held: list[int] = []
+
+    def handler(signum: int, frame: Any) -> None:
+        _SIGINTS[0] += 1
+        held.append(signum)
+
+    try:
+        previous = signal.signal(signal.SIGINT, handler)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if held:
+        raise KeyboardInterrupt
+
+
+def import_torch(*, dynamo: bool = False) -> None:
+    """Import torch (and ``torch._dynamo``) with Ctrl-C held until the import is done (a second or two).
+
+    An interrupt that lands inside torch's import can be swallowed by its C extension, abort the process, or leave
+    Python resolved to end by SIGINT at exit; held, it stops the run right after the import instead.
+    """
+    with deferred_interrupts():
+        import torch
+
+        if dynamo:
+            import torch._dynamo  # noqa: F401
 
 
 def sync(device: str) -> None:

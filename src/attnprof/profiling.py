@@ -38,6 +38,7 @@ from .measure import (
     gpu_sleeper,
     interrupts_seen,
     percentile,
+    raise_if_interrupted,
     recording,
     reraise_interrupt,
     sync,
@@ -270,6 +271,7 @@ def profile(
         ValueError: for an unknown variant.
         KeyboardInterrupt: when interrupted (never recorded as the variant's failure).
     """
+    seen = interrupts_seen()
     import torch
 
     v = variants.get(variant)
@@ -287,7 +289,6 @@ def profile(
         return failed("no_cuda", missing)
 
     trace_bytes: bytes | None = None
-    seen = interrupts_seen()
     with torch.no_grad(), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -328,6 +329,7 @@ def profile(
         reference_check=check,
         reference_reason=check_reason,
     )
+    raise_if_interrupted(seen)  # one that a library swallowed: stop before saving anything
     if save_to is not None:
         results.save(res, Path(save_to), trace_bytes)
     return res

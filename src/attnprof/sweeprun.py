@@ -35,6 +35,7 @@ from .measure import (
     capture_trace,
     gpu_sleeper,
     interrupts_seen,
+    raise_if_interrupted,
     reraise_interrupt,
     sync,
     timed_calls,
@@ -238,8 +239,10 @@ class BudgetSpent(Exception):
 def _within(fn: Callable[[], Any], deadline: float) -> Callable[[], Any]:
     """``fn``, refusing to start a call after ``deadline`` (a ``perf_counter`` time): raises :class:`BudgetSpent`."""
     calls = [0]
+    seen = interrupts_seen()
 
     def call() -> Any:
+        raise_if_interrupted(seen)
         if time.perf_counter() > deadline:
             raise BudgetSpent(calls[0])
         calls[0] += 1
@@ -379,8 +382,10 @@ def run_sweep(
     sleep = None if missing else gpu_sleeper(cfg.device)
     oom_at: dict[tuple[str, int], int] = {}
     stopped: str | None = None
+    seen = interrupts_seen()
     with _dynamo_limits():
         for done, i in enumerate(order, start=1):
+            raise_if_interrupted(seen)
             v, d, s = plan[i]
             need = cost.variant_bytes(v.name, (cfg.batch, cfg.heads, s, d), cfg.dtype)
             if missing:

@@ -31,11 +31,12 @@ input and cost before work), :mod:`.commands` (the four commands).
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 from collections.abc import Sequence
 from typing import IO
 
-from ..measure import counting_interrupts
+from ..measure import counting_interrupts, interrupts_seen
 from ..progress import ProgressBar
 from .args import parser
 from .checks import BadInput
@@ -54,6 +55,10 @@ WRITE_ERROR = 1
 def main(argv: Sequence[str] | None = None, *, out: IO[str] | None = None, err: IO[str] | None = None) -> int:
     """Run the command line ``argv`` (``sys.argv[1:]`` when ``None``); returns the exit status.
 
+    Run as the program (``argv`` left out), an interrupt ends the process right after its one line, with status
+    130: an interrupt that lands inside torch's import can leave Python resolved to end the process by SIGINT at
+    exit, whatever the status it was given.
+
     Args:
         argv: The arguments after the program name.
         out: Where tables (and ``--help``) go (standard output by default).
@@ -61,6 +66,7 @@ def main(argv: Sequence[str] | None = None, *, out: IO[str] | None = None, err: 
     """
     out = out or sys.stdout
     err = err or sys.stderr
+    since = interrupts_seen()
     try:
         with counting_interrupts():
             try:
@@ -68,12 +74,22 @@ def main(argv: Sequence[str] | None = None, *, out: IO[str] | None = None, err: 
                     args = parser().parse_args(argv)
             except SystemExit as exc:  # --help and --version print and stop here
                 return exc.code if isinstance(exc.code, int) else 0
-            return COMMANDS[args.command](args, out, err)
+            args.interrupts_seen = since
+            try:
+                return COMMANDS[args.command](args, out, err)
+            except Exception:
+                if interrupts_seen() > since:  # what an interrupt broke on its way (a half-imported torch)
+                    raise KeyboardInterrupt from None
+                raise
     except BadInput as exc:
         err.write(f"attnprof: {exc}\n")
         return USAGE_ERROR
     except KeyboardInterrupt:
         err.write("attnprof: interrupted (Ctrl-C)\n")
+        if argv is None:  # the program itself: leave now, with this status (see above)
+            for stream in (out, err):
+                stream.flush()
+            os._exit(INTERRUPTED)
         return INTERRUPTED
     except WriteFailed as exc:
         err.write(f"attnprof: {exc}\n")

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import IO
 
 from .. import cost, files, inputs, profiling, sweeprun, variants
+from ..measure import import_torch
 
 #: Accepted spellings, as the messages and the help list them.
 DTYPES = ", ".join(inputs.DTYPE_ALIASES)
@@ -43,6 +44,7 @@ def device(name: str | None) -> str:
         raise BadInput(f"unknown device {name!r}; choose one of: {DEVICES}")
     if name == "cpu":
         return name  # no torch needed to say so
+    import_torch()
     import torch
 
     if name is None:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import IO
 
 from .. import cost, files, inputs, profiling, report, results, sweep, sweeprun, variants
-from ..measure import interrupts_seen, reraise_interrupt
+from ..measure import import_torch, interrupts_seen, raise_if_interrupted, reraise_interrupt
 from ..progress import QUIET_BELOW_S, ProgressBar, Ticker
 from . import checks
 
@@ -23,8 +23,9 @@ class WriteFailed(Exception):
     """An output file could not be written at the end of a run (a full disk, ...): one line, exit status 1."""
 
 
-def _write(path: Path, data: bytes, shown: str) -> None:
-    """Write an output file atomically (:func:`attnprof.files.atomic_write`)."""
+def _write(path: Path, data: bytes, shown: str, since: int) -> None:
+    """Write an output file atomically (:func:`attnprof.files.atomic_write`), unless interrupted on the way."""
+    raise_if_interrupted(since)
     try:
         files.atomic_write(path, data)
     except OSError as exc:
@@ -61,6 +62,7 @@ def check_variant(name: str, device: str, dtype: str = "bfloat16") -> tuple[str,
 
 def cmd_list(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     """``attnprof list``: every variant, where it can run, and whether it runs here."""
+    import_torch()
     device = checks.device(args.device)
     dtype = inputs.default_setup(device).dtype
     rows = []
@@ -93,12 +95,15 @@ def cmd_profile(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         return checks.dry_run(out, "profile", estimates, limit)
     if (estimates[0].seconds or 0) >= QUIET_BELOW_S:
         err.write(checks.describe_plan("profile", estimates, limit) + "\n")
+    import_torch()
     with tempfile.TemporaryDirectory() as tmp, Ticker(err, 1).item(1, name, estimates[0].seconds):
         res = profiling.profile(name, run, save_to=tmp if trace_to else None)
+        raise_if_interrupted(args.interrupts_seen)
         trace = files.read_bytes(Path(tmp) / res.trace_file) if trace_to and res.trace_file else None
     if trace_to is not None:
         if trace is not None:
-            _write(trace_to, trace if trace_to.suffix == ".gz" else files.gunzip(trace, trace_to), args.trace)
+            data = trace if trace_to.suffix == ".gz" else files.gunzip(trace, trace_to)
+            _write(trace_to, data, args.trace, args.interrupts_seen)
             err.write(f"Chrome trace written to {args.trace} (open it in Perfetto UI or chrome://tracing)\n")
         else:
             err.write(f"no trace written: {name} did not run ({res.status})\n")
@@ -118,11 +123,13 @@ def cmd_compare(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         return checks.dry_run(out, "compare", estimates, limit)
     err.write(checks.describe_plan("compare", estimates, limit) + "\n")
     err.flush()
+    import_torch()
     ticker = Ticker(err, len(names))
     found = []
     for i, (name, est) in enumerate(zip(names, estimates, strict=True), start=1):
         with ticker.item(i, name, est.seconds):
             found.append(profiling.profile(name, run))
+        raise_if_interrupted(args.interrupts_seen)
     if args.json:
         out.write(json.dumps([r.to_dict() for r in found], indent=1, sort_keys=True, ensure_ascii=False) + "\n")
         return 0
@@ -151,15 +158,22 @@ def cmd_sweep(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         return 0
     err.write(plan + "\n")
     err.flush()
+    import_torch(dynamo=True)
     ceilings = sweeprun.measure_ceilings(cfg.device)
-    result = sweeprun.run_sweep(cfg, ceilings=ceilings, progress=ProgressBar(err), memory_limit=limit)
+    bar = ProgressBar(err)
+
+    def progress(done: int, total: int, point: sweep.SweepPoint) -> None:
+        raise_if_interrupted(args.interrupts_seen)
+        bar(done, total, point)
+
+    result = sweeprun.run_sweep(cfg, ceilings=ceilings, progress=progress, memory_limit=limit)
     for metric in ("gpu_ms", "tflops"):
         out.write(report.sweep_table(result, metric) + "\n\n")
     out.write(report.sweep_summary(result) + "\n")
     if result.stopped:
         err.write(f"incomplete: {result.stopped}\n")
     if out_path is not None:
-        _write(out_path, sweep.dumps(result), args.out)
+        _write(out_path, sweep.dumps(result), args.out, args.interrupts_seen)
         err.write(f"sweep written to {args.out}\n")
     return 0
 
