@@ -86,7 +86,7 @@ def test_a_corrupt_result_is_a_warning_naming_the_file_and_the_fix(project, tmp_
     result.write_text('{"schema_version": 2, "variant": "naive", "shape": [1, 1, 8, ')  # cut off mid-write
     app = project({"index.md": INDEX}, variants=(), conf=GALLERY_CONF, extra=_gallery(tmp_path))
     warnings = app.warning.getvalue()
-    assert f"stale or unreadable result file {result}: {result.name} is not valid JSON" in warnings
+    assert f"stale or unreadable result file: {result}: {result.name} is not valid JSON" in warnings
     assert "delete it and build again: the build then re-runs" in warnings and "01-writer.py" in warnings
     assert "index.md:7" in warnings and "WARNING" in warnings  # -W turns it into a failed build
     result.unlink()  # the fix the message gives
@@ -110,7 +110,7 @@ def test_a_truncated_trace_is_a_warning_and_is_not_published(project, tmp_path):
     os.utime(trace, ns=(trace.stat().st_mtime_ns + 10**9,) * 2)  # a different file, whatever the clock says
     app = project(page, variants=())
     warnings = app.warning.getvalue()
-    assert f"stale or unreadable trace file {trace}: {trace} is a truncated gzip file" in warnings
+    assert f"stale or unreadable trace file: {trace} is a truncated gzip file" in warnings
     assert "delete it and run again the script that wrote it" in warnings and "index.md:3" in warnings
     assert "attnprof-trace-download" not in html(app) and "attnprof-problem" in html(app)
 

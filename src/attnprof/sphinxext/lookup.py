@@ -61,8 +61,9 @@ def _fix(env: BuildEnvironment, path: Path) -> str:
 
 
 def _bad_file(env: BuildEnvironment, what: str, path: Path, exc: BaseException) -> str:
-    """``stale or unreadable result file PATH: WHAT IS WRONG; HOW TO FIX IT``."""
-    return f"stale or unreadable {what} {path}: {exc}; {_fix(env, path)}"
+    """``stale or unreadable result file: PATH: WHAT IS WRONG; HOW TO FIX IT`` (the path said once)."""
+    text = str(exc) if str(path) in str(exc) else f"{path}: {exc}"
+    return f"stale or unreadable {what}: {text}; {_fix(env, path)}"
 
 
 def results_dir(env: BuildEnvironment) -> Path:
