@@ -305,7 +305,8 @@ def test_the_budget_stops_a_point_between_its_calls_and_the_sweep_says_what_was_
         variants.Variant("slow", "slow", "a test double", ("cpu",), ("float32",), "none", prepare),
     )
     cfg = sweeprun.make_config(["slow"], [32, 64], [16], budget_s=0.12, **{**TINY, "reps": 10, "warmup": 1})
-    s = sweeprun.run_sweep(cfg)
+    assert [p.status for p in sweeprun.run_sweep(cfg).points] == ["ok", "skipped"]  # the point under way finishes
+    s = sweeprun.run_sweep(cfg, strict_budget=True)
     first, second = s.points
     assert first.status == "skipped" and first.reason.startswith("skipped: the time budget of 0.12 s ran out during")
     assert first.wall_s < 0.5  # stopped between calls, not after all ten

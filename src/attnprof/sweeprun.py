@@ -12,10 +12,10 @@ How a point is measured (no profiler), with :mod:`attnprof.measure`:
 Failure is data, as in :mod:`attnprof.profiling`: a point that cannot run records why. Once a variant runs out of
 memory at some ``seq``, its larger ``seq`` values (same head_dim) are marked ``oom`` without running; so are points
 whose estimated memory (:func:`attnprof.cost.variant_bytes`) exceeds ``memory_limit``, when one is given. Points not
-reached within ``budget_s`` are ``skipped``, and so is a point under way when the budget runs out between two of its
-calls; the sweep then says ``complete=False`` and ``stopped`` says where. An interrupt (Ctrl-C) is never a point's
-failure: it stops the sweep. Variants that compile (``flex``) recompile for every new shape, seconds each, so they run
-only at ``compiled_seqs``; their other sequence lengths have no point at all.
+reached within ``budget_s`` are ``skipped`` (and, with ``strict_budget``, so is a point under way when the budget
+runs out between two of its calls); the sweep then says ``complete=False`` and ``stopped`` says where. An interrupt
+(Ctrl-C) is never a point's failure: it stops the sweep. Variants that compile (``flex``) recompile for every new
+shape, seconds each, so they run only at ``compiled_seqs``; their other sequence lengths have no point at all.
 """
 
 from __future__ import annotations
@@ -91,8 +91,8 @@ class SweepConfig:
         reps: Timed calls per point.
         reps_slow: Timed calls for points whose last warm-up call took ``slow_ms`` or more.
         slow_ms: See ``reps_slow``.
-        budget_s: Points not started within this many seconds are ``skipped``, and a point still under way then
-            stops between two calls (``skipped`` too).
+        budget_s: Points not started within this many seconds are ``skipped`` (see ``strict_budget`` of
+            :func:`run_sweep` for a point under way).
         seed: Seed of the random inputs.
     """
 
@@ -355,6 +355,7 @@ def run_sweep(
     ceilings: Ceilings | None = None,
     progress: Callable[[int, int, SweepPoint], None] | None = None,
     memory_limit: cost.Limit | None = None,
+    strict_budget: bool = False,
 ) -> Sweep:
     """Run a sweep; never raises for a point that cannot run.
 
@@ -368,6 +369,9 @@ def run_sweep(
         progress: Called after every point with ``(done, total, point)``.
         memory_limit: Points whose estimated memory (:func:`attnprof.cost.variant_bytes`) exceeds it are marked
             ``oom`` without running (the command line passes what the machine has, unless ``--force``).
+        strict_budget: Also stop a point under way when the budget runs out, between two of its calls (``skipped``);
+            without it (the docs build's sweep, whose budget is tuned for this) the point under way finishes. The
+            command line's ``--budget-s`` is strict.
 
     Returns:
         The sweep, with ``elapsed_s``, ``complete`` (False when the time budget skipped points) and ``stopped``
@@ -401,7 +405,8 @@ def run_sweep(
                     v.name, s, d, "skipped", f"skipped: the time budget of {cfg.budget_s:g} s was spent"
                 )
             else:
-                point = _run_point(cfg, v, s, d, sleep, deadline=t_start + cfg.budget_s)
+                deadline = t_start + cfg.budget_s if strict_budget else float("inf")
+                point = _run_point(cfg, v, s, d, sleep, deadline=deadline)
                 if point.status == "oom":
                     oom_at[(v.name, d)] = s
             if point.status == "skipped" and stopped is None:

@@ -166,7 +166,7 @@ def cmd_sweep(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         raise_if_interrupted(args.interrupts_seen)
         bar(done, total, point)
 
-    result = sweeprun.run_sweep(cfg, ceilings=ceilings, progress=progress, memory_limit=limit)
+    result = sweeprun.run_sweep(cfg, ceilings=ceilings, progress=progress, memory_limit=limit, strict_budget=True)
     for metric in ("gpu_ms", "tflops"):
         out.write(report.sweep_table(result, metric) + "\n\n")
     out.write(report.sweep_summary(result) + "\n")
