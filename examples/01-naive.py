@@ -40,6 +40,7 @@ print(f"relative error against float64: {err:.1e}")
 # Three warm-up calls, then five profiler steps (wait 1, warm-up 1, active 3), each forward inside
 # ``record_function("naive_fwd")``. The result is also saved for the docs pages.
 result = profiling.profile("naive", setup, save_to=inputs.results_dir())
+# sphinx_gallery_attnprof_writes = ["naive__*.json"]
 print(report.summary(result))
 
 # %%

@@ -38,6 +38,7 @@ except Exception as exc:
 # -------
 # Same schedule as every other variant: three warm-up calls, then wait 1, warm-up 1, active 3.
 result = profiling.profile("naive_inplace", setup, save_to=inputs.results_dir())
+# sphinx_gallery_attnprof_writes = ["naive_inplace__*.json"]
 print(report.summary(result))
 
 # %%

@@ -39,6 +39,7 @@ except RuntimeError as exc:
 # Watch the number of GPU activities per step, and which ops appear on the CPU lane that the naive code never
 # called.
 result = profiling.profile("sdpa_math", setup, save_to=inputs.results_dir())
+# sphinx_gallery_attnprof_writes = ["sdpa_math__*.json"]
 print(report.summary(result))
 
 # %%

@@ -37,6 +37,7 @@ except RuntimeError as exc:
 # -------
 # The CPU lane is worth a look too: count the ``aten::transpose`` ops SDPA inserts around the kernel.
 result = profiling.profile("sdpa_efficient", setup, save_to=inputs.results_dir())
+# sphinx_gallery_attnprof_writes = ["sdpa_efficient__*.json"]
 print(report.summary(result))
 
 # %%

@@ -39,6 +39,7 @@ except RuntimeError as exc:
 # The profiler records, for each kernel, registers per thread, threads per block and shared memory: enough to
 # compute how many blocks fit on one SM.
 result = profiling.profile("sdpa_flash", setup, save_to=inputs.results_dir())
+# sphinx_gallery_attnprof_writes = ["sdpa_flash__*.json"]
 print(report.summary(result))
 
 # %%

@@ -38,6 +38,7 @@ except RuntimeError as exc:
 # Compare the profiled CPU time of ``sdpa_cudnn_fwd`` with the flash and efficient pages, then with the dispatch
 # cost measured without the profiler: the two need not agree.
 result = profiling.profile("sdpa_cudnn", setup, save_to=inputs.results_dir())
+# sphinx_gallery_attnprof_writes = ["sdpa_cudnn__*.json"]
 print(report.summary(result))
 
 # %%

@@ -36,6 +36,7 @@ except Exception as exc:
 # -------
 # The kernel names reveal the choice; the guide's comparison table puts its time next to each forced backend.
 result = profiling.profile("sdpa_auto", setup, save_to=inputs.results_dir())
+# sphinx_gallery_attnprof_writes = ["sdpa_auto__*.json"]
 print(report.summary(result))
 
 # %%

@@ -37,6 +37,7 @@ except Exception as exc:
 # -------
 # Warm-up includes compilation, so the three warm-up calls take far longer than the profiled ones.
 result = profiling.profile("flex", setup, save_to=inputs.results_dir())
+# sphinx_gallery_attnprof_writes = ["flex__*.json"]
 print(report.summary(result))
 
 # %%

@@ -37,6 +37,7 @@ except Exception as exc:
 # -------
 # Warm-up includes compilation.
 result = profiling.profile("compiled_naive", setup, save_to=inputs.results_dir())
+# sphinx_gallery_attnprof_writes = ["compiled_naive__*.json"]
 print(report.summary(result))
 
 # %%

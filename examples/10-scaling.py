@@ -49,6 +49,7 @@ else:
 # longer ones. The result is saved for the guide's pages.
 result = sweeprun.run_sweep(config, ceilings=ceilings)
 path = sweep.save(result, inputs.results_dir())
+# sphinx_gallery_attnprof_writes = ["sweep__*.json"]
 print(f"{len(result.points)} points in {result.elapsed_s:.1f} s, saved to {path.name}")
 
 # %%

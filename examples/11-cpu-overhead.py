@@ -27,6 +27,7 @@ print("running:", setup.describe())
 # profiler session over the same rounds, where the length of each ``<variant>_fwd`` annotation is the profiled
 # CPU time.
 costs = profiling.measure_cpu_costs(setup=setup, save_to=inputs.results_dir())
+# sphinx_gallery_attnprof_writes = ["cpu_costs__*.json"]
 
 # %%
 # The table

@@ -184,3 +184,47 @@ def test_console_script_is_declared():
 
     (ep,) = [e for e in entry_points(group="console_scripts") if e.name == "attnprof"]
     assert ep.value == "attnprof.cli:main"
+
+
+@pytest.mark.parametrize("command", ["list", "profile", "compare", "sweep"])
+def test_help_teaches_description_example_defaults_and_accepted_values(command):
+    code, out, err = run(command, "--help")
+    assert code == 0 and err == ""
+    summary, example, options = cli.args.COMMANDS[command]
+    assert summary in out and f"example:\n  {example}" in out
+    for flag, keywords in options:
+        assert "default" in keywords["help"] or flag == "variant", (command, flag)  # one variant, no default
+        assert flag in out
+    if command != "list":
+        assert "bf16, bfloat16, fp16" in out and "(default: cuda when available, else cpu)" in out
+    assert "--device" in out
+    if command in ("profile", "compare"):
+        assert "8,16,1024,64 on CUDA, 1,4,256,64 on the CPU" in out
+    if command == "sweep":
+        assert "float32 on the CPU" in out and "60 on the CPU" in out
+
+
+def test_the_examples_in_the_help_run_as_written(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for command, (_, example, _) in cli.args.COMMANDS.items():
+        argv = example.split()[1:]
+        code, _, err = run(*argv, "--dry-run") if command != "list" else (0, "", "")
+        assert code == 0, err
+
+
+def test_dry_run_prints_the_plan_and_runs_nothing(tmp_path):
+    code, out, err = run("compare", "naive", "sdpa_flash", "--shape", "8,16,1024,64", "--device", "cpu", "--dry-run")
+    assert code == 0 and err == ""
+    lines = out.splitlines()
+    assert lines[0].startswith("dry run; would run compare: 2 variants at [8, 16, 1024, 64] bfloat16 on cpu: about ")
+    assert lines[1].startswith("  naive: about 577 MiB, reference check 3.25 GiB, about ")
+    assert lines[2].startswith("  sdpa_flash: about 64 MiB")
+
+
+def test_force_runs_what_the_estimate_refuses_and_out_of_memory_is_a_status():
+    argv = ["profile", "naive", "--device", "cpu", "--shape", "1,1,4194304,1", "--dtype", "fp32"]
+    code, _, err = run(*argv)
+    assert code == 2 and "needs about 144 TiB (estimated)" in err
+    code, out, _ = run(*argv, "--force", "--json")
+    result = json.loads(out)
+    assert code == 0 and result["status"] == "oom" and "DefaultCPUAllocator" in result["reason"]

@@ -96,8 +96,9 @@ def test_the_occupancy_calculator_and_the_trace_reader_are_leaves():
     graph = import_graph()
     assert graph["occupancy"] == set()
     assert graph["noise"] == set()  # the statistics of every figure: used by files, measuring and reading alike
-    assert graph["results"] == {"noise"}
-    assert graph["trace"] == {"results"}
+    assert graph["files"] == set()
+    assert graph["results"] == {"noise", "files"}
+    assert graph["trace"] == {"results", "files"}
     assert graph["measure"] == {"noise"}
 
 

@@ -1,12 +1,15 @@
 """Profiling for real on the CPU at small shapes; failure as data; argument checking."""
 
 import json
+import os
+import signal
+import time
 import warnings
 
 import pytest
 import torch
 
-from attnprof import inputs, profiling, results, variants
+from attnprof import cost, inputs, measure, profiling, report, results, variants
 from attnprof.measure import DEFAULT_PLAN
 
 SMALL = inputs.make_setup((1, 2, 64, 32), "float32", "cpu")
@@ -235,3 +238,111 @@ def test_stale_cpu_cost_file_is_refused(tmp_path):
     p.write_text(json.dumps({"schema_version": 99}))
     with pytest.raises(results.StaleResultError, match="CPU-cost schema version 99"):
         results.load_cpu_costs(p)
+
+
+# --- honest status: out of memory on the CPU, the reference check apart, interrupts --------------------------------
+
+
+def _fake(monkeypatch, name, call):
+    """Register a test double whose call is ``call(q, k, v, calls_so_far)``."""
+    count = [0]
+
+    def prepare(seq, device):
+        def fn(q, k, v):
+            count[0] += 1
+            return call(q, k, v, count[0])
+
+        return fn
+
+    monkeypatch.setitem(
+        variants.VARIANTS,
+        name,
+        variants.Variant(name, name, "a test double", ("cpu",), ("float32",), "none", prepare),
+    )
+
+
+def test_cpu_out_of_memory_is_oom_with_pytorchs_first_line():
+    # the score matrix of this shape is 64 TiB: the CPU allocator refuses it at once
+    res = profiling.profile("naive", inputs.make_setup((1, 1, 2**22, 1), "float32", "cpu"))
+    assert res.status == "oom"
+    assert res.reason.startswith("RuntimeError: [enforce fail at alloc_cpu.cpp")
+    assert "DefaultCPUAllocator: can't allocate memory" in res.reason and "\n" not in res.reason
+    assert res.reference_check is None  # the variant never ran, so there was nothing to check
+
+
+def test_memory_error_is_oom_and_unrelated_warnings_stay_out_of_the_reason(monkeypatch):
+    def call(q, k, v, n):
+        warnings.warn("some unrelated deprecation", DeprecationWarning, stacklevel=1)
+        raise MemoryError("no room")
+
+    _fake(monkeypatch, "hog", call)
+    res = profiling.profile("hog", SMALL)
+    assert (res.status, res.reason) == ("oom", "MemoryError: no room")
+
+
+def test_a_failing_reference_check_is_recorded_apart_and_the_variant_stays_ok(monkeypatch):
+    def reference(q, k, v):
+        return torch.empty(2**62, dtype=torch.uint8)  # the real CPU allocator's refusal
+
+    monkeypatch.setattr(profiling, "reference_attention", reference)
+    res = profiling.profile("naive", SMALL)
+    assert res.status == "ok" and res.steps and res.timing is not None
+    assert res.reference_check == "oom" and res.timing.rel_error is None
+    assert res.reference_reason.startswith("RuntimeError: [enforce fail at alloc_cpu.cpp")
+    assert "reference check oom: RuntimeError" in report.summary(res)
+    assert results.Result.from_dict(json.loads(results.dumps(res))) == res
+
+
+def test_a_reference_that_cannot_fit_is_skipped_not_attempted(monkeypatch):
+    monkeypatch.setattr(cost, "available", lambda device: cost.Limit(1000, "available RAM (test)"))
+    res = profiling.profile("naive_inplace", SMALL)
+    assert res.status == "ok" and res.reference_check == "skipped"
+    assert res.reference_reason.startswith("not run: the float64 reference needs about")
+    assert "more than the 1000 B of available RAM (test)" in res.reference_reason
+
+
+def test_a_passing_reference_check_is_ok(naive_pair):
+    naive, _, _ = naive_pair
+    assert naive.reference_check == "ok" and naive.reference_reason is None and naive.timing.rel_error < 1e-5
+
+
+@pytest.mark.parametrize("how", ["raised", "swallowed by the profiler"])
+def test_an_interrupt_stops_profile_and_is_never_a_variants_failure(monkeypatch, how):
+    def call(q, k, v, n):
+        if n < 5:  # after the warm-up, inside the profiled steps
+            return q + k + v
+        if how == "raised":
+            raise KeyboardInterrupt
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt:  # what the profiler does on its way out of an interrupted session
+            raise AssertionError("Profiler must be initialized before exiting") from None
+
+    _fake(monkeypatch, "interrupted", call)
+    with pytest.raises(KeyboardInterrupt):
+        profiling.profile("interrupted", SMALL)
+
+
+def test_a_sigint_swallowed_by_a_library_still_stops_the_run(monkeypatch):
+    def call(q, k, v, n):
+        if n < 5:
+            return q + k + v
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(1)
+        except KeyboardInterrupt:
+            pass  # a library that eats the interrupt and fails afterwards
+        raise RuntimeError("something broke afterwards")
+
+    _fake(monkeypatch, "eaten", call)
+    with measure.counting_interrupts(), pytest.raises(KeyboardInterrupt):
+        profiling.profile("eaten", SMALL)
+
+
+def test_an_interrupt_stops_the_cpu_cost_comparison(monkeypatch):
+    def call(q, k, v, n):
+        raise KeyboardInterrupt
+
+    _fake(monkeypatch, "interrupted", call)
+    with pytest.raises(KeyboardInterrupt):
+        profiling.measure_cpu_costs(["sdpa_flash", "interrupted"], SMALL, rounds=1, calls=1, profiled_calls=1)

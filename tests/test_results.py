@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from attnprof import results
+from attnprof import files, results
 from attnprof.noise import Figure
 from attnprof.results import CpuOp, Environment, GpuActivity, Result, StepTrace, Timing
 
@@ -70,7 +70,7 @@ def test_other_schema_version_is_refused(tmp_path):
         with pytest.raises(results.StaleResultError, match=f"schema version {old} is not the supported version 2"):
             results.load(p)
     p.write_text("{not json")
-    with pytest.raises(results.StaleResultError, match="not valid JSON"):
+    with pytest.raises(files.UnreadableFile, match="not valid JSON"):
         results.load(p)
 
 

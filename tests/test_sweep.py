@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import math
+import time
 from pathlib import Path
 
 import pytest
 import torch
 
-from attnprof import inputs, report, results, sweep, sweeprun, variants
+from attnprof import cost, files, inputs, report, sweep, sweeprun, variants
 from attnprof.sweep import Sweep, SweepPoint
 from helpers import H200_CEILINGS, h200_sweep
 
@@ -79,7 +80,9 @@ def test_larger_sequences_are_marked_oom_without_running(monkeypatch):
     _fake_variant(monkeypatch, "hungry", 64, torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 9 GiB"))
     ran = []
     real = sweeprun._run_point
-    monkeypatch.setattr(sweeprun, "_run_point", lambda cfg, v, s, d, sl: ran.append(s) or real(cfg, v, s, d, sl))
+    monkeypatch.setattr(
+        sweeprun, "_run_point", lambda cfg, v, s, d, sl, **kw: ran.append(s) or real(cfg, v, s, d, sl, **kw)
+    )
     s = sweeprun.run_sweep(sweeprun.make_config(["hungry"], [32, 64, 128, 256], [16], **TINY))
     assert [(p.seq, p.status) for p in s.points] == [(32, "ok"), (64, "oom"), (128, "oom"), (256, "oom")]
     assert "Tried to allocate 9 GiB" in s.points[1].reason
@@ -195,7 +198,7 @@ def test_round_trip_with_ceilings(tmp_path):
 def test_stale_or_foreign_files_are_refused(tmp_path, content):
     path = tmp_path / "sweep__cuda.json"
     path.write_text(content)
-    with pytest.raises(results.StaleResultError):
+    with pytest.raises(files.UnreadableFile, match=r"sweep__cuda\.json"):
         sweep.load(path)
 
 
@@ -318,3 +321,54 @@ def test_summary_states_ceilings_pick_and_cpu_bound_points():
     assert "SDPA's pick at hd64 seq1024: cudnn (the fastest backend)" in text
     assert "sdpa_math hd64 seq512: dispatch 900 us > GPU" in text
     assert math.isfinite(h200_sweep().elapsed_s)
+
+
+def test_the_budget_stops_a_point_between_its_calls_and_the_sweep_says_what_was_skipped(monkeypatch):
+    def prepare(seq, device):
+        def fn(q, k, v):
+            time.sleep(0.05)
+            return q + k + v
+
+        return fn
+
+    monkeypatch.setitem(
+        variants.VARIANTS,
+        "slow",
+        variants.Variant("slow", "slow", "a test double", ("cpu",), ("float32",), "none", prepare),
+    )
+    cfg = sweeprun.make_config(["slow"], [32, 64], [16], budget_s=0.12, **{**TINY, "reps": 10, "warmup": 1})
+    assert [p.status for p in sweeprun.run_sweep(cfg).points] == ["ok", "skipped"]  # the point under way finishes
+    s = sweeprun.run_sweep(cfg, strict_budget=True)
+    first, second = s.points
+    assert first.status == "skipped" and first.reason.startswith("skipped: the time budget of 0.12 s ran out during")
+    assert first.wall_s < 0.5  # stopped between calls, not after all ten
+    assert second.status == "skipped" and not s.complete
+    assert s.stopped == (
+        "the time budget of 0.12 s ran out at slow hd16 seq32; 2 points skipped: slow hd16 seq32, slow hd16 seq64"
+    )
+    assert sweep.Sweep.from_dict(json.loads(sweep.dumps(s))).stopped == s.stopped
+
+
+def test_points_estimated_over_the_memory_limit_are_oom_without_running(monkeypatch):
+    ran = []
+    real = sweeprun._run_point
+    monkeypatch.setattr(
+        sweeprun, "_run_point", lambda cfg, v, s, d, sl, **kw: ran.append(s) or real(cfg, v, s, d, sl, **kw)
+    )
+    cfg = sweeprun.make_config(["naive", "sdpa_flash"], [32, 256], [16], **TINY)
+    need = cost.variant_bytes("naive", (1, 1, 256, 16), "float32")
+    s = sweeprun.run_sweep(cfg, memory_limit=cost.Limit(need // 2, "available RAM (test)"))
+    assert [(p.variant, p.seq, p.status) for p in s.points] == [
+        ("naive", 32, "ok"), ("naive", 256, "oom"), ("sdpa_flash", 32, "ok"), ("sdpa_flash", 256, "ok"),
+    ]  # fmt: skip
+    assert (
+        s.points[1].reason
+        == "not run: needs about 640 KiB (estimated), more than the 320 KiB of available RAM (test)"
+    )
+    assert ran == [32, 32, 256] and s.complete and s.stopped is None
+
+
+def test_an_interrupt_stops_the_sweep(monkeypatch):
+    _fake_variant(monkeypatch, "interrupted", 64, KeyboardInterrupt())
+    with pytest.raises(KeyboardInterrupt):
+        sweeprun.run_sweep(sweeprun.make_config(["interrupted"], [32, 64, 128], [16], **TINY))

@@ -11,8 +11,10 @@ issue one call without waiting for the GPU, the cost of the backend-forcing cont
 achieved TFLOP/s, and the error against a float64 reference.
 
 A variant that cannot run does not raise: :func:`profile` returns a :class:`~attnprof.results.Result` whose
-``status`` says why (``unsupported`` with PyTorch's own reason, ``no_cuda``, ``oom``, ``error``). Only bad
-arguments raise ``ValueError``.
+``status`` says why (``unsupported`` with PyTorch's own reason, ``no_cuda``, ``oom``, ``error``). The float64
+reference check is recorded apart from that status (``Result.reference_check``): a variant whose kernel ran is
+``ok`` even when its check could not be made. Only bad arguments raise ``ValueError``, and an interrupt (Ctrl-C)
+is never a failure: it stops the run (:func:`attnprof.measure.reraise_interrupt`).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import __version__, results, trace, variants
+from . import __version__, cost, results, trace, variants
 from .inputs import Setup, causal_flops, default_setup, make_inputs, reference_attention, relative_error
 from .measure import (
     DEFAULT_PLAN,
@@ -36,7 +38,11 @@ from .measure import (
     capture_trace,
     exported,
     gpu_sleeper,
+    interrupts_seen,
+    percentile,
+    raise_if_interrupted,
     recording,
+    reraise_interrupt,
     sync,
     time_context_us,
     time_dispatch_us,
@@ -55,11 +61,12 @@ _NOISE = ("kernel not used because", "has been runtime disabled", "Profiler clea
 
 
 def pytorch_reason(exc: BaseException | None, caught: Iterable[warnings.WarningMessage]) -> str:
-    """PyTorch's own explanation: the error message plus the substantive warnings it emitted before it.
+    """PyTorch's own explanation: the first line of the error message plus the substantive warnings it emitted
+    before it.
 
     SDPA explains a refused backend in warnings ("Flash attention requires ... Got ...") and then raises "No
     available kernel"; the headers of those warnings and the ``(Triggered internally at ...)`` suffix are
-    dropped.
+    dropped. Pass no warnings (``()``) for a failure they do not explain (see :func:`failure`).
     """
     parts: list[str] = []
     if exc is not None:
@@ -71,10 +78,15 @@ def pytorch_reason(exc: BaseException | None, caught: Iterable[warnings.WarningM
     return " | ".join(parts) if parts else "unknown reason"
 
 
+#: How running out of memory reads on each device: CUDA's message, and the CPU allocator's (Linux and Windows).
+_OOM_WORDS = ("out of memory", "defaultcpuallocator: can't allocate memory", "defaultcpuallocator: not enough memory")
+
+
 def _classify(exc: BaseException) -> str:
     import torch
 
-    if isinstance(exc, torch.OutOfMemoryError) or "out of memory" in str(exc).lower():
+    text = str(exc).lower()
+    if isinstance(exc, (torch.OutOfMemoryError, MemoryError)) or any(w in text for w in _OOM_WORDS):
         return "oom"
     text = str(exc)
     if "No available kernel" in text or "No viable backend" in text or isinstance(exc, NotImplementedError):
@@ -94,14 +106,15 @@ def failure(
         device: ``"cuda"`` or ``"cpu"``.
 
     Returns:
-        ``(status, reason)``: status ``oom``, ``unsupported``, ``no_cuda`` (a CUDA-only variant asked to run on
-        the CPU) or ``error``; the reason in PyTorch's words, plus where the variant can run when ``device`` is
-        not one of its devices.
+        ``(status, reason)``: status ``oom`` (on any device), ``unsupported``, ``no_cuda`` (a CUDA-only variant
+        asked to run on the CPU) or ``error``; the reason in PyTorch's words (the first line of the error, and for
+        a refused backend the warnings that explain it), plus where the variant can run when ``device`` is not one
+        of its devices.
     """
     status = _classify(exc)
     if status == "unsupported" and device not in variant.devices and device == "cpu":
         status = "no_cuda"
-    reason = pytorch_reason(exc, caught)
+    reason = pytorch_reason(exc, caught if status in ("unsupported", "no_cuda") else ())
     if device not in variant.devices:
         reason += f" ({variant.title} runs on: {', '.join(variant.devices)})"
     return status, reason
@@ -179,7 +192,39 @@ def environment(device: str, trace_meta: dict[str, Any] | None = None) -> Enviro
 # --- the profiled run -----------------------------------------------------------------------------------------------
 
 
-def _timing(call: Callable[[], Any], v: variants.Variant, setup: Setup, err: float, warmup_s: float,
+def reference_check(out: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
+                    setup: Setup) -> tuple[str, str | None, float | None]:  # fmt: skip
+    """Check ``out`` against the float64 reference: ``(reference_check, reference_reason, rel_error)``.
+
+    Skipped (not attempted) when its estimated memory (:func:`attnprof.cost.reference_bytes`) exceeds what the
+    device has; its own failure is ``oom`` or ``error`` with PyTorch's first line. Never raises for a failing
+    reference, so that the variant's own status stays what its kernel did.
+    """
+    import torch
+
+    need, limit = cost.reference_bytes(setup.shape), cost.available(setup.device)
+    if limit is not None and need > limit.bytes:
+        return (
+            "skipped",
+            (
+                f"not run: the float64 reference needs about {cost.human_bytes(need)} (estimated), more than the "
+                f"{cost.human_bytes(limit.bytes)} of {limit.source}"
+            ),
+            None,
+        )
+    seen = interrupts_seen()
+    try:
+        return "ok", None, relative_error(out, reference_attention(q, k, v))
+    except Exception as exc:  # the check's failure is data too, kept apart from the variant's status
+        reraise_interrupt(exc, seen)
+        status = "oom" if _classify(exc) == "oom" else "error"
+        return status, pytorch_reason(exc, ()), None
+    finally:
+        if setup.device == "cuda":
+            torch.cuda.empty_cache()
+
+
+def _timing(call: Callable[[], Any], v: variants.Variant, setup: Setup, err: float | None, warmup_s: float,
             profile_s: float) -> Timing:  # fmt: skip
     """The measurements taken without the profiler (see the module docstring).
 
@@ -238,7 +283,9 @@ def profile(
 
     Raises:
         ValueError: for an unknown variant.
+        KeyboardInterrupt: when interrupted (never recorded as the variant's failure).
     """
+    seen = interrupts_seen()
     import torch
 
     v = variants.get(variant)
@@ -270,7 +317,7 @@ def profile(
                 out = call()
             sync(setup.device)
             warmup_s = time.perf_counter() - t0
-            err = relative_error(out, reference_attention(q, k, v_))
+            check, check_reason, err = reference_check(out, q, k, v_, setup)
             del out
 
             t0 = time.perf_counter()
@@ -279,7 +326,8 @@ def profile(
             profile_s = time.perf_counter() - t0
 
             timing = _timing(call, v, setup, err, warmup_s, profile_s) if measure else None
-        except Exception as exc:  # failure is data: the result says why
+        except Exception as exc:  # failure is data: the result says why (an interrupt is not a failure)
+            reraise_interrupt(exc, seen)
             status, reason = failure(exc, caught, v, setup.device)
             if setup.device == "cuda":
                 torch.cuda.empty_cache()
@@ -292,7 +340,10 @@ def profile(
         device_properties=trace.device_properties(parsed),
         steps=steps,
         timing=timing,
+        reference_check=check,
+        reference_reason=check_reason,
     )
+    raise_if_interrupted(seen)  # one that a library swallowed: stop before saving anything
     if save_to is not None:
         results.save(res, Path(save_to), trace_bytes)
     return res
@@ -339,6 +390,7 @@ def measure_cpu_costs(
     rows = {v.name: CpuCostRow(v.name, "ok") for v in chosen}
     calls_of: dict[str, Callable[[], Any]] = {}
     missing = cuda_missing_reason() if setup.device == "cuda" else None
+    seen = interrupts_seen()
     with torch.no_grad():
         q, k, v_ = make_inputs(setup) if missing is None else (None, None, None)
         for v in chosen:
@@ -353,7 +405,8 @@ def measure_cpu_costs(
                         fn(q, k, v_)
                     sync(setup.device)
                     calls_of[v.name] = functools.partial(fn, q, k, v_)
-                except Exception as exc:  # failure is data: the row says why
+                except Exception as exc:  # failure is data: the row says why (an interrupt is not a failure)
+                    reraise_interrupt(exc, seen)
                     status, reason = failure(exc, caught, v, setup.device)
                     rows[v.name] = CpuCostRow(v.name, status, reason)
         live = [n for n in rows if n in calls_of]

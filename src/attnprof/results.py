@@ -2,7 +2,9 @@
 
 One JSON file per variant x shape x dtype x device, named by :func:`result_filename`, with the raw profiler
 trace beside it as ``<same stem>.trace.json.gz``. The format is versioned by :data:`SCHEMA_VERSION`; a reader
-that meets another version refuses the file (:class:`StaleResultError`) instead of guessing.
+that meets another version refuses the file (:class:`StaleResultError`) instead of guessing. Every reader here raises
+:class:`attnprof.files.UnreadableFile` (of which :class:`StaleResultError` is one kind) for a file it cannot use,
+and ``FileNotFoundError`` when there is none; every writer writes atomically (:func:`attnprof.files.atomic_write`).
 
 Format (version 2: GPU and dispatch times carry their noise band), top-level keys of the JSON object:
 
@@ -22,6 +24,12 @@ Format (version 2: GPU and dispatch times carry their noise band), top-level key
     One :class:`StepTrace` per active profiler step.
 ``timing``
     :class:`Timing`, measured outside the profiler, or ``null``.
+``reference_check``, ``reference_reason``
+    The check of the output against the float64 reference, apart from the variant's own ``status``: ``"ok"``
+    (``timing.rel_error`` holds the error), ``"oom"`` or ``"error"`` (the reference itself failed; PyTorch's first
+    line in ``reference_reason``), ``"skipped"`` (not attempted: ``reference_reason`` says why, e.g. its estimated
+    memory did not fit), or ``null`` when the variant did not run. A variant whose kernel ran is ``ok`` whatever
+    happened to its check. (New in version 2.)
 ``trace_file``
     File name of the gzipped Chrome trace beside the JSON file, or ``null``.
 
@@ -34,7 +42,6 @@ import dataclasses
 import gzip
 import json
 import math
-import os
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -42,15 +49,20 @@ from pathlib import Path
 from typing import Any
 
 from .noise import Figure
+from . import files
+from .files import UnreadableFile
 
 SCHEMA_VERSION = 2
 
 #: Statuses a result can carry.
 STATUSES = ("ok", "unsupported", "no_cuda", "oom", "error")
+#: What :attr:`Result.reference_check` can say (or ``None`` when the variant did not run).
+REFERENCE_CHECKS = ("ok", "oom", "error", "skipped")
 
 
-class StaleResultError(ValueError):
-    """A result file written by another schema version (or not a result file at all)."""
+class StaleResultError(UnreadableFile):
+    """A result file written by another schema version (or not a result file at all): one kind of
+    :class:`attnprof.files.UnreadableFile`."""
 
 
 @dataclass
@@ -139,7 +151,8 @@ class Timing:
             (``None`` on CPU, where PyTorch keeps no such counter).
         flops: Floating-point operations of one causal forward call (see :func:`attnprof.inputs.causal_flops`).
         tflops: ``flops`` / median time.
-        rel_error: ``||out - ref|| / ||ref||`` against a float64 reference.
+        rel_error: ``||out - ref|| / ||ref||`` against a float64 reference; ``None`` when the reference check did
+            not run or failed (:attr:`Result.reference_check` says why).
         timer: ``"cuda_event_prefilled"`` (CUDA events with a GPU busy-wait queued first, so they time the GPU's
             work alone), ``"cuda_event"`` (events from an idle GPU: CPU issue time included) or
             ``"perf_counter"`` (CPU).
@@ -164,7 +177,7 @@ class Timing:
     peak_extra_bytes: int | None
     flops: float
     tflops: float
-    rel_error: float
+    rel_error: float | None
     timer: str = "cuda_event"
     warmup_s: float = 0.0
     profile_s: float = 0.0
@@ -223,6 +236,8 @@ class Result:
     steps: list[StepTrace] = field(default_factory=list)
     timing: Timing | None = None
     trace_file: str | None = None
+    reference_check: str | None = None
+    reference_reason: str | None = None
     schema_version: int = SCHEMA_VERSION
 
     @property
@@ -252,21 +267,24 @@ class Result:
                 f"result schema version {version!r} is not the supported version {SCHEMA_VERSION}; "
                 "re-run the variant to regenerate it"
             )
-        d = dict(data)
-        d["environment"] = Environment(**d["environment"])
-        d["steps"] = [
-            StepTrace(
-                **{
-                    **s,
-                    "activities": [GpuActivity(**a) for a in s["activities"]],
-                    "cpu_ops": [CpuOp(**o) for o in s["cpu_ops"]],
-                }
-            )
-            for s in d.get("steps", [])
-        ]
-        if d.get("timing") is not None:
-            d["timing"] = Timing(**d["timing"])
-        return cls(**d)
+        try:
+            d = dict(data)
+            d["environment"] = Environment(**d["environment"])
+            d["steps"] = [
+                StepTrace(
+                    **{
+                        **s,
+                        "activities": [GpuActivity(**a) for a in s["activities"]],
+                        "cpu_ops": [CpuOp(**o) for o in s["cpu_ops"]],
+                    }
+                )
+                for s in d.get("steps", [])
+            ]
+            if d.get("timing") is not None:
+                d["timing"] = Timing(**d["timing"])
+            return cls(**d)
+        except (TypeError, KeyError, AttributeError) as exc:  # a field missing, unknown or of the wrong kind
+            raise StaleResultError(f"not a result of schema version {SCHEMA_VERSION}: {exc}") from exc
 
 
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]")
@@ -288,33 +306,22 @@ def json_bytes(data: dict[str, Any]) -> bytes:
     return (json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode()
 
 
-def read_json(path: Path) -> Any:
-    """The parsed JSON file at ``path``.
-
-    Raises:
-        FileNotFoundError: if there is no such file.
-        StaleResultError: if it is not valid JSON.
-    """
-    path = Path(path)
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise StaleResultError(f"{path.name} is not valid JSON: {exc}") from exc
-
-
 def write_if_changed(path: Path, data: bytes) -> bool:
     """Write ``data`` to ``path`` unless the file already holds exactly that. Returns True if written.
 
     Keeping unchanged files untouched keeps their timestamps, so Sphinx does not rebuild pages that depend
-    on them.
+    on them. The old content is compared only when ``path`` is a regular file of the same size
+    (:func:`attnprof.files.holds`); the new content is written atomically (:func:`attnprof.files.atomic_write`),
+    the folder made first if needed.
+
+    Raises:
+        attnprof.files.BadPath: if ``path`` exists and is not a regular file (a device, a directory, a FIFO, ...).
     """
     path = Path(path)
-    if path.exists() and path.read_bytes() == data:
+    if files.holds(path, data):
         return False
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")  # parallel builds may write the same file
-    tmp.write_bytes(data)
-    tmp.replace(path)
+    files.atomic_write(path, data)
     return True
 
 
@@ -343,20 +350,28 @@ def load(path: Path) -> Result:
 
     Raises:
         FileNotFoundError: if there is no such file.
-        StaleResultError: if the file is not a result of this schema version.
+        attnprof.files.UnreadableFile: if it is not a regular file or not valid JSON;
+            :class:`StaleResultError` (one kind of it) if it is not a result of this schema version.
     """
-    return Result.from_dict(read_json(path))
+    path = Path(path)
+    try:
+        return Result.from_dict(files.read_json(path))
+    except StaleResultError as exc:
+        raise StaleResultError(f"{path.name}: {exc}", path) from exc
 
 
 def load_trace(result_path: Path, result: Result) -> dict[str, Any] | None:
-    """The Chrome trace saved beside a result, parsed, or ``None`` when there is none."""
+    """The Chrome trace saved beside a result, parsed, or ``None`` when there is none.
+
+    Raises:
+        attnprof.files.UnreadableFile: for a trace file that is truncated or corrupt gzip, or not JSON.
+    """
     if not result.trace_file:
         return None
     trace_path = Path(result_path).parent / result.trace_file
     if not trace_path.exists():
         return None
-    with gzip.open(trace_path, "rt", encoding="utf-8") as f:
-        return json.load(f)
+    return files.read_json(trace_path)
 
 
 def find(directory: Path, variant: str) -> list[Path]:
@@ -466,7 +481,7 @@ class CpuCosts:
             d["environment"] = Environment(**d["environment"])
             d["rows"] = [CpuCostRow.from_dict(r) for r in d["rows"]]
             return cls(**d)
-        except (TypeError, KeyError) as exc:
+        except (TypeError, KeyError, AttributeError) as exc:
             raise StaleResultError(f"not a CPU-cost file: {exc}") from exc
 
 
@@ -482,9 +497,14 @@ def load_cpu_costs(path: Path) -> CpuCosts:
 
     Raises:
         FileNotFoundError: if there is no such file.
-        StaleResultError: if it is not valid JSON or not of this schema version.
+        attnprof.files.UnreadableFile: if it is not valid JSON; :class:`StaleResultError` (one kind of it) if it
+            is not a CPU-cost file of this schema version.
     """
-    return CpuCosts.from_dict(read_json(path))
+    path = Path(path)
+    try:
+        return CpuCosts.from_dict(files.read_json(path))
+    except StaleResultError as exc:
+        raise StaleResultError(f"{path.name}: {exc}", path) from exc
 
 
 def find_cpu_costs(directory: Path) -> Path | None:

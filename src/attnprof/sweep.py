@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import noise, results, variants
+from . import files, noise, results, variants
 from .inputs import causal_flops, element_bytes
 from .noise import Figure
 from .results import Environment
@@ -221,7 +221,9 @@ class Sweep:
     """A whole sweep: the configuration, the points, the ceilings and where it was measured.
 
     The JSON file holds :meth:`to_dict`; :data:`SCHEMA_VERSION` versions it. ``plan`` records how every point was
-    timed (the fields of :class:`attnprof.measure.Plan`).
+    timed (the fields of :class:`attnprof.measure.Plan`). ``complete`` is False when the time budget ran out before
+    every point was measured; ``stopped`` then says where and what was skipped (the skipped points carry status
+    ``skipped`` and a reason).
     """
 
     device: str
@@ -240,6 +242,7 @@ class Sweep:
     budget_s: float = 0.0
     elapsed_s: float = 0.0
     complete: bool = True
+    stopped: str | None = None
     note: str | None = None
     kind: str = "sweep"
     schema_version: int = SCHEMA_VERSION
@@ -351,11 +354,14 @@ class Sweep:
                 f"sweep schema version {version!r} is not the supported version {SCHEMA_VERSION} (or not a sweep "
                 "file); run the sweep again to regenerate it"
             )
-        d = dict(data)
-        d["environment"] = Environment(**d["environment"])
-        d["points"] = [SweepPoint(**p) for p in d.get("points", [])]
-        d["ceilings"] = Ceilings(**d["ceilings"]) if d.get("ceilings") else None
-        return cls(**d)
+        try:
+            d = dict(data)
+            d["environment"] = Environment(**d["environment"])
+            d["points"] = [SweepPoint(**p) for p in d.get("points", [])]
+            d["ceilings"] = Ceilings(**d["ceilings"]) if d.get("ceilings") else None
+            return cls(**d)
+        except (TypeError, KeyError, AttributeError) as exc:  # a field missing or unknown: written by other code
+            raise results.StaleResultError(f"does not match the sweep format: {exc}") from exc
 
 
 def filename(device: str) -> str:
@@ -380,13 +386,14 @@ def load(path: str | Path) -> Sweep:
 
     Raises:
         FileNotFoundError: if there is no such file.
-        results.StaleResultError: if it is not valid JSON, not a sweep, or of another schema version.
+        attnprof.files.UnreadableFile: if it is not a regular file or not valid JSON; results.StaleResultError (one
+            kind of it) if it is not a sweep of this schema version.
     """
-    data = results.read_json(Path(path))
+    path = Path(path)
     try:
-        return Sweep.from_dict(data)
-    except (TypeError, KeyError) as exc:  # a field missing or unknown: written by other code
-        raise results.StaleResultError(f"{path.name} does not match the sweep format: {exc}") from exc
+        return Sweep.from_dict(files.read_json(path))
+    except results.StaleResultError as exc:
+        raise results.StaleResultError(f"{path.name}: {exc}", path) from exc
 
 
 # --- roofline -------------------------------------------------------------------------------------------------------

@@ -14,9 +14,12 @@ with the same :class:`attnprof.measure.Plan`, so that a shape present on both ag
 * peak extra memory is the allocator's peak over the warm-up and timed calls above what was allocated before them.
 
 Failure is data, as in :mod:`attnprof.profiling`: a point that cannot run records why. Once a variant runs out of
-memory at some ``seq``, its larger ``seq`` values (same head_dim) are marked ``oom`` without running. Points not
-reached within ``budget_s`` are ``skipped``. Variants that compile (``flex``) recompile for every new shape, seconds
-each, so they run only at ``compiled_seqs``; their other sequence lengths have no point at all.
+memory at some ``seq``, its larger ``seq`` values (same head_dim) are marked ``oom`` without running; so are points
+whose estimated memory (:func:`attnprof.cost.variant_bytes`) exceeds ``memory_limit``, when one is given. Points not
+reached within ``budget_s`` are ``skipped`` (and, with ``strict_budget``, so is a point under way when the budget
+runs out between two of its calls); the sweep then says ``complete=False`` and ``stopped`` says where. An interrupt
+(Ctrl-C) is never a point's failure: it stops the sweep. Variants that compile (``flex``) recompile for every new
+shape, seconds each, so they run only at ``compiled_seqs``; their other sequence lengths have no point at all.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from . import analysis, inputs, trace, variants
+from . import analysis, cost, inputs, trace, variants
 from .measure import (
     DEFAULT_PLAN,
     GpuSleep,
@@ -38,6 +41,9 @@ from .measure import (
     Plan,
     capture_trace,
     gpu_sleeper,
+    interrupts_seen,
+    raise_if_interrupted,
+    reraise_interrupt,
     time_shape,
     timed_calls,
     timer_name,
@@ -89,7 +95,8 @@ class SweepConfig:
         device: ``"cuda"`` or ``"cpu"``.
         compiled_seqs: Sequence lengths for variants that compile (``None``: all of ``seqs``).
         plan: How each point is timed: :data:`attnprof.measure.DEFAULT_PLAN`, the plan of the variant pages.
-        budget_s: Points not started within this many seconds are ``skipped``.
+        budget_s: Points not started within this many seconds are ``skipped`` (see ``strict_budget`` of
+            :func:`run_sweep` for a point under way).
         seed: Seed of the random inputs.
     """
 
@@ -219,6 +226,29 @@ def default_config(device: str | None = None) -> SweepConfig:
 # --- measuring ------------------------------------------------------------------------------------------------------
 
 
+class BudgetSpent(Exception):
+    """The sweep's time budget ran out between two calls of a point."""
+
+    def __init__(self, calls: int) -> None:
+        super().__init__(f"stopped after {calls} calls: the time budget was spent during this point")
+        self.calls = calls
+
+
+def _within(fn: Callable[[], Any], deadline: float) -> Callable[[], Any]:
+    """``fn``, refusing to start a call after ``deadline`` (a ``perf_counter`` time): raises :class:`BudgetSpent`."""
+    calls = [0]
+    seen = interrupts_seen()
+
+    def call() -> Any:
+        raise_if_interrupted(seen)
+        if time.perf_counter() > deadline:
+            raise BudgetSpent(calls[0])
+        calls[0] += 1
+        return fn()
+
+    return call
+
+
 #: The annotation around the one profiled call that tells which backend ``sdpa_auto`` picked.
 SDPA_CHOICE_ANNOTATION = "sdpa_auto_choice"
 
@@ -239,12 +269,13 @@ def _inputs(cfg: SweepConfig, seq: int, head_dim: int) -> tuple[torch.Tensor, to
     return tuple(torch.randn(shape, generator=gen, device=cfg.device, dtype=dtype) for _ in range(3))  # type: ignore[return-value]
 
 
-def _run_point(cfg: SweepConfig, variant: variants.Variant, seq: int, head_dim: int,
-               sleep: GpuSleep | None) -> SweepPoint:  # fmt: skip
-    """Measure one point; never raises for a variant that cannot run."""
+def _run_point(cfg: SweepConfig, variant: variants.Variant, seq: int, head_dim: int, sleep: GpuSleep | None,
+               deadline: float = float("inf")) -> SweepPoint:  # fmt: skip
+    """Measure one point; never raises for a variant that cannot run, stops between calls after ``deadline``."""
     import torch
 
     t0 = time.perf_counter()
+    seen = interrupts_seen()
     point = SweepPoint(variant.name, seq, head_dim, "ok")
     if cfg.device == "cuda":
         torch.cuda.empty_cache()
@@ -258,7 +289,7 @@ def _run_point(cfg: SweepConfig, variant: variants.Variant, seq: int, head_dim: 
                 return fn(q, k, v)
 
             with PeakMemory(cfg.device) as peak:
-                timed = time_shape(call, cfg.device, cfg.plan, sleep)
+                timed = time_shape(_within(call, deadline), cfg.device, cfg.plan, sleep)
             gpu, ms = timed.gpu, timed.samples.gpu_ms
             point.gpu_ms, point.gpu_ms_lo, point.gpu_ms_hi = gpu.median, gpu.lo, gpu.hi
             point.gpu_ms_min, point.gpu_ms_max = min(ms), max(ms)
@@ -269,7 +300,13 @@ def _run_point(cfg: SweepConfig, variant: variants.Variant, seq: int, head_dim: 
             point.peak_extra_bytes = peak.bytes
             if variant.name == "sdpa_auto":
                 point.sdpa_choice, point.sdpa_evidence = _sdpa_choice(call, cfg.device)
-        except Exception as exc:  # failure is data: the point says why
+        except BudgetSpent as spent:
+            point.status = "skipped"
+            point.reason = (
+                f"skipped: the time budget of {cfg.budget_s:g} s ran out during this point ({spent.calls} calls made)"
+            )
+        except Exception as exc:  # failure is data: the point says why (an interrupt is not a failure)
+            reraise_interrupt(exc, seen)
             point.status, point.reason = failure(exc, caught, variant, cfg.device)
     if point.status == "oom" and cfg.device == "cuda":
         gc.collect()  # the traceback held the frames that held the tensors
@@ -302,6 +339,8 @@ def run_sweep(
     *,
     ceilings: Ceilings | None = None,
     progress: Callable[[int, int, SweepPoint], None] | None = None,
+    memory_limit: cost.Limit | None = None,
+    strict_budget: bool = False,
 ) -> Sweep:
     """Run a sweep; never raises for a point that cannot run.
 
@@ -313,9 +352,15 @@ def run_sweep(
         config: What to run; :func:`default_config` when omitted.
         ceilings: The device's ceilings (:func:`measure_ceilings`), stored with the sweep.
         progress: Called after every point with ``(done, total, point)``.
+        memory_limit: Points whose estimated memory (:func:`attnprof.cost.variant_bytes`) exceeds it are marked
+            ``oom`` without running (the command line passes what the machine has, unless ``--force``).
+        strict_budget: Also stop a point under way when the budget runs out, between two of its calls (``skipped``);
+            without it (the docs build's sweep, whose budget is tuned for this) the point under way finishes. The
+            command line's ``--budget-s`` is strict.
 
     Returns:
-        The sweep, with ``elapsed_s`` and ``complete`` (False when the time budget skipped points).
+        The sweep, with ``elapsed_s``, ``complete`` (False when the time budget skipped points) and ``stopped``
+        (where it stopped and how many points were skipped).
     """
     cfg = config or default_config()
     t_start = time.perf_counter()
@@ -325,21 +370,32 @@ def run_sweep(
     missing = cuda_missing_reason() if cfg.device == "cuda" else None
     sleep = None if missing else gpu_sleeper(cfg.device)
     oom_at: dict[tuple[str, int], int] = {}
+    stopped: str | None = None
+    seen = interrupts_seen()
     with _dynamo_limits():
         for done, i in enumerate(order, start=1):
+            raise_if_interrupted(seen)
             v, d, s = plan[i]
+            need = cost.variant_bytes(v.name, (cfg.batch, cfg.heads, s, d), cfg.dtype)
             if missing:
                 point = SweepPoint(v.name, s, d, "no_cuda", missing)
             elif (v.name, d) in oom_at:
                 point = SweepPoint(v.name, s, d, "oom", f"skipped: out of memory at seq {oom_at[(v.name, d)]}")
+            elif memory_limit is not None and need > memory_limit.bytes:
+                point = SweepPoint(v.name, s, d, "oom", (
+                    f"not run: needs about {cost.human_bytes(need)} (estimated), more than the "
+                    f"{cost.human_bytes(memory_limit.bytes)} of {memory_limit.source}"))  # fmt: skip
             elif time.perf_counter() - t_start > cfg.budget_s:
                 point = SweepPoint(
                     v.name, s, d, "skipped", f"skipped: the time budget of {cfg.budget_s:g} s was spent"
                 )
             else:
-                point = _run_point(cfg, v, s, d, sleep)
+                deadline = t_start + cfg.budget_s if strict_budget else float("inf")
+                point = _run_point(cfg, v, s, d, sleep, deadline=deadline)
                 if point.status == "oom":
                     oom_at[(v.name, d)] = s
+            if point.status == "skipped" and stopped is None:
+                stopped = f"the time budget of {cfg.budget_s:g} s ran out at {v.name} hd{d} seq{s}"
             found[i] = point
             if progress is not None:
                 progress(done, len(plan), point)
@@ -361,9 +417,18 @@ def run_sweep(
         timer=timer,
         budget_s=cfg.budget_s,
         elapsed_s=time.perf_counter() - t_start,
-        complete=not any(p.status == "skipped" for p in found.values()),
+        complete=stopped is None,
+        stopped=_stopped(stopped, found.values()),
         note=_cpu_note(cfg) if cfg.device == "cpu" else None,
     )
+
+
+def _stopped(where: str | None, points: Any) -> str | None:
+    """``"the time budget of 1 s ran out at naive hd64 seq512; 4 points skipped: naive hd64 seq512, ..."``."""
+    if where is None:
+        return None
+    skipped = [f"{p.variant} hd{p.head_dim} seq{p.seq}" for p in points if p.status == "skipped"]
+    return f"{where}; {len(skipped)} points skipped: {', '.join(skipped)}"
 
 
 def _median_event_ms(fn: Callable[[], Any], reps: int, warmup: int) -> float:

@@ -19,13 +19,12 @@ start of that annotation, in microseconds, rounded to the nanosecond.
 
 from __future__ import annotations
 
-import gzip
-import json
 import re
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from . import files
 from .results import CpuOp, GpuActivity, StepTrace
 
 #: Categories of CPU-thread events kept under a step.
@@ -48,11 +47,18 @@ def _r(x: float) -> float:
 
 
 def read_trace(path: str | Path) -> dict[str, Any]:
-    """Load a Chrome trace from ``.json`` or ``.json.gz``."""
+    """Load a Chrome trace from ``.json`` or ``.json.gz``.
+
+    Raises:
+        FileNotFoundError: if there is no such file.
+        attnprof.files.UnreadableFile: for a truncated or corrupt gzip file, a file that is not JSON, or JSON that
+            is not a trace (an object with ``traceEvents``).
+    """
     path = Path(path)
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as f:
-        return json.load(f)
+    data = files.read_json(path)
+    if not isinstance(data, dict) or not isinstance(data.get("traceEvents"), list):
+        raise files.UnreadableFile(f"{path.name} is not a Chrome trace (no traceEvents list)", path)
+    return data
 
 
 def _events(trace: dict[str, Any]) -> list[dict[str, Any]]:

@@ -138,6 +138,11 @@ class Variant:
         sdpa_family: For a variant that forces an SDPA backend, that backend's family as the trace shows it
             (``"flash"``, ``"mem_efficient"``, ``"cudnn"``, ``"math"``; see :func:`by_sdpa_family`); else ``None``.
         materializes_scores: Writes the whole ``[seq, seq]`` score matrix to device memory.
+        score_copies: How many ``[batch, heads, seq, seq]`` score matrices are alive at once at the call's peak
+            (``scores * scale`` makes a new one while the old one is still held); 0 for fused kernels. Read by
+            :func:`attnprof.cost.variant_bytes`.
+        scores_in_float32: The scores are computed in float32 at least, whatever the input dtype (SDPA's math
+            backend upcasts float16 and bfloat16).
         fused: One of the three fused SDPA backends the reference article compares.
         cpu_cost: Measured in the side-by-side CPU-cost comparison (:func:`attnprof.profiling.measure_cpu_costs`).
     """
@@ -154,6 +159,8 @@ class Variant:
     short: str = ""
     sdpa_family: str | None = None
     materializes_scores: bool = False
+    score_copies: int = 0
+    scores_in_float32: bool = False
     fused: bool = False
     cpu_cost: bool = False
 
@@ -184,6 +191,7 @@ VARIANTS: dict[str, Variant] = {
             _prepare_naive,
             short="naive",
             materializes_scores=True,
+            score_copies=2,
         ),
         Variant(
             "naive_inplace",
@@ -195,6 +203,7 @@ VARIANTS: dict[str, Variant] = {
             _prepare_naive_inplace,
             short="in-place",
             materializes_scores=True,
+            score_copies=2,
         ),
         Variant(
             "sdpa_math",
@@ -208,6 +217,8 @@ VARIANTS: dict[str, Variant] = {
             short="math",
             sdpa_family="math",
             materializes_scores=True,
+            score_copies=2,
+            scores_in_float32=True,
         ),
         Variant(
             "sdpa_efficient",
@@ -287,6 +298,7 @@ VARIANTS: dict[str, Variant] = {
             compiled=True,
             short="compiled",
             materializes_scores=True,
+            score_copies=2,
         ),
     )
 }

@@ -104,7 +104,9 @@ class Timeline(AttnprofDirective):
         self.env.note_dependency(str(png))
         out: list[nodes.Node] = [picture_figure(self, png, summary, "attnprof-timeline")]
         if result.trace_file:
-            out.append(self.download(result, found.path.parent / result.trace_file))
+            trace_path = found.path.parent / result.trace_file
+            problem = lookup.verified_trace(self.env, trace_path, self.get_location())
+            out += self.problem(problem) if problem else [self.download(result, trace_path)]
         return out
 
     def download(self, result: Result, trace_path: Path) -> nodes.paragraph:

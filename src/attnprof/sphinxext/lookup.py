@@ -4,7 +4,11 @@ Every file is read once per process and version (its modification time): a resul
 (:func:`attnprof.analysis.analyse`) once, however many directives and roles of however many pages show it. Every
 file read is noted as a dependency of the page that asked, so the page is read again when the file changes. A
 missing or unreadable file is a Sphinx warning at the directive's location (so ``-W`` fails the build) and the
-returned value carries the message for the page.
+returned value carries the message for the page. Every file is verified before it is used or published (result
+files by their readers, which raise :class:`attnprof.files.UnreadableFile` for truncated gzip, bad JSON or another
+schema; trace files by :func:`verified_trace` before a page links them), and the warning for a bad one names the
+file and the fix (:func:`attnprof.sphinxext.gallery.fix_for`: delete it and build again, which re-runs the script
+that writes it).
 
 Which result is used for a variant: of its result files (:func:`attnprof.results.find`), the first that ran
 (``status == "ok"``), CUDA results before CPU ones; else the first one.
@@ -21,11 +25,12 @@ from docutils import nodes
 from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
 
-from .. import analysis, results, sweep
+from .. import analysis, files, results, sweep, trace
 from ..analysis import Analysis
 from ..results import CpuCosts, Result
 from ..sweep import Sweep
 from ..variants import VARIANTS
+from . import gallery
 
 logger = logging.getLogger(__name__)
 
@@ -49,6 +54,16 @@ def _cached(kind: str, path: Path, load: Callable[[Path], T]) -> T:
 
 def _analysed(path: Path) -> Analysis:
     return analysis.analyse(results.load(path))
+
+
+def _fix(env: BuildEnvironment, path: Path) -> str:
+    return gallery.fix_for(env.config, env.srcdir, path)
+
+
+def _bad_file(env: BuildEnvironment, what: str, path: Path, exc: BaseException) -> str:
+    """``stale or unreadable result file: PATH: WHAT IS WRONG; HOW TO FIX IT`` (the path said once)."""
+    text = str(exc) if str(path) in str(exc) else f"{path}: {exc}"
+    return f"stale or unreadable {what}: {text}; {_fix(env, path)}"
 
 
 def results_dir(env: BuildEnvironment) -> Path:
@@ -81,8 +96,8 @@ def _readable(env: BuildEnvironment, paths: list[Path]) -> tuple[list[tuple[Path
         env.note_dependency(str(path))
         try:
             loaded.append((path, _cached("result", path, _analysed)))
-        except (results.StaleResultError, OSError, TypeError, KeyError) as exc:
-            problem = problem or f"stale or unreadable result file {path}: {exc}"
+        except (files.UnreadableFile, OSError) as exc:
+            problem = problem or _bad_file(env, "result file", path, exc)
     return loaded, problem
 
 
@@ -100,10 +115,13 @@ def find_result(env: BuildEnvironment, variant: str, location: Location) -> Foun
     if not paths:
         # depending on the folder re-reads the page once results appear there
         env.note_dependency(str(directory))
-        message = (
-            f"no result file for variant {variant!r} in {directory} (the gallery script that profiles it writes "
-            "one; did it run?)"
-        )
+        name = results.result_filename(variant, (1, 1, 1, 1), "x", "cpu")
+        script = gallery.script_for(env.config, env.srcdir, name)
+        if script is None:
+            fix = "the gallery script that profiles it writes one; did it run?"
+        else:
+            fix = f"{script.name} writes it: build again, which re-runs it"
+        message = f"no result file for variant {variant!r} in {directory} ({fix})"
         return Found(None, None, warn(message, "missing", location))
     loaded, problem = _readable(env, paths)
     if problem is not None:
@@ -146,8 +164,8 @@ def find_cpu_costs(env: BuildEnvironment, location: Location) -> CpuCosts | None
     env.note_dependency(str(path))
     try:
         return _cached("cpu_costs", path, results.load_cpu_costs)
-    except (OSError, results.StaleResultError) as exc:
-        warn(f"{path.name}: {exc}", "stale", location)
+    except (OSError, files.UnreadableFile) as exc:
+        warn(_bad_file(env, "CPU-cost file", path, exc), "stale", location)
         return None
 
 
@@ -178,5 +196,23 @@ def find_sweep(env: BuildEnvironment, location: Location) -> FoundSweep:
     env.note_dependency(str(path))
     try:
         return FoundSweep(_cached("sweep", path, sweep.load), path)
-    except (results.StaleResultError, OSError) as exc:
-        return FoundSweep(None, None, warn(f"stale or unreadable sweep file {path}: {exc}", "stale", location))
+    except (files.UnreadableFile, OSError) as exc:
+        return FoundSweep(None, None, warn(_bad_file(env, "sweep file", path, exc), "stale", location))
+
+
+def _trace_ok(path: Path) -> bool:
+    trace.read_trace(path)  # gzip integrity, JSON, a trace
+    return True
+
+
+def verified_trace(env: BuildEnvironment, path: Path, location: Location) -> str | None:
+    """Check the trace file ``path`` before a page publishes it: ``None`` when it is whole, else the warning
+    (logged at ``location``): missing, truncated or corrupt gzip, not JSON, not a trace."""
+    env.note_dependency(str(path))
+    try:
+        _cached("trace", path, _trace_ok)
+    except FileNotFoundError:
+        return warn(f"trace file {path} is missing; {_fix(env, path)}", "missing", location)
+    except (files.UnreadableFile, OSError) as exc:
+        return warn(_bad_file(env, "trace file", path, exc), "stale", location)
+    return None

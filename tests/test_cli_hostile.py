@@ -1,0 +1,293 @@
+"""The ``attnprof`` command under bad and hostile input, driven as a subprocess: empty and odd values, output paths
+that are not files (a real FIFO, a socket, devices used read-only, a directory, a path under a file, a folder root
+cannot write), runs too large for the machine, Ctrl-C mid-run; and random strings for every option (hypothesis).
+
+Each case asserts the exit status, a single line of output for a refusal, and that nothing in the case's folder was
+created or changed except the one file the command was asked to write. The real devices are only ever named as
+targets; the tests check that they are still the same devices afterwards.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+import attnprof
+from attnprof import cli, sweep
+
+SRC = Path(attnprof.__file__).parent.parent
+TINY = ["--device", "cpu", "--shape", "1,1,16,8", "--dtype", "fp32"]
+#: Every point of this sweep needs terabytes: with the memory check on, nothing runs and nothing is slow.
+HUGE_SWEEP = ["--device", "cpu", "--batch", "100000", "--heads", "100000", "--seqs", "100000", "--variants", "naive"]
+#: Small in memory, hours on the CPU: refused on time before anything runs.
+SLOW = ["--device", "cpu", "--shape", "1,1,4194304,8", "--dtype", "fp32"]
+REFUSED = "expected a regular file, or a new file in an existing folder you can write to"
+
+
+def attnprof_cli(*argv: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    return subprocess.run(
+        [sys.executable, "-m", "attnprof", *argv], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout
+    )
+
+
+def _devices() -> dict[str, tuple[int, int, int, int]]:
+    out = {}
+    for dev in ("/dev/null", "/dev/zero"):
+        st_ = os.lstat(dev)
+        out[dev] = (st_.st_mode, st_.st_rdev, st_.st_ino, st_.st_size)
+    return out
+
+
+def snapshot(folder: Path) -> dict[str, tuple]:
+    """Every entry under ``folder``: kind and content (regular files) or target (links); FIFOs are never opened."""
+    out = {}
+    for path in sorted(folder.rglob("*")):
+        st_ = os.lstat(path)
+        key = str(path.relative_to(folder))
+        if stat.S_ISLNK(st_.st_mode):
+            out[key] = ("link", os.readlink(path))
+        elif stat.S_ISREG(st_.st_mode):
+            out[key] = ("file", path.read_bytes())
+        else:
+            out[key] = (stat.S_IFMT(st_.st_mode),)
+    return out
+
+
+@pytest.fixture
+def arena(tmp_path):
+    """A folder holding one of each kind of thing a path can name, and the command's working directory."""
+    (tmp_path / "file.txt").write_text("keep me")
+    (tmp_path / "dir").mkdir()
+    os.mkfifo(tmp_path / "fifo")
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(str(tmp_path / "sock"))
+    (tmp_path / "null-link").symlink_to("/dev/null")  # a device-like path inside the temp folder
+    (tmp_path / "zero-link").symlink_to("/dev/zero")
+    (tmp_path / "dir-link").symlink_to(tmp_path / "dir")
+    (tmp_path / "dangling").symlink_to(tmp_path / "missing" / "x.json")
+    whole = gzip.compress(b'{"traceEvents": []}' * 100)
+    (tmp_path / "old.trace.json.gz").write_bytes(whole[: len(whole) // 2])  # a truncated gzip
+    yield tmp_path
+    sock.close()
+
+
+E = "attnprof: argument"
+#: (id, arguments (``{t}`` is the case's folder), words the one line must contain)
+REFUSALS: list[tuple[str, list[str], list[str]]] = [
+    # empty values: one rule for every option of every command
+    ("empty variant", ["profile", "", *TINY], [f"{E} variant: empty value ''"]),
+    ("empty dtype", ["profile", "naive", "--device", "cpu", "--dtype", ""], [f"{E} --dtype: empty value", "bf16"]),
+    ("blank dtype", ["compare", "naive", "--device", "cpu", "--dtype", " "], [f"{E} --dtype: empty value ' '"]),
+    ("empty shape", ["profile", "naive", "--device", "cpu", "--shape", ""], [f"{E} --shape: empty value"]),
+    ("empty device", ["profile", "naive", "--device", ""], [f"{E} --device: empty value", "cuda or cpu"]),
+    ("empty trace", ["profile", "naive", *TINY, "--trace", ""], [f"{E} --trace: empty value"]),
+    ("empty compare variant", ["compare", "", "--device", "cpu"], [f"{E} variants: empty value"]),
+    ("empty list device", ["list", "--device", ""], [f"{E} --device: empty value"]),
+    ("empty seqs", ["sweep", "--device", "cpu", "--seqs", ""], [f"{E} --seqs: empty value", "512,1024"]),
+    ("empty variants", ["sweep", "--device", "cpu", "--variants", ""], [f"{E} --variants: empty value"]),
+    ("empty head dims", ["sweep", "--device", "cpu", "--head-dims", ""], [f"{E} --head-dims: empty value"]),
+    ("empty batch", ["sweep", "--device", "cpu", "--batch", ""], [f"{E} --batch: empty value"]),
+    ("empty heads", ["sweep", "--device", "cpu", "--heads", ""], [f"{E} --heads: empty value"]),
+    ("empty budget", ["sweep", "--device", "cpu", "--budget-s", ""], [f"{E} --budget-s: empty value"]),
+    ("empty compiled seqs", ["sweep", "--device", "cpu", "--compiled-seqs", ""], [f"{E} --compiled-seqs: empty"]),
+    ("empty out", ["sweep", "--device", "cpu", "--out", ""], [f"{E} --out: empty value"]),
+    ("empty sweep dtype", ["sweep", "--device", "cpu", "--dtype", ""], [f"{E} --dtype: empty value"]),
+    ("empty item", ["sweep", "--device", "cpu", "--seqs", "512,,1024"], ["empty item in --seqs '512,,1024'"]),
+    ("trailing comma", ["sweep", "--device", "cpu", "--variants", "naive,"], ["empty item in --variants 'naive,'"]),
+    # odd values
+    ("three dims", ["profile", "naive", "--device", "cpu", "--shape", "8,16,1024"], ["'8,16,1024'", "B,H,S,D"]),
+    ("negative dim", ["profile", "naive", "--device", "cpu", "--shape", "1,-1,8,8"], ["'1,-1,8,8'"]),
+    ("float dim", ["profile", "naive", "--device", "cpu", "--shape", "1,1,1e3,8"], ["'1,1,1e3,8'"]),
+    ("nan budget", ["sweep", "--device", "cpu", "--budget-s", "nan"], ["bad time budget 'nan'"]),
+    ("infinite budget", ["sweep", "--device", "cpu", "--budget-s", "inf"], ["bad time budget 'inf'"]),
+    ("negative budget", ["sweep", "--device", "cpu", "--budget-s", "-5"], ["bad time budget '-5'"]),
+    ("zero batch", ["sweep", "--device", "cpu", "--batch", "0"], ["bad batch size '0'"]),
+    ("fractional heads", ["sweep", "--device", "cpu", "--heads", "2.5"], ["bad number of heads '2.5'"]),
+    ("int dtype", ["profile", "naive", "--device", "cpu", "--dtype", "int8"], ["unknown dtype 'int8'"]),
+    ("typo variant", ["profile", "flsh", "--device", "cpu"], ["unknown variant 'flsh'", "sdpa_flash"]),
+    ("unknown device", ["profile", "naive", "--device", "tpu"], ["unknown device 'tpu'", "cuda, cpu"]),
+    ("option as value", ["profile", "naive", "--dtype", "--help"], ["--dtype: expected one argument"]),
+    # output paths that are not files, refused before any work and without being opened
+    ("real /dev/null", ["sweep", "--device", "cpu", "--out", "/dev/null"], ["'/dev/null' is a character device"]),
+    ("real /dev/zero", ["profile", "naive", *TINY, "--trace", "/dev/zero"], ["'/dev/zero' is a character device"]),
+    ("link to /dev/null", ["sweep", "--device", "cpu", "--out", "{t}/null-link"], ["is a character device", REFUSED]),
+    ("link to /dev/zero", ["profile", "naive", *TINY, "--trace", "{t}/zero-link"], ["is a character device"]),
+    ("fifo", ["sweep", "--device", "cpu", "--out", "{t}/fifo"], ["is a FIFO (named pipe)", REFUSED]),
+    ("fifo trace", ["profile", "naive", *TINY, "--trace", "{t}/fifo"], ["is a FIFO (named pipe)"]),
+    ("socket", ["sweep", "--device", "cpu", "--out", "{t}/sock"], ["is a socket"]),
+    ("directory", ["sweep", "--device", "cpu", "--out", "{t}/dir"], ["is a directory"]),
+    ("directory slash", ["profile", "naive", *TINY, "--trace", "{t}/dir/"], ["is a directory"]),
+    ("link to directory", ["sweep", "--device", "cpu", "--out", "{t}/dir-link"], ["is a directory"]),
+    ("under a file", ["sweep", "--device", "cpu", "--out", "{t}/file.txt/s.json"], ["which is not a folder"]),
+    ("missing folder", ["profile", "naive", *TINY, "--trace", "{t}/missing/t.json"], ["does not exist"]),
+    ("dangling link", ["sweep", "--device", "cpu", "--out", "{t}/dangling"], ["does not exist"]),
+    ("read-only folder", ["sweep", "--device", "cpu", "--out", "/proc/self/attnprof.json"], ["cannot create"]),
+    ("name too long", ["profile", "naive", *TINY, "--trace", "{t}/" + "x" * 300], ["File name too long"]),
+    # cost before work: refused before allocating anything
+    (
+        "too much memory",
+        ["profile", "naive", "--device", "cpu", "--shape", "8,16,65536,64"],
+        ["needs about", "--force"],
+    ),
+    ("huge dims", ["compare", "--device", "cpu", "--shape", "1,1,99999999999999999999,1"], ["needs about"]),
+    ("too long on cpu", ["profile", "sdpa_flash", *SLOW], ["would take about", "(estimated), more than the 1 h"]),
+    ("too long, dry run", ["compare", "sdpa_flash", "--dry-run", *SLOW], ["would take about"]),
+]
+
+
+@pytest.mark.parametrize(("argv", "words"), [c[1:] for c in REFUSALS], ids=[c[0] for c in REFUSALS])
+def test_bad_or_hostile_input_is_one_line_exit_2_and_touches_nothing(arena, argv, words):
+    before, devices = snapshot(arena), _devices()
+    t0 = time.perf_counter()
+    run = attnprof_cli(*[a.replace("{t}", str(arena)) for a in argv], cwd=arena, timeout=60)
+    assert run.returncode == 2, run.stderr
+    assert run.stdout == ""
+    assert run.stderr.count("\n") == 1 and run.stderr.startswith("attnprof: "), run.stderr
+    for word in words:
+        assert word.replace("{t}", str(arena)) in run.stderr
+    assert snapshot(arena) == before and _devices() == devices
+    assert time.perf_counter() - t0 < 30  # refused up front, not after work (generous: CI machines are shared)
+
+
+def test_the_table_covers_every_class_of_hostile_input():
+    assert len(REFUSALS) >= 40
+    ids = " ".join(c[0] for c in REFUSALS)
+    for word in ("empty", "fifo", "socket", "/dev/null", "directory", "under a file", "read-only", "memory", "long"):
+        assert word in ids
+
+
+def test_writes_only_the_file_asked_for_even_over_a_truncated_gzip_or_through_a_link(arena):
+    (arena / "target.json").write_text("old")
+    (arena / "trace-link").symlink_to(arena / "target.json")
+    before = snapshot(arena)
+    run = attnprof_cli("profile", "naive", *TINY, "--trace", "old.trace.json.gz", cwd=arena)
+    assert run.returncode == 0, run.stderr
+    assert "Traceback" not in run.stderr and "Chrome trace written to old.trace.json.gz" in run.stderr
+    after = snapshot(arena)
+    assert {k for k in after if after[k] != before.get(k)} == {"old.trace.json.gz"}
+    assert b"naive_fwd" in gzip.decompress((arena / "old.trace.json.gz").read_bytes())  # whole again
+    run = attnprof_cli("profile", "naive", *TINY, "--trace", "trace-link", "--json", cwd=arena)
+    assert run.returncode == 0, run.stderr
+    final = snapshot(arena)
+    assert {k for k in final if final[k] != after.get(k)} == {"target.json"}
+    assert final["trace-link"] == ("link", str(arena / "target.json")) and b"naive_fwd" in final["target.json"][1]
+
+
+def test_a_sweep_writes_its_file_and_a_dry_run_writes_nothing(arena):
+    before = snapshot(arena)
+    run = attnprof_cli("sweep", "--dry-run", "--out", "file.txt", *HUGE_SWEEP, cwd=arena)
+    assert run.returncode == 0 and run.stdout.startswith("dry run; would run sweep: 1 variants") and run.stderr == ""
+    assert snapshot(arena) == before
+    run = attnprof_cli("sweep", "--out", "s.json", *HUGE_SWEEP, cwd=arena)
+    assert run.returncode == 0, run.stderr
+    after = snapshot(arena)
+    assert {k for k in after if after[k] != before.get(k)} == {"s.json"}
+    (point,) = sweep.load(arena / "s.json").points
+    assert point.status == "oom" and point.reason.startswith("not run: needs about")
+
+
+def _interrupt_after_progress(arena: Path, argv: list[str], wait_for: str) -> tuple[subprocess.Popen, str, float]:
+    """Start ``attnprof argv``, wait for a progress line containing ``wait_for``, send SIGINT; (process, the
+    standard error so far, seconds until the first line)."""
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    proc = subprocess.Popen([sys.executable, "-m", "attnprof", *argv], cwd=arena, env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    t0 = time.perf_counter()
+    seen, first = "", None
+    try:
+        while wait_for not in seen:
+            line = proc.stderr.readline()
+            assert line, f"the command ended before showing progress: {seen}"
+            first = first if first is not None else time.perf_counter() - t0
+            seen += line
+        time.sleep(2.5)  # inside the run
+        proc.send_signal(signal.SIGINT)
+        _, rest = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    return proc, seen + rest, first
+
+
+def test_compare_at_readmes_shape_shows_progress_at_once_and_ctrl_c_stops_it(arena):
+    before = snapshot(arena)
+    proc, err, first = _interrupt_after_progress(
+        arena, ["compare", "--shape", "8,16,1024,64", "--device", "cpu"], "[1/9] naive"
+    )
+    lines = [line for line in err.splitlines() if not line.startswith(("USDT:", "STAGE:"))]  # Kineto's own chatter
+    assert first < 5.0  # the plan comes before torch is even imported
+    assert lines[0].startswith("compare: 9 variants at [8, 16, 1024, 64] bfloat16 on cpu: about ")
+    assert lines[1].startswith("[1/9] naive: about ")
+    assert proc.returncode == 130
+    assert lines[-1] == "attnprof: interrupted (Ctrl-C)" and len(lines) == 3  # no traceback, no next variant
+    assert snapshot(arena) == before
+
+
+def test_ctrl_c_during_a_sweep_leaves_no_file_and_no_temporary_file(arena):
+    before = snapshot(arena)
+    argv = ["sweep", "--device", "cpu", "--variants", "naive", "--seqs", "1024", "2048", "--batch", "8", "--heads",
+            "16", "--out", "s.json"]  # fmt: skip
+    proc, err, _ = _interrupt_after_progress(arena, argv, "sweep: 1 variants")
+    assert proc.returncode == 130, err
+    assert err.rstrip().endswith("attnprof: interrupted (Ctrl-C)") and "Traceback" not in err
+    assert snapshot(arena) == before
+
+
+# --- random strings for every option --------------------------------------------------------------------------------
+
+#: Values worth trying besides random text: valid ones, edges, and spellings that look valid.
+EDGES = ["", " ", "cpu", "cuda", "naive", "sdpa_flash", "fp32", "bf16", "1,1,8,8", "1x1x8x8", "0", "-1", "8", "1e3",
+         "nan", "inf", "512,1024", "1,,2", "٣", "--help", "-h", "/dev/null", "\0", "x" * 300]  # fmt: skip
+RANDOM = st.one_of(st.text(max_size=24), st.sampled_from(EDGES))
+
+#: command -> (arguments that make a quick run or a quick refusal, option or positional -> where the value goes)
+COMMANDS = {
+    "profile": (["sdpa_flash", *SLOW], ["VARIANT", "--shape", "--dtype", "--device", "--trace"]),
+    "compare": (["sdpa_flash", *SLOW], ["VARIANT", "--shape", "--dtype", "--device"]),
+    "sweep": (
+        HUGE_SWEEP,
+        "--variants --seqs --head-dims --batch --heads --dtype --device --compiled-seqs --budget-s --out".split(),
+    ),
+    "list": (["--device", "cuda", "--no-compile"], ["--device"]),
+}
+CASES = [(command, option) for command, (_, options) in COMMANDS.items() for option in options]
+
+
+def _argv(command: str, option: str, value: str, folder: Path, dry_run: bool) -> list[str]:
+    base, _ = COMMANDS[command]
+    if option in ("--trace", "--out"):
+        assume(not value.startswith("/") and ".." not in value)  # stay inside the test's folder
+        value = str(folder / value)
+    if option == "VARIANT":
+        args = [command, value, *base[1:]]
+    else:
+        args = [command, *base, option, value]  # a repeated option: the last one counts
+    return [*args, "--dry-run"] if dry_run and command != "list" else args
+
+
+@pytest.mark.parametrize(("command", "option"), CASES, ids=[f"{c} {o}" for c, o in CASES])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(value=RANDOM, dry_run=st.booleans())
+def test_random_strings_for_any_option_exit_0_or_2_and_never_a_traceback(tmp_path, command, option, value, dry_run):
+    folder = tmp_path / "out"
+    folder.mkdir(exist_ok=True)
+    out, err = io.StringIO(), io.StringIO()
+    code = cli.main(_argv(command, option, value, folder, dry_run), out=out, err=err)
+    assert code in (0, 2), err.getvalue()
+    assert "Traceback" not in err.getvalue() + out.getvalue()
+    if code == 2:
+        assert out.getvalue() == "" and err.getvalue().count("\n") == 1 and err.getvalue().startswith("attnprof: ")

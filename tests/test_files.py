@@ -1,0 +1,218 @@
+"""Safe file I/O: output paths checked before work (FIFOs, sockets, devices, directories refused without being
+opened), atomic writes that leave nothing behind, bounded reads, and one error type for every reader."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import socket
+import stat
+
+import pytest
+
+from attnprof import files, results, sweep, trace
+from attnprof.files import BadPath, UnreadableFile
+from helpers import trace_result
+
+
+def _device_ids() -> dict[str, tuple[int, int, int]]:
+    """The identity of the real character devices the tests name (to show they were left alone)."""
+    out = {}
+    for dev in ("/dev/null", "/dev/zero"):
+        st = os.lstat(dev)
+        out[dev] = (st.st_mode, st.st_rdev, st.st_ino)
+    return out
+
+
+@pytest.fixture
+def arena(tmp_path):
+    """A folder with one of each kind of thing an output path can name."""
+    (tmp_path / "file.txt").write_text("keep me")
+    (tmp_path / "dir").mkdir()
+    os.mkfifo(tmp_path / "fifo")
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(str(tmp_path / "sock"))
+    (tmp_path / "null-link").symlink_to("/dev/null")
+    (tmp_path / "file-link").symlink_to(tmp_path / "file.txt")
+    yield tmp_path
+    sock.close()
+
+
+def snapshot(folder):
+    """Everything in ``folder``: kind, size and content (regular files), target (links). Never opens a FIFO."""
+    out = {}
+    for path in sorted(folder.rglob("*")):
+        st = os.lstat(path)
+        if stat.S_ISLNK(st.st_mode):
+            out[path.name] = ("link", os.readlink(path))
+        elif stat.S_ISREG(st.st_mode):
+            out[path.name] = ("file", path.read_bytes())
+        else:
+            out[path.name] = (stat.S_IFMT(st.st_mode),)
+    return out
+
+
+# --- check_output ---------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "words"),
+    [
+        ("", "empty output file path"),
+        ("   ", "empty output file path"),
+        ("dir", "is a directory"),
+        ("fifo", "is a FIFO"),
+        ("sock", "is a socket"),
+        ("null-link", "is a character device"),
+        ("file.txt/out.json", "which is not a folder"),
+        ("file.txt/deeper/out.json", "which is a file, not a folder"),
+        ("missing/out.json", "does not exist"),
+        ("nul\0byte.json", "NUL character"),
+        ("x" * 300 + ".json", "File name too long"),
+    ],
+)
+def test_check_output_refuses_what_cannot_be_a_file_in_one_line(arena, name, words):
+    before, devices = snapshot(arena), _device_ids()
+    path = name if not name.strip() else str(arena / name)
+    with pytest.raises(BadPath) as caught:
+        files.check_output(path)
+    message = str(caught.value)
+    assert words in message and "\n" not in message
+    assert "expected a regular file, or a new file in an existing folder" in message
+    assert snapshot(arena) == before and _device_ids() == devices
+
+
+@pytest.mark.parametrize("device", ["/dev/null", "/dev/zero"])
+def test_check_output_refuses_real_devices_without_opening_them(device):
+    devices = _device_ids()
+    with pytest.raises(BadPath, match="is a character device"):
+        files.check_output(device)
+    assert _device_ids() == devices
+
+
+def test_check_output_tries_the_folder_for_real_so_root_is_refused_where_it_cannot_write():
+    # /proc refuses new files even to root, whatever its permission bits say
+    with pytest.raises(BadPath, match=r"cannot create output file '/proc/self/attnprof-test\.json'"):
+        files.check_output("/proc/self/attnprof-test.json")
+
+
+def test_check_output_accepts_regular_and_new_files_and_follows_links(arena):
+    before = snapshot(arena)
+    assert files.check_output(arena / "file.txt") == arena / "file.txt"
+    assert files.check_output(str(arena / "new.json")) == arena / "new.json"
+    assert files.check_output(arena / "file-link") == arena / "file.txt"
+    assert snapshot(arena) == before  # the trial file in the folder is gone again
+
+
+# --- atomic writes --------------------------------------------------------------------------------------------------
+
+
+def test_atomic_write_makes_a_new_file_with_the_usual_mode_and_keeps_an_old_files_mode(tmp_path):
+    new = tmp_path / "new.json"
+    files.atomic_write(new, b"{}")
+    mask = os.umask(0)
+    os.umask(mask)
+    assert new.read_bytes() == b"{}" and stat.S_IMODE(new.stat().st_mode) == 0o666 & ~mask
+    old = tmp_path / "old.json"
+    old.write_text("x")
+    old.chmod(0o640)
+    files.atomic_write(old, b"new")
+    assert old.read_bytes() == b"new" and stat.S_IMODE(old.stat().st_mode) == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["new.json", "old.json"]
+
+
+def test_atomic_write_through_a_link_writes_the_file_and_keeps_the_link(arena):
+    files.atomic_write(arena / "file-link", b"new")
+    assert (arena / "file-link").is_symlink() and (arena / "file.txt").read_bytes() == b"new"
+
+
+@pytest.mark.parametrize("interrupt", [KeyboardInterrupt, OSError])
+def test_atomic_write_leaves_nothing_behind_when_interrupted_or_failing(tmp_path, monkeypatch, interrupt):
+    target = tmp_path / "out.json"
+    target.write_text("old")
+
+    def replace(src, dst):
+        raise interrupt()
+
+    monkeypatch.setattr(os, "replace", replace)
+    with pytest.raises(interrupt):
+        files.atomic_write(target, b"new")
+    assert [p.name for p in tmp_path.iterdir()] == ["out.json"] and target.read_text() == "old"
+
+
+@pytest.mark.parametrize("name", ["fifo", "sock", "null-link", "dir"])
+def test_atomic_write_refuses_anything_but_a_regular_file(arena, name):
+    before, devices = snapshot(arena), _device_ids()
+    with pytest.raises(BadPath):
+        files.atomic_write(arena / name, b"{}")
+    assert snapshot(arena) == before and _device_ids() == devices
+
+
+def test_write_if_changed_never_reads_a_fifo_or_a_huge_file(arena):
+    with pytest.raises(BadPath, match="FIFO"):
+        results.write_if_changed(arena / "fifo", b"{}")  # would block forever if it opened the FIFO
+    huge = arena / "huge.json"
+    with open(huge, "wb") as f:
+        f.truncate(4 * 2**30)  # sparse: takes no disk, but reading it would take 4 GiB
+    assert not files.holds(huge, b"{}") and not files.holds(arena / "fifo", b"")
+    assert results.write_if_changed(huge, b"{}") and huge.read_bytes() == b"{}"
+    assert not results.write_if_changed(huge, b"{}")
+
+
+# --- readers: one error type ----------------------------------------------------------------------------------------
+
+
+def _truncated_gzip(path, payload: bytes = b'{"traceEvents": []}' * 50) -> None:
+    whole = gzip.compress(payload)
+    path.write_bytes(whole[: len(whole) // 2])
+
+
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [
+        (None, "truncated gzip file"),
+        (b"not gzip at all", "not a valid gzip file"),
+        (gzip.compress(b"{not json"), "not valid JSON"),
+        (gzip.compress(b"\xff\xfe{}"), "not UTF-8 text"),
+    ],
+)
+def test_trace_readers_raise_unreadable_file_for_bad_gzip_and_json(tmp_path, content, words):
+    path = tmp_path / "x.trace.json.gz"
+    if content is None:
+        _truncated_gzip(path)
+    else:
+        path.write_bytes(content)
+    for read in (trace.read_trace, files.read_json):
+        with pytest.raises(UnreadableFile, match=words) as caught:
+            read(path)
+        assert caught.value.path == path and not isinstance(caught.value, (EOFError, json.JSONDecodeError))
+
+
+def test_every_reader_raises_the_same_error_type(arena):
+    (arena / "bad.json").write_text("{not json")
+    (arena / "other.json").write_text('{"schema_version": 1}')
+    for read in (results.load, results.load_cpu_costs, sweep.load, trace.read_trace):
+        for name in ("bad.json", "other.json", "fifo", "dir"):
+            with pytest.raises(UnreadableFile):
+                read(arena / name)
+        with pytest.raises(FileNotFoundError):
+            read(arena / "missing.json")
+    assert issubclass(results.StaleResultError, UnreadableFile) and issubclass(UnreadableFile, ValueError)
+
+
+def test_load_trace_checks_the_gzip_beside_a_result(tmp_path):
+    result, raw = trace_result("naive")
+    path = results.save(result, tmp_path, trace=raw)
+    _truncated_gzip(tmp_path / result.trace_file)
+    with pytest.raises(UnreadableFile, match="truncated gzip"):
+        results.load_trace(path, results.load(path))
+
+
+def test_read_bytes_refuses_more_than_its_limit(tmp_path):
+    path = tmp_path / "big.json"
+    path.write_bytes(b"[" + b"1," * 100 + b"1]")
+    with pytest.raises(UnreadableFile, match="more than the 64 attnprof reads"):
+        files.read_bytes(path, limit=64)
+    with pytest.raises(UnreadableFile, match="decompresses to more than"):
+        files.gunzip(gzip.compress(b"x" * 1000), path, limit=64)
