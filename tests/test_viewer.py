@@ -127,14 +127,14 @@ def test_colors_are_the_timelines_and_their_text_is_readable():
     assert [bg for bg, _ in colors["cpu"]] == list(timeline.CPU_COLORS)
     assert colors["runtime"][0] == timeline.RUNTIME_COLOR
 
-    def luminance(hex_color: str) -> float:
-        c = [int(hex_color[i : i + 2], 16) / 255 for i in (1, 3, 5)]
-        r, g, b = (x / 12.92 if x <= 0.04045 else ((x + 0.055) / 1.055) ** 2.4 for x in c)
-        return 0.2126 * r + 0.7152 * g + 0.0722 * b
-
     for bg, ink in [*colors["families"].values(), *colors["cpu"], colors["runtime"]]:
-        lighter, darker = sorted((luminance(bg), luminance(ink)), reverse=True)
-        assert (lighter + 0.05) / (darker + 0.05) >= 4.5, f"{ink} on {bg}"
+        assert viewer.contrast(ink, bg) >= 4.5, f"{ink} on {bg}"
+
+
+def test_contrast_is_wcag_s():
+    assert viewer.contrast("#000000", "#ffffff") == pytest.approx(21)
+    assert viewer.contrast("#ffffff", "#777777") == pytest.approx(4.48, abs=0.01)
+    assert viewer.contrast("#0072B2", "#0072B2") == 1
 
 
 def test_families_in_the_legend_are_those_present():

@@ -124,12 +124,21 @@ def _check(result: Result, step: int | None) -> StepTrace:
     return timeline.pick_step(result, step)
 
 
-def _ink(hex_color: str) -> str:
-    """Black or white, whichever contrasts more with ``hex_color`` (WCAG relative luminance)."""
-    channels = [int(hex_color[i : i + 2], 16) / 255 for i in (1, 3, 5)]
-    r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
-    luminance = 0.2126 * r + 0.7152 * g + 0.0722 * b
-    return "#000000" if (luminance + 0.05) / 0.05 >= 1.05 / (luminance + 0.05) else "#ffffff"
+def contrast(a: str, b: str) -> float:
+    """WCAG 2 contrast ratio of two ``#rrggbb`` colours: 1 (none) to 21 (black on white); 4.5 reads as text."""
+
+    def luminance(hex_color: str) -> float:
+        channels = [int(hex_color[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+        r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    lighter, darker = sorted((luminance(a), luminance(b)), reverse=True)
+    return (lighter + 0.05) / (darker + 0.05)
+
+
+def _ink(background: str) -> str:
+    """Black or white text, whichever contrasts more with ``background``."""
+    return max(("#000000", "#ffffff"), key=lambda ink: contrast(ink, background))
 
 
 class _Strings:
