@@ -200,12 +200,15 @@ def test_zoom_narrows_the_visible_range_and_pan_moves_it(ctx, base_url, views, l
     page.keyboard.press("ArrowRight")
     panned = visible_range(page, v)
     assert panned[0] > wheeled[0] and panned[1] - panned[0] == pytest.approx(wheeled[1] - wheeled[0], rel=1e-6)
+    view(page, v, ".attnprof-viewer-gpu .attnprof-viewer-slice:not([hidden])").first.click()
+    assert view(page, v, ".attnprof-viewer-slice.is-linked").count() == 2
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     page.mouse.down()
     page.mouse.move(box["x"] + box["width"] / 2 + 120, box["y"] + box["height"] / 2, steps=5)
     page.mouse.up()
     dragged = visible_range(page, v)
     assert dragged[0] < panned[0]
+    assert view(page, v, ".attnprof-viewer-slice.is-linked").count() == 2  # the end of a drag is no click
     page.keyboard.press("0")
     assert visible_range(page, v) == pytest.approx((start, end))
 
@@ -220,6 +223,32 @@ def test_zoom_narrows_the_visible_range_and_pan_moves_it(ctx, base_url, views, l
     page.keyboard.press("-")
     page.keyboard.press("-")
     assert visible_range(page, v) == pytest.approx((start, end))  # never wider than the whole step
+    assert errors == []
+
+
+def test_two_fingers_pinch_zoom(ctx, base_url, views):
+    page, errors = open_page(ctx, f"{base_url}en.html")
+    v = views["sdpa_flash"]
+    start, end = visible_range(page, v)
+    box = view(page, v, ".attnprof-viewer-gpu .attnprof-viewer-track").bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + 5
+    # Playwright has no multi-touch: the pointer events a touch screen sends, two fingers moving apart
+    view(page, v, ".attnprof-viewer-plot").evaluate(
+        """(plot, [x, y]) => {
+            const send = (type, id, clientX) => plot.dispatchEvent(new PointerEvent(type, {pointerId: id,
+                pointerType: "touch", isPrimary: id === 1, clientX: clientX, clientY: y, button: 0, bubbles: true}));
+            send("pointerdown", 1, x - 50);
+            send("pointerdown", 2, x + 50);
+            send("pointermove", 1, x - 100);
+            send("pointermove", 2, x + 100);
+            send("pointerup", 1, x - 100);
+            send("pointerup", 2, x + 100);
+        }""",
+        [x, y],
+    )
+    pinched = visible_range(page, v)
+    assert pinched[1] - pinched[0] == pytest.approx((end - start) / 2, rel=1e-3)
+    assert start < pinched[0] and pinched[1] < end  # around the fingers, in the middle
     assert errors == []
 
 
@@ -253,6 +282,10 @@ def test_clicking_a_launch_highlights_its_kernel_and_back(ctx, base_url, views, 
         live = view(page, v, ".attnprof-viewer-live").text_content()
         assert activity.launch_api in live and row.info.short in live and str(activity.correlation) in live
         assert view(page, v, "svg.attnprof-viewer-links-overlay line").count() == 1
+        launch.hover()
+        rows = tooltip(page, v)["rows"]
+        assert rows[viewer.words(lang)["tip.launches"]] == row.info.short
+        assert rows[viewer.words(lang)["tip.correlation"]] == str(activity.correlation)
         launch.click()  # a second click clears the highlight
         assert view(page, v, ".attnprof-viewer-slice.is-linked").count() == 0
         kernel.click()
