@@ -79,7 +79,14 @@ LABEL_KEYS = (
 
 
 def language_of(language: str | None) -> str:
-    """The site language for ``language`` (``None`` -> the first of :data:`attnprof.labels.LANGUAGES`).
+    """The site language for ``language``.
+
+    Args:
+        language: A Sphinx language (``"ja"``, ``"ja_JP"``, ``"en-US"``) or ``None`` for the first of
+            :data:`attnprof.labels.LANGUAGES`.
+
+    Returns:
+        One of :data:`attnprof.labels.LANGUAGES`.
 
     Raises:
         ValueError: for a language the site is not built in, naming the accepted ones.
@@ -95,6 +102,12 @@ def language_of(language: str | None) -> str:
 def words(language: str | None) -> dict[str, str]:
     """Every word the viewer shows, in ``language``: its own (:data:`VIEWER_WORDS`) and those of :data:`LABEL_KEYS`.
 
+    Args:
+        language: The page's language (see :func:`language_of`).
+
+    Returns:
+        ``{key: text}``, ``{placeholders}`` left for the page's script to fill.
+
     Raises:
         ValueError: for a language the site is not built in.
     """
@@ -107,6 +120,13 @@ def view_id(result: Result, step: int | None = None) -> str:
     """The id of the view of ``result`` that opens at ``step``: ``<result stem>.step<step or "mid">``.
 
     Named like the PNG of the same step, so that a page showing two steps of one result has two views.
+
+    Args:
+        result: The result shown.
+        step: Index into ``result.steps`` the view opens at; ``None`` for the middle step.
+
+    Returns:
+        The id, also the data file's name without ``.js``.
 
     Raises:
         ValueError: if the result did not run or ``step`` is out of range (see :func:`payload`).
@@ -125,7 +145,15 @@ def _check(result: Result, step: int | None) -> StepTrace:
 
 
 def contrast(a: str, b: str) -> float:
-    """WCAG 2 contrast ratio of two ``#rrggbb`` colours: 1 (none) to 21 (black on white); 4.5 reads as text."""
+    """WCAG 2 contrast ratio of two colours.
+
+    Args:
+        a: A colour as ``#rrggbb``.
+        b: Another one.
+
+    Returns:
+        1 (no contrast) to 21 (black on white); text wants at least 4.5.
+    """
 
     def luminance(hex_color: str) -> float:
         channels = [int(hex_color[i : i + 2], 16) / 255 for i in (1, 3, 5)]
@@ -308,6 +336,14 @@ def payload(result: Result, language: str | None = None, step: int | None = None
 def data_script(result: Result, language: str | None = None, step: int | None = None) -> str:
     """The data file's text: a script that registers :func:`payload` under its view id in ``window.``
     :data:`DATA_GLOBAL`. ASCII only, so it reads the same whatever encoding the page declares.
+
+    Args:
+        result: The result to show.
+        language: Language of the viewer's words.
+        step: The step the viewer opens at; the middle step when ``None``.
+
+    Returns:
+        One line of JavaScript, newline-terminated.
 
     Raises:
         ValueError: as :func:`payload`.

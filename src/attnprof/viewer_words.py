@@ -11,8 +11,8 @@ from __future__ import annotations
 VIEWER_WORDS: dict[str, dict[str, str]] = {
     # --- the viewer as a whole, and its toolbar ---
     "viewer.region": {
-        "en": "Interactive timeline of {variant}: every profiled step",
-        "ja": "{variant} の操作できるタイムライン (プロファイルした全ステップ)",
+        "en": "Interactive timeline of {title}: every profiled step",
+        "ja": "{title} の操作できるタイムライン (プロファイルした全ステップ)",
     },
     "viewer.step": {"en": "Profiler step", "ja": "プロファイラのステップ"},
     "viewer.zoom_in": {"en": "Zoom in", "ja": "拡大"},

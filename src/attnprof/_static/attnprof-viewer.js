@@ -77,7 +77,7 @@
       this.live.setAttribute("aria-live", "polite");
       this.plot.after(this.tip, this.live);
       root.setAttribute("role", "region");
-      root.setAttribute("aria-label", fill(this.w["viewer.region"], { variant: data.title }));
+      root.setAttribute("aria-label", fill(this.w["viewer.region"], { title: data.title }));
       this.steps.forEach((step, i) => this.select.add(new Option(step.label, String(i))));
       this.select.addEventListener("change", () => this.showStep(+this.select.value));
       root.querySelectorAll("[data-zoom]").forEach((button) =>
@@ -217,6 +217,7 @@
         const tick = make("span", "attnprof-viewer-tick", t.toFixed(digits));
         tick.style.left = (t - t0) * scale + "px";
         this.ruler.append(tick);
+        if (tick.offsetLeft + tick.offsetWidth > W) tick.remove(); // no half-cut number at the right edge
       }
       const fields = { start: us(Math.max(t0, 0)), end: us(Math.min(t1, this.step.span)) };
       this.root.dataset.visibleStart = us(t0);
