@@ -70,6 +70,8 @@ sphinx_gallery_conf = {
     # (a fresh _build), run them again even though they did not change.
     "run_stale_examples": not any(RESULTS_DIR.glob("*.json")),
     "remove_config_comments": True,
+    # a cell that ends in viewer.embed(result) shows the interactive trace viewer (its _repr_html_)
+    "capture_repr": ("_repr_html_", "__repr__"),
     "show_memory": False,
 }
 

@@ -1,91 +1,93 @@
-"""A small static site that shows the trace viewer (:mod:`attnprof.viewer`) the way a built page would: the PNG
-figure, then the viewer's fragment, the shared script and stylesheet, the data files and the gzipped traces. No
-Playwright import here: ``nox -s tests`` collects this package without it.
+"""A small site built by Sphinx with the real extension and theme from the H200 fixture results, in English and
+Japanese: one page per variant of :data:`VARIANTS` (its kernel table and its timeline, as the site's variant pages
+have them), and a page holding what a gallery script's :func:`attnprof.viewer.embed` prints. It lets the viewer's
+browser tests meet GPU traces on a machine without a GPU. No Playwright import here: ``nox -s tests`` collects this
+package without it.
 
-Layout of the folder it writes (the URLs in the pages are relative, so it works over HTTP and from ``file://``)::
+Layout of the folder it writes::
 
-    en.html, ja.html          one page per language, every variant of VARIANTS on it
-    _static/                  attnprof-viewer.js, attnprof-viewer.css
-    _viewer/<lang>/<id>.js    data files
-    _downloads/<stem>.trace.json.gz
-    _images/<stem>.<lang>.png the PNG timelines (fallback without script)
+    results/                  the fixture results and their traces
+    src/                      conf.py and the pages
+    html/{en,ja}/             the built site
+    notebook.html             an embedded view on a page without the site (a notebook's output, as far as it goes)
 """
 
 from __future__ import annotations
 
-import html
-import shutil
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from attnprof import timeline, viewer
-from attnprof.results import Result, write_if_changed
-from conftest import TRACES, trace_result
+from attnprof import results, viewer
+from attnprof.results import Result
+from helpers import TRACES, trace_result
 
-#: Variants on the test page: the largest trace (20 kernels), a driver-launched cuDNN kernel, and a single
-#: FlashAttention kernel.
+#: Variants of the site: the largest trace (20 activities, two grids for two kernels), a driver-launched cuDNN
+#: kernel next to calls that launch nothing, and a single FlashAttention kernel.
 VARIANTS = ("sdpa_math", "sdpa_cudnn", "sdpa_flash")
+#: The variant whose view the gallery-like page embeds.
+EMBEDDED = "sdpa_flash"
 
-# furo's variables, light and dark, so that the viewer's stylesheet meets what it meets on the site
-_PAGE_CSS = """
-body { --color-foreground-primary: #000; --color-foreground-secondary: #5a5c63;
-  --color-background-primary: #fff; --color-background-secondary: #f8f9fb; --color-background-border: #eeebee;
-  --color-brand-primary: #0a4bff;
-  margin: 0; color: var(--color-foreground-primary); background: var(--color-background-primary);
-  font-family: system-ui, sans-serif; line-height: 1.5; }
-body[data-theme="dark"] { --color-foreground-primary: #cfd0d0; --color-foreground-secondary: #9ca0a5;
-  --color-background-primary: #131416; --color-background-secondary: #1a1c1e; --color-background-border: #303335;
-  --color-brand-primary: #3d94ff; }
-a { color: var(--color-brand-primary); }
-main { max-width: 46em; margin: 0 auto; padding: 1em; }
-figure { margin: 1em 0 0; } figure img { width: 100%; height: auto; }
+CONF = """\
+extensions = ["myst_parser", "attnprof.sphinxext"]
+html_theme = "furo"
+attnprof_results_dir = {results!r}
+exclude_patterns = ["_build"]
 """
 
 
 @dataclass
 class ViewOnPage:
-    """One view of the test page, with what the tests compare it with."""
+    """One view of the site, with what the tests compare it with."""
 
     variant: str
     result: Result
     view_id: str
     trace_bytes: bytes  # the .json.gz as published
+    page: str  # relative to a language's folder
+
+    def url(self, base: str, lang: str) -> str:
+        return f"{base}{lang}/{self.page}"
 
 
-def build(folder: Path, variants: tuple[str, ...] = VARIANTS, pngs: bool = True) -> dict[str, ViewOnPage]:
-    """Write the test site into ``folder``; returns the views by variant."""
-    static = folder / "_static"
-    static.mkdir(parents=True, exist_ok=True)
-    for name in viewer.STATIC_FILES:
-        shutil.copyfile(viewer.STATIC_DIR / name, static / name)
+def page_of(variant: str) -> str:
+    return f"variants/{variant.replace('_', '-')}.html"
+
+
+def build(folder: Path) -> dict[str, ViewOnPage]:
+    """Write and build the site into ``folder``; returns the views by variant."""
+    src, out = folder / "src", folder / "html"
     views: dict[str, ViewOnPage] = {}
-    for variant in variants:
-        result, _ = trace_result(variant)
-        trace_bytes = (TRACES / f"{variant}.json.gz").read_bytes()
-        write_if_changed(folder / "_downloads" / f"{result.stem}.trace.json.gz", trace_bytes)
-        views[variant] = ViewOnPage(variant, result, viewer.view_id(result), trace_bytes)
-    for lang in ("en", "ja"):
-        parts = []
-        for v in views.values():
-            stem = v.result.stem
-            data_url = f"_viewer/{lang}/{v.view_id}.js"
-            viewer.write_data(v.result, folder / data_url, lang)
-            png = f"_images/{stem}.{lang}.png"
-            summary = timeline.render(v.result, folder / png, language=lang) if pngs else v.variant
-            parts.append(
-                f"<h2>{html.escape(v.variant)}</h2>"
-                f'<figure class="attnprof-timeline"><img src="{png}" alt="{html.escape(summary)}">'
-                f"<figcaption>{html.escape(v.variant)}: caption</figcaption></figure>"
-                + viewer.fragment(v.view_id, data_url, f"_downloads/{stem}.trace.json.gz", lang)
-            )
-        page = (
-            f'<!doctype html><html lang="{lang}"><head><meta charset="utf-8">'
-            '<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f'<title>attnprof viewer ({lang})</title><link rel="icon" href="data:,">'
-            '<link rel="stylesheet" href="_static/attnprof-viewer.css">'
-            f"<style>{_PAGE_CSS}</style>"
-            '<script defer src="_static/attnprof-viewer.js"></script>'
-            '</head><body data-theme="light"><main><h1>Trace viewer</h1>' + "".join(parts) + "</main></body></html>"
+    pages = {"index.md": "# Viewer\n\n```{toctree}\n" + "\n".join(
+        f"variants/{v.replace('_', '-')}" for v in VARIANTS) + "\ngallery\n```\n"}  # fmt: skip
+    for variant in VARIANTS:
+        result, raw = trace_result(variant)
+        results.save(result, folder / "results", raw)
+        trace = (folder / "results" / str(result.trace_file)).read_bytes()
+        views[variant] = ViewOnPage(variant, result, viewer.view_id(result), trace, page_of(variant))
+        pages[f"variants/{variant.replace('_', '-')}.md"] = (
+            f"# {variant}\n\n```{{kernel-table}} {variant}\n```\n\n"
+            f"```{{timeline}} {variant}\n{variant}: caption\n```\n"
         )
-        (folder / f"{lang}.html").write_text(page, encoding="utf-8")
+    embedded = viewer.embed(views[EMBEDDED].result, trace=TRACES / f"{EMBEDDED}.json.gz")
+    pages["gallery.md"] = (
+        f"# Gallery\n\nWhat `viewer.embed(result)` prints.\n\n```{{raw}} html\n{embedded.html}\n```\n"
+    )
+    (folder / "notebook.html").write_text(
+        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>notebook</title></head><body>'
+        f"{embedded.html}</body></html>",
+        encoding="utf-8",
+    )
+    for name, text in {**pages, "conf.py": CONF.format(results=str(folder / "results"))}.items():
+        (src / name).parent.mkdir(parents=True, exist_ok=True)
+        (src / name).write_text(text, encoding="utf-8")
+    for lang in ("en", "ja"):
+        run = subprocess.run(
+            [sys.executable, "-m", "sphinx", "-b", "html", "-W", "-q", "-D", f"language={lang}", "-d",
+             str(folder / "doctrees" / lang), str(src), str(out / lang)],
+            capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        if run.returncode:
+            raise RuntimeError(f"the viewer's test site did not build ({lang}):\n{run.stderr}")
     return views

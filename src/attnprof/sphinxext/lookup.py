@@ -51,6 +51,16 @@ def _analysed(path: Path) -> Analysis:
     return analysis.analyse(results.load(path))
 
 
+def analysed(path: Path) -> Analysis:
+    """The analysed result in ``path``, from the cache (for writers, which have no page to note a dependency on:
+    the directive that named the file did that when the page was read).
+
+    Raises:
+        OSError, StaleResultError: as :func:`attnprof.results.load`.
+    """
+    return _cached("result", Path(path), _analysed)
+
+
 def results_dir(env: BuildEnvironment) -> Path:
     """The folder the build reads results from (``attnprof_results_dir``)."""
     return Path(env.config.attnprof_results_dir)

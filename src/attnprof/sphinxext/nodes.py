@@ -50,11 +50,6 @@ def status_words(status: str, lang: str | None) -> str:
     return words.text_or(f"status.{status}", status, lang)
 
 
-def limiter_words(limiter: str, lang: str | None) -> str:
-    """An occupancy limiter in words (``shared memory`` -> ``共有メモリ``)."""
-    return words.text_or(f"limiter.{limiter}", limiter, lang)
-
-
 def not_run_note(result: Result, lang: str | None) -> nodes.note:
     """A note saying that a variant could not run and why, in PyTorch's words."""
     text = words.text(

@@ -87,6 +87,7 @@
           else this.zoom(how === "in" ? 1 / ZOOM : ZOOM);
         })
       );
+      if (data.note) this.plot.before(make("p", "attnprof-viewer-note", data.note));
       this.legend(root.querySelector(".attnprof-viewer-legend"));
       this.listen();
       root.hidden = false;
@@ -97,7 +98,9 @@
     legend(list) {
       const c = this.data.colors, w = this.w;
       list.setAttribute("aria-label", w["viewer.legend"]);
-      const items = [[w["timeline.legend.cpu"], c.cpu[0][0]], [w["timeline.legend.runtime"], c.runtime[0]]];
+      const items = [[w["timeline.legend.cpu"], c.cpu[0][0]]];
+      if (this.steps.some((s) => s.lanes.some((l) => l.kind === "launch")))
+        items.push([w["timeline.legend.runtime"], c.runtime[0]]);
       this.data.families.forEach((f) => items.push([f, c.families[f][0]]));
       items.forEach(([label, color]) => {
         const swatch = make("span", "attnprof-viewer-swatch");
@@ -273,16 +276,14 @@
 
     // --- the tooltip
 
+    // the slice's own start and duration, then, for GPU work, its row of the kernel table
     tipRows(s) {
       const w = this.w, k = s.info;
-      const rows = [s.kind === "gpu" ? [w["col.family"], k.f] : [w["tip.category"], s.category]];
+      const rows = s.category ? [[w["tip.category"], s.category]] : [];
       rows.push([w["tip.start"], us(s.start) + " µs"], [w["tip.duration"], us(s.dur) + " µs"]);
       if (k) {
-        const api = has(k.api) ? this.data.strings[k.api] : undefined;
-        [["col.grid_block", k.gb], ["col.registers", k.regs], ["col.shared_memory", k.smem], ["tip.bytes", k.bytes],
-          ["col.reported_occupancy", k.occ], ["col.theoretical_occupancy", k.theo], ["col.launch_api", api]]
-          .filter(([, value]) => has(value))
-          .forEach(([key, value]) => rows.push([w[key], value]));
+        this.data.columns.forEach((key, i) => has(k.c[i]) && rows.push([w[key], k.c[i]]));
+        if (has(k.b)) rows.push([w["tip.bytes"], k.b]);
       }
       if (has(s.corr)) {
         rows.push([w["tip.correlation"], String(s.corr)]);
@@ -469,15 +470,16 @@
   // --- Open in Perfetto: its documented deep link (perfetto.dev/docs/visualization/deep-linking-to-perfetto-ui).
   // Open the UI, post 'PING' until it answers 'PONG', then post {perfetto: {buffer, title, fileName}}. Its trace
   // processor reads gzipped traces itself, so the .json.gz goes as published.
-  function openInPerfetto(view, button, words, title) {
-    const status = view.querySelector(".attnprof-viewer-status");
+  function openInPerfetto(view, data, bytes) {
+    const words = data.words, status = view.querySelector(".attnprof-viewer-status");
     const say = (text) => (status.textContent = text);
-    if (location.protocol === "file:") return say(words["perfetto.file"]); // fetch() cannot read the trace
+    const url = view.querySelector(".attnprof-viewer-perfetto").dataset.trace;
+    if (!bytes && location.protocol === "file:") return say(words["perfetto.file"]); // fetch() cannot read it
     const win = window.open(PERFETTO + "/#!/", "_blank");
     if (!win) return say(words["perfetto.blocked"]);
     say(words["perfetto.opening"]);
-    const url = button.dataset.trace;
-    const fileName = decodeURIComponent(url.split("/").pop());
+    const fileName = view.querySelector(".attnprof-viewer-download").getAttribute("download");
+    const title = data.title;
     const handOver = (buffer) =>
       new Promise((done, fail) => {
         const ping = setInterval(() => win.postMessage("PING", PERFETTO), 100);
@@ -495,11 +497,13 @@
         };
         window.addEventListener("message", onMessage);
       });
-    fetch(url)
-      .then((r) => {
-        if (!r.ok) throw new Error(r.status + " " + r.statusText);
-        return r.arrayBuffer();
-      })
+    (bytes
+      ? Promise.resolve(bytes.buffer)
+      : fetch(url).then((r) => {
+          if (!r.ok) throw new Error(r.status + " " + r.statusText);
+          return r.arrayBuffer();
+        })
+    )
       .then(handOver)
       .then(() => say(words["perfetto.sent"]))
       .catch((err) => {
@@ -514,9 +518,18 @@
       if (!data || view.dataset.ready) return; // without data the PNG and the download link stay as they are
       view.dataset.ready = "true";
       new Viewer(view, data);
+      const noScript = view.querySelector(".attnprof-viewer-noscript");
+      if (noScript) noScript.remove();
+      // a trace that came inline (attnprof.viewer.embed): the download link and Perfetto read it from memory
+      const bytes = data.trace && Uint8Array.from(atob(data.trace), (c) => c.charCodeAt(0));
+      const link = view.querySelector(".attnprof-viewer-download");
+      if (bytes) {
+        link.href = URL.createObjectURL(new Blob([bytes], { type: "application/gzip" }));
+        link.hidden = false;
+      }
       const button = view.querySelector(".attnprof-viewer-perfetto");
-      button.hidden = false;
-      button.addEventListener("click", () => openInPerfetto(view, button, data.words, data.title));
+      button.hidden = !bytes && !button.dataset.trace;
+      button.addEventListener("click", () => openInPerfetto(view, data, bytes));
       // The PNG figure right before the view stays for print and no-script; on screen the viewer stands for it.
       const figure = view.previousElementSibling;
       if (figure && figure.matches("figure")) figure.classList.add("attnprof-viewer-replaced");

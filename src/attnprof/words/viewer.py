@@ -1,14 +1,14 @@
-"""Words of the interactive trace viewer (:mod:`attnprof.viewer`), in every language of the site.
+"""Words of the interactive trace viewer (:mod:`attnprof.viewer`): its toolbar, tooltip, links and the Perfetto
+button. Words the site already has (column headers, lane names, limiters, the download link) are not repeated here:
+the viewer takes them from the other tables (:data:`attnprof.viewer.SITE_KEYS`).
 
-Shaped like :data:`attnprof.labels.LABELS` (``key -> {language: text}``, ``{placeholders}`` filled by the page's
-script or by :meth:`str.format`), and with no key that :data:`~attnprof.labels.LABELS` already has, so the two
-tables fold into one without conflicts. Words the site already has (column headers, lane names, limiters, the
-download link) are taken from :data:`~attnprof.labels.LABELS` instead of being repeated here.
+Data only: :mod:`attnprof.words` merges this table with the others and looks words up. ``{placeholders}`` are
+filled by the page's script.
 """
 
 from __future__ import annotations
 
-VIEWER_WORDS: dict[str, dict[str, str]] = {
+VIEWER: dict[str, dict[str, str]] = {
     # --- the viewer as a whole, and its toolbar ---
     "viewer.region": {
         "en": "Interactive timeline of {title}: every profiled step",
@@ -32,10 +32,21 @@ VIEWER_WORDS: dict[str, dict[str, str]] = {
         "ja": "タイムライン ({start}〜{end} µs): 矢印キーで移動、+ / − で拡大縮小、Enter でスライスへ",
     },
     "viewer.legend": {"en": "Colours", "ja": "色の凡例"},
+    "viewer.no_gpu": {
+        "en": "No GPU activity: {variant} ran on {device}, so this trace has CPU lanes only.",
+        "ja": "GPU アクティビティはありません。{variant} は {device} で実行されたため、"
+        "このトレースには CPU レーンしかありません。",
+    },
+    "viewer.no_script": {
+        "en": "The interactive timeline needs the attnprof site's script, which is not loaded here; the picture "
+        "of the same step shows what it would.",
+        "ja": "操作できるタイムラインには attnprof サイトのスクリプトが必要ですが、ここでは読み込まれていません。"
+        "同じステップの図で内容を確認できます。",
+    },
     # --- what clicking a slice says ---
     "viewer.linked": {
         "en": "{launch} launched {kernel} (correlation id {id})",
-        "ja": "{launch} が {kernel} を起動しました (相関 ID {id})",
+        "ja": "{launch} が {kernel} を起動しました (correlation id {id})",
     },
     "viewer.unlinked": {
         "en": "{name}: no GPU work or launch call is linked to it",
@@ -46,7 +57,7 @@ VIEWER_WORDS: dict[str, dict[str, str]] = {
     "tip.category": {"en": "Category", "ja": "カテゴリ"},
     "tip.start": {"en": "Start", "ja": "開始"},
     "tip.duration": {"en": "Duration", "ja": "所要時間"},
-    "tip.correlation": {"en": "Correlation id", "ja": "相関 ID (correlation)"},
+    "tip.correlation": {"en": "Correlation id", "ja": "correlation id (相関 ID)"},
     "tip.bytes": {"en": "Bytes", "ja": "バイト数"},
     "tip.launches": {"en": "Launches", "ja": "起動する処理"},
     "tip.launched_by": {"en": "Launched by", "ja": "起動元"},
