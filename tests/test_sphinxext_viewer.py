@@ -91,7 +91,17 @@ def test_a_step_option_opens_the_viewer_there_and_two_views_are_two_files(projec
     result, _ = trace_result("naive")
     names = sorted(p.name for p in (Path(app.outdir) / DATA_DIR).glob("*.js"))
     assert names == sorted(f"{viewer.view_id(result, s)}.js" for s in (0, None))
-    assert [n["step"] for n in doctree(app).findall(trace_viewer)] == [0, None]
+    assert [n["view"] for n in doctree(app).findall(trace_viewer)] == [viewer.view_id(result, s) for s in (0, None)]
+    assert [step for _, step in app.env.attnprof_views["index"].values()] == [0, None]
+
+
+def test_data_files_follow_the_result_even_when_no_page_is_written(project, tmp_path):
+    app = project(PAGES)
+    (data,) = (Path(app.outdir) / DATA_DIR).glob("*.js")
+    data.unlink()  # gone (or stale): the next build, with nothing to read or write, writes it again
+    app.build()
+    assert app.warning.getvalue() == ""
+    assert data.read_text(encoding="ascii") == viewer.data_script(trace_result("naive")[0], "en")
 
 
 def test_other_builders_show_the_download_paragraph(project):

@@ -107,7 +107,7 @@ class Timeline(AttnprofDirective):
         fallback = [self.download(result, found.path.parent / result.trace_file)] if result.trace_file else []
         return [
             picture_figure(self, png, summary, "attnprof-timeline"),
-            trace_view(result, found.path, step, fallback),
+            trace_view(self.env, result, found.path, step, fallback),
         ]
 
     def download(self, result: Result, trace_path: Path) -> nodes.paragraph:

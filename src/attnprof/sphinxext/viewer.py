@@ -6,10 +6,12 @@ that draws a result's step can). The node holds the result file and the step, an
 builder-neutral fallback: the paragraph with the link to the raw trace (its ``download_reference`` also makes
 Sphinx publish the trace in ``_downloads``).
 
-At write time the HTML visitor writes the view's data file into the build's own output folder
-(``_viewer/<view id>.js``, :func:`attnprof.viewer.write_data`: deterministic, written only when it changed, so
-parallel writers agree) and replaces the fallback with :func:`attnprof.viewer.fragment`, whose own download link
-and "Open in Perfetto" button point at the published trace. Other builders (LaTeX, text, ...) render the node as
+The HTML visitor replaces the fallback with :func:`attnprof.viewer.fragment`, whose own download link and "Open in
+Perfetto" button point at the published trace, and whose script loads the view's data file. The data files are
+written once the pages are (``html-collect-pages``), by the main process, for every view the environment knows:
+into the build's own output folder (``_viewer/<view id>.js``, :func:`attnprof.viewer.write_data`: deterministic,
+written only when the bytes change), whether or not this build wrote the page, so they follow the result and the
+code. Other builders (LaTeX, text, ...) render the node as
 the container it is: the fallback paragraph. Each language build has its own output folder, so each gets data in
 its own words.
 
@@ -28,10 +30,11 @@ from typing import Any
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.application import Sphinx
+from sphinx.environment import BuildEnvironment
 from sphinx.util.osutil import relative_uri
 
 from .. import viewer
-from ..results import Result
+from ..results import Result, StaleResultError
 from . import lookup
 
 #: Where the data files go, inside a build's output folder.
@@ -44,21 +47,28 @@ class trace_viewer(nodes.container):
     """A view of one step of a result; its children are the fallback for builders without the viewer."""
 
 
-def trace_view(result: Result, result_path: Path, step: int | None, fallback: list[nodes.Node]) -> trace_viewer:
+def _views(env: BuildEnvironment) -> dict[str, dict[str, tuple[str, int | None]]]:
+    """docname -> view id -> (result file, step): every view of the project, kept in the environment."""
+    if not hasattr(env, "attnprof_views"):
+        env.attnprof_views = {}  # type: ignore[attr-defined]
+    return env.attnprof_views  # type: ignore[attr-defined]
+
+
+def trace_view(
+    env: BuildEnvironment, result: Result, result_path: Path, step: int | None, fallback: list[nodes.Node]
+) -> trace_viewer:
     """The viewer node for ``result`` (read from ``result_path``) opening at ``step``, with ``fallback`` (the
-    download paragraph) as its children."""
+    download paragraph) as its children; the view is noted for the current page, so its data file is written."""
+    view = viewer.view_id(result, step)
+    _views(env).setdefault(env.docname, {})[view] = (str(result_path), step)
     node = trace_viewer("", *fallback, classes=["attnprof-trace-fallback"])
-    node["result_path"] = str(result_path)
-    node["step"] = step
-    node["view"] = viewer.view_id(result, step)
+    node["view"] = view
     return node
 
 
 def visit_trace_viewer_html(self: Any, node: trace_viewer) -> None:
     builder = self.builder
-    found = lookup.analysed(Path(node["result_path"]))
     view = node["view"]
-    viewer.write_data(found, Path(builder.outdir) / DATA_DIR / f"{view}.js", builder.config.language, node["step"])
     page = builder.get_target_uri(builder.current_docname)
     data_url = relative_uri(page, f"{DATA_DIR}/{view}.js")
     ref = next(node.findall(addnodes.download_reference), None)
@@ -67,6 +77,29 @@ def visit_trace_viewer_html(self: Any, node: trace_viewer) -> None:
         trace_url = posixpath.join(builder.dlpath, urllib.parse.quote(ref["filename"]))
     self.body.append(viewer.fragment(view, data_url, trace_url, builder.config.language))
     raise nodes.SkipNode
+
+
+def _write_data_files(app: Sphinx) -> list[Any]:
+    """Every view's data file (:func:`attnprof.viewer.write_data`) in this build's language, each written only when
+    its bytes change. Done for all views on every HTML build, not only for the pages written this time, so that the
+    data follow a change of the result or of the code."""
+    views = {view: where for page in _views(app.env).values() for view, where in page.items()}
+    for view, (path, step) in sorted(views.items()):
+        try:
+            found = lookup.analysed(Path(path))
+        except (OSError, StaleResultError) as exc:  # the page that shows it was read before the file went
+            lookup.warn(f"trace view {view}: {exc}", "stale", None)
+            continue
+        viewer.write_data(found, Path(app.outdir) / DATA_DIR / f"{view}.js", app.config.language, step)
+    return []
+
+
+def _purge(app: Sphinx, env: BuildEnvironment, docname: str) -> None:
+    _views(env).pop(docname, None)
+
+
+def _merge(app: Sphinx, env: BuildEnvironment, docnames: set[str], other: BuildEnvironment) -> None:
+    _views(env).update({d: v for d, v in _views(other).items() if d in docnames})
 
 
 def _write_static_files(app: Sphinx) -> None:
@@ -87,4 +120,7 @@ def setup_viewer(app: Sphinx) -> None:
     """Register the viewer node (HTML writes the viewer, other builders the fallback) and its static files."""
     app.add_node(trace_viewer, html=(visit_trace_viewer_html, None))
     app.connect("builder-inited", _write_static_files)
+    app.connect("env-purge-doc", _purge)
+    app.connect("env-merge-info", _merge)
+    app.connect("html-collect-pages", _write_data_files)
     app.connect("html-page-context", _add_static_files)
