@@ -30,6 +30,7 @@ VARIANTS = ("sdpa_math", "sdpa_cudnn", "sdpa_flash")
 EMBEDDED = "sdpa_flash"
 
 CONF = """\
+project = "attnprof (H200 fixtures)"
 extensions = ["myst_parser", "attnprof.sphinxext"]
 html_theme = "furo"
 attnprof_results_dir = {results!r}

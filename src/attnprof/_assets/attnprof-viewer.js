@@ -303,7 +303,7 @@
         full.append(make("code", "", s.name));
         tip.append(full);
       }
-      const list = make("dl");
+      const list = make("dl", "attnprof-viewer-tip-rows"); // a class: furo spaces out a plain dl
       this.tipRows(s).forEach(([key, value]) => list.append(make("dt", "", key), make("dd", "", value)));
       tip.append(list);
       tip.style.left = "0px"; // measured at its natural width, then placed
