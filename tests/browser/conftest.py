@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from .pages import LANGUAGES, VIEWPORT, Visit, discover_pages, site_dir, viewer_pages, visit
+from .viewer_site import LARGE as H200_LARGE
 from .viewer_site import VARIANTS as H200_VARIANTS
 from .viewer_site import ViewOnPage, page_of
 from .viewer_site import build as build_h200_site
@@ -57,7 +58,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     ``viewer_page`` with the built site's pages that show a trace view and the variant pages of the site built from
     the H200 fixtures (``h200:en/variants/sdpa-math.html``), so that the viewer's checks meet GPU traces here too."""
     pages = discover_pages(site_dir())
-    h200 = [f"{H200}{lang}/{page_of(v)}" for lang in LANGUAGES for v in H200_VARIANTS]
+    h200 = [f"{H200}{lang}/{page}" for lang in LANGUAGES for page in [*map(page_of, H200_VARIANTS), H200_LARGE]]
     for name, selected in (
         ("page_path", pages),
         ("variant_page", [p for p in pages if p.split("/")[1:2] == ["variants"]]),

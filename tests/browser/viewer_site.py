@@ -28,6 +28,8 @@ from helpers import TRACES, trace_result
 VARIANTS = ("sdpa_math", "sdpa_cudnn", "sdpa_flash")
 #: The variant whose view the gallery-like page embeds.
 EMBEDDED = "sdpa_flash"
+#: A page (in a language's folder) with an embedded view that carries no trace.
+LARGE = "auto_examples/large.html"
 
 CONF = """\
 project = "attnprof (H200 fixtures)"
@@ -61,7 +63,7 @@ def build(folder: Path) -> dict[str, ViewOnPage]:
     src, out = folder / "src", folder / "html"
     views: dict[str, ViewOnPage] = {}
     pages = {"index.md": "# Viewer\n\n```{toctree}\n" + "\n".join(
-        f"variants/{v.replace('_', '-')}" for v in VARIANTS) + "\ngallery\n```\n"}  # fmt: skip
+        f"variants/{v.replace('_', '-')}" for v in VARIANTS) + "\ngallery\nauto_examples/large\n```\n"}  # fmt: skip
     for variant in VARIANTS:
         result, raw = trace_result(variant)
         results.save(result, folder / "results", raw)
@@ -75,6 +77,9 @@ def build(folder: Path) -> dict[str, ViewOnPage]:
     pages["gallery.md"] = (
         f"# Gallery\n\nWhat `viewer.embed(result)` prints.\n\n```{{raw}} html\n{embedded.html}\n```\n"
     )
+    # where a gallery page would be, a view whose trace was too large to carry: no download, no Perfetto
+    large = viewer.embed(views["sdpa_math"].result, trace=b"\0" * (viewer.INLINE_TRACE_MAX + 1))
+    pages[LARGE.replace(".html", ".md")] = f"# Large\n\n```{{raw}} html\n{large.html}\n```\n"
     (folder / "notebook.html").write_text(
         f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>notebook</title></head><body>'
         f"{embedded.html}</body></html>",

@@ -155,15 +155,27 @@ class View:
             if match(s, data)
         ]
 
-    def published_trace(self) -> bytes:
-        """The bytes of the trace the download link gives."""
+    def published_trace(self) -> bytes | None:
+        """The bytes of the trace the download link gives; ``None`` for a view without one (an embedded view whose
+        trace was too large to carry), which then offers neither the link nor "Open in Perfetto"."""
         link = self.locator("a.attnprof-viewer-download")
+        if link.get_attribute("href") is None:
+            assert link.is_hidden() and self.locator("button.attnprof-viewer-perfetto").is_hidden()
+            assert "trace" not in self.data
+            return None
         return base64.b64decode(link.evaluate(_TRACE_JS))
 
-    def parsed_steps(self) -> tuple[list[Any], dict[str, Any]]:
-        """The published trace read by :mod:`attnprof.trace`: its steps and its device properties."""
-        parsed = json.loads(gzip.decompress(self.published_trace()))
+    def parsed_steps(self) -> tuple[list[Any], dict[str, Any]] | None:
+        """The published trace read by :mod:`attnprof.trace`: its steps and device properties (``None``: no trace)."""
+        published = self.published_trace()
+        if published is None:
+            return None
+        parsed = json.loads(gzip.decompress(published))
         return trace.parse_trace(parsed, variants.get(self.variant).annotation), trace.device_properties(parsed)
+
+    def durations(self, step: int, kind: str, match: Any) -> list[float]:
+        """The durations the payload gives the slices of :meth:`find` (the truth of a view without a trace)."""
+        return [s[1] for _, _, s in self.find(step, kind, match)]
 
 
 def views(page: Page) -> list[View]:
