@@ -71,6 +71,8 @@ sphinx_gallery_conf = {
     # drops the cache of exactly those scripts. Deleting a stale or corrupt result file and building again is the fix.
     "run_stale_examples": False,
     "remove_config_comments": True,  # also leaves the attnprof_writes declarations out of the pages
+    # a cell that ends in viewer.embed(result) shows the interactive trace viewer (its _repr_html_)
+    "capture_repr": ("_repr_html_", "__repr__"),
     "show_memory": False,
 }
 

@@ -15,7 +15,7 @@ out-of-place call.
 # to see and the times say nothing about a GPU.
 import torch
 
-from attnprof import inputs, profiling, report, timeline, variants
+from attnprof import inputs, profiling, report, timeline, variants, viewer
 
 setup = inputs.default_setup()
 print("running:", setup.describe())
@@ -54,5 +54,8 @@ print(report.kernel_table(result))
 # One step on a timeline
 # ----------------------
 # The CPU lane shows the ops nested under ``naive_fwd``; the GPU lane the kernels they launched, joined by a line
-# from each launch call to its kernel.
+# from each launch call to its kernel. The picture is one step; below it, on the site, the same trace can be
+# explored: every active step, zoom, a tooltip per slice, a click on a launch to find its kernel, and a button
+# that opens the trace in Perfetto.
 fig = timeline.figure(result)
+viewer.embed(result)

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from attnprof import kernels, pictures, timeline
+from attnprof import kernels, pictures, timeline, trace
 from attnprof.results import Environment, Result
-from conftest import trace_result
+from helpers import trace_result
 
 
 def png_size(data: bytes) -> tuple[int, int]:
@@ -72,6 +72,29 @@ def test_launch_lines_link_each_launch_to_its_activity():
     assert all(r0 == runtime and x0 <= x1 for r0, x0, _, x1 in layout.links)
     labels = [b.label for b in layout.rows[-1].bars]
     assert any("cuDNN" in label for label in labels)  # decoded short names on the GPU lane
+
+
+def test_lanes_cpu_by_depth_then_launches_then_streams():
+    result, _ = trace_result("naive")
+    step = timeline.pick_step(result)
+    lanes = timeline.lanes(step, "ja")
+    depths = sorted({o.depth for o in step.cpu_ops if o.category not in trace.LAUNCH_CATEGORIES})
+    assert [(lane.kind, lane.depth) for lane in lanes[: len(depths)]] == [("cpu", d) for d in depths]
+    assert [lane.kind for lane in lanes[len(depths) :]] == ["launch", "gpu"]
+    assert lanes[0].name == "CPU (深さ 0)" and lanes[-1].name == "GPU ストリーム 7"
+    assert sum(len(lane.ops) for lane in lanes) + len(lanes[-2].calls) == len(step.cpu_ops)
+    assert lanes[-1].activities == step.activities
+    assert lanes[-2].calls == trace.launch_calls(step)
+    layout = timeline._layout(result, None)
+    assert [row.name for row in layout.rows] == [lane.name for lane in timeline.lanes(step)]
+
+
+def test_a_step_without_gpu_work_has_cpu_lanes_only():
+    result, _ = trace_result("naive")
+    step = timeline.pick_step(result)
+    step.activities = []
+    step.cpu_ops = [o for o in step.cpu_ops if o.category not in trace.LAUNCH_CATEGORIES]
+    assert {lane.kind for lane in timeline.lanes(step)} == {"cpu"}
 
 
 def test_labels_are_shortened_to_fit():

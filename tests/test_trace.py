@@ -372,3 +372,38 @@ def test_steps_round_trip_through_the_result_format():
     res = Result("naive", [B, H, S, D], "bfloat16", "cuda", "ok", env, steps=list(_steps("naive")))
     again = Result.from_dict(json.loads(json.dumps(res.to_dict())))
     assert again.steps == res.steps
+
+
+# --- launch calls ---------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_every_launch_call_is_linked_to_what_it_launched(variant: str):
+    for step in _steps(variant):
+        calls = trace.launch_calls(step)
+        assert [c.start_us for c in calls] == sorted(c.start_us for c in calls)
+        linked = {c.correlation: c for c in calls if c.correlation is not None}
+        assert set(linked) == {a.correlation for a in step.activities}
+        for a in step.activities:
+            call = linked[a.correlation]
+            assert (call.start_us, call.name) == (a.launch_start_us, a.launch_api)
+        runtime = [o for o in step.cpu_ops if o.category in trace.LAUNCH_CATEGORIES]
+        assert [c for c in calls if c.category is not None] == [
+            trace.LaunchCall(o.start_us, o.duration_us, o.name, o.category, linked_to(o, step)) for o in runtime
+        ]
+
+
+def linked_to(op, step: StepTrace) -> int | None:
+    return next((a.correlation for a in step.activities if a.launch_start_us == op.start_us), None)
+
+
+def test_a_launch_only_the_activity_records_is_added_under_its_api():
+    step = _steps("sdpa_flash")[0]
+    runtime = {o.start_us for o in step.cpu_ops if o.category in trace.LAUNCH_CATEGORIES}
+    # drop the runtime calls from the CPU side: the activities still name and time them
+    bare = StepTrace(step.index, step.cpu_time_us, step.gpu_time_us, step.gpu_span_us, step.activities,
+                     [o for o in step.cpu_ops if o.start_us not in runtime])  # fmt: skip
+    calls = trace.launch_calls(bare)
+    assert [(c.name, c.category, c.correlation) for c in calls] == [
+        (a.launch_api, None, a.correlation) for a in step.activities
+    ]

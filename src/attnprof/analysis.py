@@ -127,7 +127,11 @@ def _launch_api(apis: list[str | None]) -> str | None:
     return "mixed: " + ", ".join(ordered)
 
 
-def _theoretical(kind: str, regs: int | None, block: list[int] | None, smem: int | None, props: dict) -> Any:
+def theoretical_occupancy(
+    kind: str, regs: int | None, block: list[int] | None, smem: int | None, props: dict[str, Any]
+) -> Occupancy | None:
+    """The theoretical occupancy of one launch configuration (:func:`attnprof.occupancy.theoretical`), or ``None``
+    for memcpy/memset, a missing field, no device properties, or a device the calculator does not cover."""
     if kind != "kernel" or not props or regs is None or not block or smem is None:
         return None
     try:
@@ -152,7 +156,7 @@ def _row(name: str, acts: list[GpuActivity], n_steps: int, props: dict[str, Any]
         avg_us=_r(total / len(acts)),
         launch_api=_launch_api([a.launch_api for a in acts]),
         reported_occupancy=statistics.median(occ) if occ else None,
-        theoretical=_theoretical(
+        theoretical=theoretical_occupancy(
             kind, config["registers_per_thread"], config["block"], config["shared_memory"], props
         ),
         configs=configs,

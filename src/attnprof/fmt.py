@@ -28,6 +28,11 @@ def ratio(value: float) -> str:
     return f"{value:.0f}" if abs(value) >= 1000 else f"{value:.3g}"
 
 
+def percent(value: float) -> str:
+    """A percentage with its unit: ``18.8 %`` (no-break space)."""
+    return unit(ratio(value), "%")
+
+
 def count(value: float) -> str:
     """A count, or a mean count: ``6``, ``6.3``."""
     return f"{value:.0f}" if float(value).is_integer() else f"{value:.1f}"

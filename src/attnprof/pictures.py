@@ -60,6 +60,25 @@ def picture_rc(language: str) -> dict[str, object]:
     return {"font.family": family, "svg.hashsalt": "attnprof"}
 
 
+def contrast(a: str, b: str) -> float:
+    """WCAG 2 contrast ratio of two colours given as ``#rrggbb``: 1 (none) to 21 (black on white); text wants at
+    least 4.5."""
+
+    def luminance(hex_color: str) -> float:
+        channels = [int(hex_color[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+        r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    lighter, darker = sorted((luminance(a), luminance(b)), reverse=True)
+    return (lighter + 0.05) / (darker + 0.05)
+
+
+def ink(background: str) -> str:
+    """The text colour for ``background`` (``#rrggbb``): black or white, whichever contrasts more. Every picture
+    and the trace viewer write their labels on coloured bars with it."""
+    return max(("#000000", "#ffffff"), key=lambda colour: contrast(colour, background))
+
+
 def code_mtime_ns(*files: str | Path) -> int:
     """The newest modification time of the code that decides a picture's bytes: ``files`` (the drawing module),
     this module and the word table."""

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import kernels, pictures, words
+from . import kernels, pictures, trace, words
 from .results import CpuOp, GpuActivity, Result, StepTrace, write_if_changed
 
 if TYPE_CHECKING:
@@ -50,7 +50,6 @@ LAUNCH_LINE_COLOR = "#555555"
 #: Figure width in inches.
 WIDTH_IN = 12.0
 
-_RUNTIME_CATEGORIES = ("cuda_runtime", "cuda_driver")
 _FONT_SIZE = 7.5
 # layout in inches (heights) and figure fractions (left edge and width of the plot)
 _ROW_HEIGHT_IN = 0.42
@@ -103,6 +102,11 @@ def short_name(activity: GpuActivity) -> str:
     return kernels.decode(activity.name).short or activity.name
 
 
+def heading(result: Result) -> str:
+    """What a timeline of ``result`` is titled with: ``naive, [8, 16, 1024, 64] bfloat16 (cuda)``."""
+    return f"{result.variant}, {list(result.shape)} {result.dtype} ({result.device})"
+
+
 def pick_step(result: Result, step: int | None = None) -> StepTrace:
     """The step to draw: ``result.steps[step]``, by default the middle active step.
 
@@ -118,53 +122,90 @@ def pick_step(result: Result, step: int | None = None) -> StepTrace:
     return result.steps[step]
 
 
+@dataclass
+class Lane:
+    """One row of a step's timeline: the CPU ops of one nesting depth, the runtime and driver calls, or one GPU
+    stream. The PNG and the interactive viewer (:mod:`attnprof.viewer`) draw the same lanes.
+
+    Attributes:
+        kind: ``"cpu"``, ``"launch"`` or ``"gpu"``.
+        name: The lane's name in the requested language.
+        depth: Nesting depth of a CPU lane's ops.
+        ops: A CPU lane's ops (ATen ops and nested annotations; no runtime calls).
+        calls: The launch lane's calls (:func:`attnprof.trace.launch_calls`).
+        activities: A GPU lane's kernels, memcpys and memsets, in start order.
+    """
+
+    kind: str
+    name: str
+    depth: int = 0
+    ops: list[CpuOp] = field(default_factory=list)
+    calls: list[trace.LaunchCall] = field(default_factory=list)
+    activities: list[GpuActivity] = field(default_factory=list)
+
+
+def lanes(step: StepTrace, language: str | None = None) -> list[Lane]:
+    """The lanes of ``step``, top to bottom: CPU ops by depth, the runtime/driver calls (when there are any), one
+    lane per GPU stream (none for a step without GPU activity)."""
+    cpu_ops = [op for op in step.cpu_ops if op.category not in trace.LAUNCH_CATEGORIES]
+    out = [
+        Lane(
+            "cpu",
+            words.text("timeline.row.cpu", language, depth=d),
+            depth=d,
+            ops=[o for o in cpu_ops if o.depth == d],
+        )
+        for d in sorted({op.depth for op in cpu_ops})
+    ]
+    calls = trace.launch_calls(step)
+    if calls:
+        out.append(Lane("launch", words.text("timeline.row.runtime", language), calls=calls))
+    stream_of = {id(a): -1 if a.stream is None else a.stream for a in step.activities}
+    for stream in sorted(set(stream_of.values())):
+        name = "GPU" if stream == -1 else words.text("timeline.row.stream", language, stream=stream)
+        acts = [a for a in step.activities if stream_of[id(a)] == stream]
+        out.append(Lane("gpu", name, activities=acts))
+    return out
+
+
 def _layout(result: Result, step: int | None, language: str | None = None) -> _Layout:
-    head = f"{result.variant}, {list(result.shape)} {result.dtype} ({result.device})"
+    head = heading(result)
     if not result.ok or not result.steps:
         msg = f"{result.variant} did not run ({result.status}): {result.reason or 'no steps recorded'}"
         return _Layout(head, msg, [], [], [], 1.0, message=msg, language=words.language(language))
     st = pick_step(result, step)
 
-    # CPU ops by depth; runtime and driver calls on a row of their own
-    cpu_ops = [op for op in st.cpu_ops if op.category not in _RUNTIME_CATEGORIES]
-    runtime_ops = [op for op in st.cpu_ops if op.category in _RUNTIME_CATEGORIES]
-    depths = sorted({op.depth for op in cpu_ops})
-    rows: list[_Row] = [_Row(words.text("timeline.row.cpu", language, depth=d)) for d in depths]
-    depth_row = {d: i for i, d in enumerate(depths)}
-    for op in cpu_ops:
-        color = CPU_COLORS[min(op.depth, len(CPU_COLORS) - 1)]
-        rows[depth_row[op.depth]].bars.append(_Bar(op.start_us, op.duration_us, _op_label(op), color))
-
-    launches = _launch_calls(st, runtime_ops)
+    rows: list[_Row] = []
     runtime_row = None
-    if launches:
-        runtime_row = len(rows)
-        rows.append(_Row(words.text("timeline.row.runtime", language)))
-        rows[runtime_row].bars.extend(launches)
-
-    streams = sorted({a.stream if a.stream is not None else -1 for a in st.activities})
-    stream_row = {}
-    for s in streams:
-        stream_row[s] = len(rows)
-        rows.append(_Row("GPU" if s == -1 else words.text("timeline.row.stream", language, stream=s), gpu=True))
-    links = []
-    families: list[str] = []
-    for a in st.activities:
-        fam = family_of(a)
-        if fam not in families:
-            families.append(fam)
-        r = stream_row[a.stream if a.stream is not None else -1]
-        rows[r].bars.append(_Bar(a.start_us, a.duration_us, short_name(a), FAMILY_COLORS[fam], fam))
-        if runtime_row is not None and a.launch_start_us is not None:
-            links.append((runtime_row, a.launch_start_us + (a.launch_duration_us or 0.0) / 2, r, a.start_us))
-    families.sort(key=lambda f: list(FAMILY_COLORS).index(f))
+    gpu_row: dict[int, int] = {}  # id of an activity -> its row
+    for lane in lanes(st, language):
+        row = _Row(lane.name, gpu=lane.kind == "gpu")
+        if lane.kind == "launch":
+            runtime_row = len(rows)
+        for op in lane.ops:
+            color = CPU_COLORS[min(op.depth, len(CPU_COLORS) - 1)]
+            row.bars.append(_Bar(op.start_us, op.duration_us, _op_label(op), color))
+        row.bars += [_Bar(c.start_us, c.duration_us, c.name, RUNTIME_COLOR) for c in lane.calls]
+        for a in lane.activities:
+            gpu_row[id(a)] = len(rows)
+            fam = family_of(a)
+            row.bars.append(_Bar(a.start_us, a.duration_us, short_name(a), FAMILY_COLORS[fam], fam))
+        rows.append(row)
+    links = [
+        (runtime_row, a.launch_start_us + (a.launch_duration_us or 0.0) / 2, gpu_row[id(a)], a.start_us)
+        for a in st.activities
+        if runtime_row is not None and a.launch_start_us is not None
+    ]
+    present = {family_of(a) for a in st.activities}
+    families = [f for f in FAMILY_COLORS if f in present]
+    streams = sum(1 for row in rows if row.gpu)
 
     ends = [b.start + b.duration for row in rows for b in row.bars] + [st.cpu_time_us]
     span = max(ends) if ends else 1.0
     n_kernels = len(st.kernels)
     summary = (
         f"Timeline of {result.variant}, profiler step {st.index}: {len(st.activities)} GPU activities "
-        f"({n_kernels} kernels) on {len(streams)} stream(s) and {len(st.cpu_ops)} CPU events; the annotated call "
+        f"({n_kernels} kernels) on {streams} stream(s) and {len(st.cpu_ops)} CPU events; the annotated call "
         f"took {st.cpu_time_us:.0f} µs on the CPU and its GPU work {st.gpu_time_us:.0f} µs."
     )
     if not st.activities:
@@ -178,22 +219,6 @@ def _layout(result: Result, step: int | None, language: str | None = None) -> _L
 
 def _op_label(op: CpuOp) -> str:
     return op.name.removeprefix("aten::")
-
-
-def _launch_calls(st: StepTrace, runtime_ops: list[CpuOp]) -> list[_Bar]:
-    """Runtime and driver calls of the step; launches recorded only on the activities are added."""
-    bars = [_Bar(op.start_us, op.duration_us, op.name, RUNTIME_COLOR) for op in runtime_ops]
-    seen = {round(op.start_us, 3) for op in runtime_ops}
-    for a in st.activities:
-        if a.launch_start_us is not None and round(a.launch_start_us, 3) not in seen:
-            seen.add(round(a.launch_start_us, 3))
-            bars.append(_Bar(a.launch_start_us, a.launch_duration_us or 0.0, a.launch_api or "launch", RUNTIME_COLOR))
-    return sorted(bars, key=lambda b: b.start)
-
-
-def _text_color(hex_color: str) -> str:
-    r, g, b = (int(hex_color[i : i + 2], 16) / 255 for i in (1, 3, 5))
-    return "black" if 0.299 * r + 0.587 * g + 0.114 * b > 0.55 else "white"
 
 
 def _fit(label: str, width_px: float, dpi: float) -> str:
@@ -242,7 +267,7 @@ def _draw(fig: Figure, layout: _Layout) -> None:
             text = _fit(bar.label, bar.duration / (layout.span + 2 * pad) * axes_px, fig.dpi)
             if text:
                 ax.text(bar.start + bar.duration / 2, y, text, ha="center", va="center", fontsize=_FONT_SIZE,
-                        color=_text_color(bar.color), clip_on=True)  # fmt: skip
+                        color=pictures.ink(bar.color), clip_on=True)  # fmt: skip
     if layout.links:
         segments = [((x0, r0 + 0.35), (x1, r1 - 0.35)) for r0, x0, r1, x1 in layout.links]
         ax.add_collection(LineCollection(segments, colors=LAUNCH_LINE_COLOR, linewidths=0.6, alpha=0.7))

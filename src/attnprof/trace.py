@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -205,6 +206,50 @@ def parse_trace(trace: dict[str, Any], annotation: str) -> list[StepTrace]:
             )
         )
     return steps
+
+
+@dataclass(frozen=True)
+class LaunchCall:
+    """A runtime or driver call of a step, with the correlation id it shares with the GPU work it launched.
+
+    Attributes:
+        start_us: Start, relative to the step's annotation.
+        duration_us: Duration.
+        name: The call (``cudaLaunchKernel``, ``cuLaunchKernelEx``, ``cudaStreamIsCapturing``, ...).
+        category: ``cuda_runtime`` or ``cuda_driver``; ``None`` for a call known only from the activity it
+            launched (the step's CPU events do not hold it).
+        correlation: The correlation id of the activity it launched, or ``None`` for a call that launched nothing.
+    """
+
+    start_us: float
+    duration_us: float
+    name: str
+    category: str | None
+    correlation: int | None
+
+
+def launch_calls(step: StepTrace) -> list[LaunchCall]:
+    """The runtime and driver calls of ``step``, sorted by start, each linked to what it launched.
+
+    A call is matched to its GPU activities by its start time: an activity keeps its launching call's start
+    (:attr:`~attnprof.results.GpuActivity.launch_start_us`) and the correlation id they share. Calls that only the
+    activities record are added, named by their launch API.
+    """
+    correlation = {_r(a.launch_start_us): a.correlation for a in step.activities if a.launch_start_us is not None}
+    calls = [
+        LaunchCall(op.start_us, op.duration_us, op.name, op.category, correlation.get(_r(op.start_us)))
+        for op in step.cpu_ops
+        if op.category in LAUNCH_CATEGORIES
+    ]
+    seen = {_r(c.start_us) for c in calls}
+    for a in step.activities:
+        if a.launch_start_us is not None and _r(a.launch_start_us) not in seen:
+            seen.add(_r(a.launch_start_us))
+            calls.append(
+                LaunchCall(a.launch_start_us, a.launch_duration_us or 0.0, a.launch_api or "launch", None,
+                           a.correlation)
+            )  # fmt: skip
+    return sorted(calls, key=lambda c: c.start_us)
 
 
 def device_properties(trace: dict[str, Any], device: int | None = None) -> dict[str, Any]:

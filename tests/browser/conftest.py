@@ -9,6 +9,7 @@ message that says what to do: nothing is skipped.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import shutil
@@ -20,7 +21,11 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .pages import LANGUAGES, VIEWPORT, Visit, discover_pages, site_dir, visit
+from .pages import LANGUAGES, VIEWPORT, Visit, discover_pages, site_dir, viewer_pages, visit
+from .viewer_site import LARGE as H200_LARGE
+from .viewer_site import VARIANTS as H200_VARIANTS
+from .viewer_site import ViewOnPage, page_of
+from .viewer_site import build as build_h200_site
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, BrowserContext, Page
@@ -44,12 +49,20 @@ NO_SITE = "(no built site)"
 # --- collection: one test per page, and the count in CI's output -------------------------------------------------
 
 
+#: Marks the pages of the site built from the H200 fixtures (:mod:`.viewer_site`) among the built site's pages.
+H200 = "h200:"
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """Parametrize ``page_path`` with every page of the site, ``variant_page`` with its variant pages."""
+    """Parametrize ``page_path`` with every page of the site, ``variant_page`` with its variant pages, and
+    ``viewer_page`` with the built site's pages that show a trace view and the variant pages of the site built from
+    the H200 fixtures (``h200:en/variants/sdpa-math.html``), so that the viewer's checks meet GPU traces here too."""
     pages = discover_pages(site_dir())
+    h200 = [f"{H200}{lang}/{page}" for lang in LANGUAGES for page in [*map(page_of, H200_VARIANTS), H200_LARGE]]
     for name, selected in (
         ("page_path", pages),
         ("variant_page", [p for p in pages if p.split("/")[1:2] == ["variants"]]),
+        ("viewer_page", [*(viewer_pages(site_dir(), pages) or [NO_SITE]), *h200]),
     ):
         if name in metafunc.fixturenames:
             metafunc.parametrize(name, selected or [NO_SITE])
@@ -101,17 +114,38 @@ class _QuietHandler(SimpleHTTPRequestHandler):
         pass
 
 
-@pytest.fixture(scope="session")
-def base_url(site: Path) -> Iterator[str]:
-    """The site served over HTTP on localhost, from a thread."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(site)))
-    thread = threading.Thread(target=server.serve_forever, name="site-server", daemon=True)
+@contextlib.contextmanager
+def serve(folder: Path) -> Iterator[str]:
+    """``folder`` served over HTTP on localhost, from a thread; yields its URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(folder)))
+    thread = threading.Thread(target=server.serve_forever, name=f"server of {folder}", daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}/"
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.fixture(scope="session")
+def base_url(site: Path) -> Iterator[str]:
+    """The site served over HTTP on localhost."""
+    with serve(site) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def h200_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, ViewOnPage]]:
+    """The site built from the H200 fixtures (:mod:`.viewer_site`): its folder and its views by variant."""
+    folder = tmp_path_factory.mktemp("h200-site")
+    return folder, build_h200_site(folder)
+
+
+@pytest.fixture(scope="session")
+def h200_url(h200_site: tuple[Path, dict[str, ViewOnPage]]) -> Iterator[str]:
+    """The H200 site served over HTTP on localhost (its ``html`` folder; the notebook page one level up)."""
+    with serve(h200_site[0]) as url:
+        yield url + "html/"
 
 
 def chromium_path() -> str:
@@ -154,6 +188,24 @@ def context(browser: Browser) -> Iterator[BrowserContext]:
     ctx.set_default_timeout(15_000)
     yield ctx
     ctx.close()
+
+
+@pytest.fixture
+def ctx(browser: Browser) -> Iterator[BrowserContext]:
+    """A fresh browser context for one test, 1280 x 900 (routes and popups stay in the test)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(20_000)
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def phone(browser: Browser) -> Iterator[BrowserContext]:
+    """A fresh browser context for one test, 390 x 844 with a touch screen."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True)
+    context.set_default_timeout(20_000)
+    yield context
+    context.close()
 
 
 @pytest.fixture

@@ -38,6 +38,15 @@ def discover_pages(site: Path) -> list[str]:
     return pages
 
 
+#: The class of a trace view's HTML (:func:`attnprof.viewer.fragment`).
+VIEW_CLASS = "attnprof-trace-view"
+
+
+def viewer_pages(site: Path, pages: list[str]) -> list[str]:
+    """Those of ``pages`` (paths relative to ``site``) that show a trace view."""
+    return [p for p in pages if f'class="{VIEW_CLASS}"' in (site / p).read_text(encoding="utf-8")]
+
+
 def other_language(lang: str) -> str:
     return next(code for code in LANGUAGES if code != lang)
 

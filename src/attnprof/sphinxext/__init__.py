@@ -14,6 +14,7 @@ One module per family of directives, each with its own ``setup_*``:
 :mod:`.occupancy`               ``occupancy-table``, ``occupancy-hypotheses``
 :mod:`.scaling`                 ``scaling-table``, ``roofline-table``, ``sdpa-choice-table``
 :mod:`.figures`                 ``timeline``, ``scaling-plot``, and the pictures' alt text
+:mod:`.viewer`                  the interactive trace viewer after each timeline, and its script and stylesheet
 :mod:`.banner`                  ``env-banner``, and the banner every page gets
 :mod:`.gallery`                 (no directive) re-running a gallery script whose result files are missing
 ==============================  ================================================================================
@@ -52,6 +53,7 @@ from .metrics import setup_metrics
 from .occupancy import setup_occupancy
 from .scaling import setup_scaling
 from .tables import setup_tables
+from .viewer import setup_viewer
 
 _PACKAGE_DIR = Path(__file__).parent.parent
 
@@ -77,6 +79,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("config-inited", _on_config_inited)
     app.add_css_file("attnprof.css")
     for setup_family in (setup_tables, setup_metrics, setup_claims, setup_occupancy, setup_scaling, setup_figures,
-                         setup_banner, setup_gallery):  # fmt: skip
+                         setup_viewer, setup_banner, setup_gallery):  # fmt: skip
         setup_family(app)
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True}

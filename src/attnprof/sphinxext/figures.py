@@ -2,7 +2,8 @@
 
 ``timeline VARIANT``
     One active step drawn by :mod:`attnprof.timeline` (``:step:``, the middle one by default), the content as
-    caption, and a link to the raw trace.
+    caption, followed by the interactive viewer of every step (:mod:`.viewer`; the link to the raw trace where the
+    builder has no viewer).
 ``scaling-plot``
     One metric (``:metric:``) of the sweep against sequence length at one head_dim (``:head-dim:``), drawn by
     :mod:`attnprof.scalingplot`, the content as caption.
@@ -30,6 +31,7 @@ from ..results import Result
 from . import lookup
 from .nodes import AttnprofDirective, not_run_note, para
 from .scaling import SweepDirective
+from .viewer import trace_view
 
 #: Figure classes whose images get their caption as alt text.
 PICTURE_CLASSES = frozenset({"attnprof-timeline", "attnprof-scaling-plot"})
@@ -103,11 +105,14 @@ class Timeline(AttnprofDirective):
             summary = timeline.summary(result, step)
         self.env.note_dependency(str(png))
         out: list[nodes.Node] = [picture_figure(self, png, summary, "attnprof-timeline")]
+        fallback: list[nodes.Node] = []
         if result.trace_file:
             trace_path = found.path.parent / result.trace_file
             problem = lookup.verified_trace(self.env, trace_path, self.get_location())
-            out += self.problem(problem) if problem else [self.download(result, trace_path)]
-        return out
+            if problem:
+                return out + self.problem(problem)
+            fallback = [self.download(result, trace_path)]
+        return [*out, trace_view(self.env, result, found.path, step, fallback)]
 
     def download(self, result: Result, trace_path: Path) -> nodes.paragraph:
         """The link to the raw trace, published with the page."""

@@ -16,8 +16,9 @@ from sphinx.util.docutils import SphinxRole
 
 from .. import fmt, words
 from ..analysis import Analysis, KernelRow
+from ..columns import limiter_words
 from . import lookup
-from .nodes import limiter_words, status_words
+from .nodes import status_words
 
 #: Fields of the ``metric`` role, besides ``op:<op name>``.
 METRIC_FIELDS: tuple[str, ...] = (
@@ -66,14 +67,10 @@ def _us(x: float) -> str:
     return fmt.unit(fmt.number(x), "µs")
 
 
-def _pct(x: float) -> str:
-    return fmt.unit(fmt.ratio(x), "%")
-
-
 def _main_kernel(row: KernelRow, field: str, lang: str | None) -> Any:
     theo = row.theoretical
     theoretical: dict[str, Callable[[], Any]] = {
-        "main_kernel_theoretical_occupancy": lambda: _pct(theo.percent),
+        "main_kernel_theoretical_occupancy": lambda: fmt.percent(theo.percent),
         "main_kernel_limiter": lambda: limiter_words(theo.limiters or theo.limiter, lang),
         "main_kernel_theoretical_blocks": lambda: theo.blocks_per_sm,
         "main_kernel_theoretical_warps": lambda: theo.active_warps,
@@ -90,7 +87,9 @@ def _main_kernel(row: KernelRow, field: str, lang: str | None) -> Any:
         "main_kernel_smem": None if row.shared_memory is None else fmt.size(row.shared_memory),
         "main_kernel_grid": fmt.dims(row.grid) or None,
         "main_kernel_block": fmt.dims(row.block) or None,
-        "main_kernel_reported_occupancy": None if row.reported_occupancy is None else _pct(row.reported_occupancy),
+        "main_kernel_reported_occupancy": None
+        if row.reported_occupancy is None
+        else fmt.percent(row.reported_occupancy),
     }[field]
 
 

@@ -50,11 +50,6 @@ def status_words(status: str, lang: str | None) -> str:
     return words.text_or(f"status.{status}", status, lang)
 
 
-def limiter_words(limiters: str | Sequence[str], lang: str | None) -> str:
-    """Occupancy limiters in words, every one of a tie (registers and shared memory: ``レジスタと共有メモリ``)."""
-    return words.limiters([limiters] if isinstance(limiters, str) else limiters, lang)
-
-
 def not_run_note(result: Result, lang: str | None) -> nodes.note:
     """A note saying that a variant could not run and why, in PyTorch's words."""
     text = words.text(

@@ -18,10 +18,11 @@ from docutils import nodes
 from sphinx.application import Sphinx
 
 from .. import fmt, zero_occupancy
+from ..columns import limiter_words
 from ..variants import VARIANTS
 from ..zero_occupancy import HypothesisTest, KernelOccupancy
 from . import lookup
-from .nodes import AttnprofDirective, limiter_words, para
+from .nodes import AttnprofDirective, para
 
 
 class OccupancyTable(AttnprofDirective):
@@ -45,7 +46,7 @@ class OccupancyTable(AttnprofDirective):
         for k in kernels:
             reported: Any = na
             if k.reported is not None:
-                text = fmt.unit(fmt.ratio(k.reported), "%")
+                text = fmt.percent(k.reported)
                 reported = nodes.inline("", text, classes=["attnprof-occ-zero"]) if k.zero else text
             body.append(
                 [
@@ -55,7 +56,7 @@ class OccupancyTable(AttnprofDirective):
                     na if k.shared_memory is None else fmt.size(k.shared_memory),
                     na if k.blocks_per_sm is None else fmt.ratio(k.blocks_per_sm),
                     reported,
-                    na if k.theoretical is None else fmt.unit(fmt.ratio(k.theoretical.percent), "%"),
+                    na if k.theoretical is None else fmt.percent(k.theoretical.percent),
                     na if not k.limiters else limiter_words(k.limiters, lang),
                 ]
             )

@@ -23,9 +23,10 @@ from sphinx.application import Sphinx
 from .. import fmt
 from ..analysis import Analysis, cpu_cost
 from ..noise import Figure
+from ..columns import KERNEL_COLUMNS, NUMERIC_COLUMNS, kernel_cells
 from ..results import CpuCosts
 from ..variants import VARIANTS
-from .nodes import TABLE_OPTIONS, AttnprofDirective, Span, limiter_words, not_run_note, para, status_words
+from .nodes import TABLE_OPTIONS, AttnprofDirective, Span, not_run_note, para, status_words
 
 
 class KernelTable(AttnprofDirective):
@@ -54,35 +55,19 @@ class KernelTable(AttnprofDirective):
         na = self.say("not_available")
         body = []
         for r in a.rows:
-            theo = r.theoretical
-            name_cell = [
-                para(nodes.strong("", r.info.short or r.name)),
-                para(nodes.literal("", r.name), classes=["attnprof-fullname"]),
-            ]
+            texts = kernel_cells(r, lang)
+            api = texts["col.launch_api"]
+            cells: dict[str, Any] = texts | {
+                "col.kernel": [
+                    para(nodes.strong("", texts["col.kernel"])),
+                    para(nodes.literal("", r.name), classes=["attnprof-fullname"]),
+                ],
+                "col.launch_api": nodes.literal("", api) if api else None,
+            }
             if r.configs > 1:
-                name_cell.append(para(self.say("kernel.configs", n=r.configs), classes=["attnprof-configs"]))
-            body.append(
-                [
-                    name_cell,
-                    r.info.family,
-                    fmt.count(r.per_step),
-                    fmt.number(r.avg_us),
-                    nodes.literal("", r.launch_api) if r.launch_api else na,
-                    na if r.registers_per_thread is None else str(r.registers_per_thread),
-                    na if r.shared_memory is None else fmt.size(r.shared_memory),
-                    f"{fmt.dims(r.grid)} × {fmt.dims(r.block)}" if r.grid and r.block else na,
-                    na if r.reported_occupancy is None else fmt.unit(fmt.ratio(r.reported_occupancy), "%"),
-                    na
-                    if theo is None
-                    else fmt.unit(fmt.ratio(theo.percent), "%")
-                    # at full occupancy no resource limits anything worth naming
-                    + (f" ({limiter_words(theo.limiters or theo.limiter, lang)})" if theo.percent < 100 else ""),
-                ]
-            )
-        keys = ("col.kernel", "col.family", "col.per_step", "col.avg_us", "col.launch_api", "col.registers",
-                "col.shared_memory", "col.grid_block", "col.reported_occupancy",
-                "col.theoretical_occupancy")  # fmt: skip
-        return [self.table(keys, body, "attnprof-kernel-table", numeric=(2, 3, 5, 6, 8, 9))]
+                cells["col.kernel"].append(para(self.say("kernel.configs", n=r.configs), classes=["attnprof-configs"]))
+            body.append([na if cells[key] is None else cells[key] for key in KERNEL_COLUMNS])
+        return [self.table(KERNEL_COLUMNS, body, "attnprof-kernel-table", numeric=NUMERIC_COLUMNS)]
 
 
 class _VariantTable(AttnprofDirective):
