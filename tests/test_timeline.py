@@ -85,7 +85,7 @@ def test_a_result_that_did_not_run_draws_its_reason(tmp_path: Path):
     env = Environment(device_name="CPU", torch_version="2.13.0+cpu", python_version="3.11", date="2026-11-30")
     result = Result("sdpa_cudnn", [1, 4, 256, 64], "bfloat16", "cpu", "no_cuda", env, reason="no CUDA device")
     summary = timeline.render(result, tmp_path / "x.png")
-    assert "did not run (no_cuda): no CUDA device" in summary
+    assert "did not run (no CUDA device): no CUDA device" in summary
     assert png_size((tmp_path / "x.png").read_bytes())[1] < 300
 
 
@@ -111,5 +111,5 @@ def test_japanese_words_in_the_japanese_picture():
     else:
         assert ja != en
     layout = timeline._layout(naive_result, None, "ja")
-    assert layout.rows[0].name == "CPU（深さ 0）"
+    assert layout.rows[0].name == "CPU (深さ 0)"
     assert any(row.gpu and row.name.startswith("GPU ストリーム") for row in layout.rows)

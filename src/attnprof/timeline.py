@@ -9,6 +9,10 @@ about:
   (:data:`FAMILY_COLORS`, the same on every page) and labelled with their decoded short names where they fit;
 - a thin line from each launch call to the activity it launched (the trace's ``correlation`` id).
 
+Every word in it (row names, kernel labels, families, the axis, the alt-text summary) comes from the word table in the
+picture's language. It is drawn :data:`WIDTH_IN` inches wide with :data:`attnprof.pictures.TEXT_PT`-point text, so the
+page shows its text at 12 CSS pixels (:mod:`attnprof.pictures`).
+
 matplotlib is imported inside the functions only, so importing this module costs nothing.
 """
 
@@ -47,17 +51,18 @@ CPU_COLORS: tuple[str, ...] = ("#9FB4CC", "#B7C8DB", "#CCD8E6", "#DFE7F0")
 RUNTIME_COLOR = "#4D4D4D"
 LAUNCH_LINE_COLOR = "#555555"
 
-#: Figure width in inches.
-WIDTH_IN = 12.0
+#: Figure width in inches (shown one CSS inch per inch: :mod:`attnprof.pictures`).
+WIDTH_IN = pictures.MAX_WIDTH_IN
 
 _RUNTIME_CATEGORIES = ("cuda_runtime", "cuda_driver")
-_FONT_SIZE = 7.5
-# layout in inches (heights) and figure fractions (left edge and width of the plot)
-_ROW_HEIGHT_IN = 0.42
-_TOP_IN = 0.45
-_AXIS_IN = 0.55
-_LEFT, _WIDTH = 0.16, 0.82
-_LEGEND_COLUMNS = 7
+_FONT_SIZE = pictures.TEXT_PT
+# layout in inches: rows, the title above them, the axis below, the row names left of them, the legend's lines
+_ROW_HEIGHT_IN = 0.36
+_TOP_IN = 0.42
+_AXIS_IN = 0.5
+_LEFT_IN, _RIGHT_IN = 1.6, 0.1
+_LEGEND_LINE_IN = 0.24
+_LEGEND_COLUMNS = 4
 
 
 @dataclass
@@ -98,9 +103,10 @@ def family_of(activity: GpuActivity) -> str:
     return family if family in FAMILY_COLORS else "other"
 
 
-def short_name(activity: GpuActivity) -> str:
-    """The decoded short name of an activity (``Memcpy DtoD``, ``flash_fwd``, ``gemm 128x64``, ...)."""
-    return kernels.decode(activity.name).short or activity.name
+def short_name(activity: GpuActivity, language: str | None = None) -> str:
+    """The decoded short name of an activity (``memcpy DtoD``, ``flash_fwd ...``, ``nvjet gemm ...``) in
+    ``language``."""
+    return kernels.decode(activity.name).text(language) or activity.name
 
 
 def pick_step(result: Result, step: int | None = None) -> StepTrace:
@@ -121,7 +127,9 @@ def pick_step(result: Result, step: int | None = None) -> StepTrace:
 def _layout(result: Result, step: int | None, language: str | None = None) -> _Layout:
     head = f"{result.variant}, {list(result.shape)} {result.dtype} ({result.device})"
     if not result.ok or not result.steps:
-        msg = f"{result.variant} did not run ({result.status}): {result.reason or 'no steps recorded'}"
+        status = words.text_or(f"status.{result.status}", result.status, language)
+        reason = result.reason or words.text("timeline.no_steps", language)
+        msg = words.text("status.not_run", language, variant=result.variant, status=status, reason=reason)
         return _Layout(head, msg, [], [], [], 1.0, message=msg, language=words.language(language))
     st = pick_step(result, step)
 
@@ -154,24 +162,17 @@ def _layout(result: Result, step: int | None, language: str | None = None) -> _L
         if fam not in families:
             families.append(fam)
         r = stream_row[a.stream if a.stream is not None else -1]
-        rows[r].bars.append(_Bar(a.start_us, a.duration_us, short_name(a), FAMILY_COLORS[fam], fam))
+        rows[r].bars.append(_Bar(a.start_us, a.duration_us, short_name(a, language), FAMILY_COLORS[fam], fam))
         if runtime_row is not None and a.launch_start_us is not None:
             links.append((runtime_row, a.launch_start_us + (a.launch_duration_us or 0.0) / 2, r, a.start_us))
     families.sort(key=lambda f: list(FAMILY_COLORS).index(f))
 
     ends = [b.start + b.duration for row in rows for b in row.bars] + [st.cpu_time_us]
     span = max(ends) if ends else 1.0
-    n_kernels = len(st.kernels)
-    summary = (
-        f"Timeline of {result.variant}, profiler step {st.index}: {len(st.activities)} GPU activities "
-        f"({n_kernels} kernels) on {len(streams)} stream(s) and {len(st.cpu_ops)} CPU events; the annotated call "
-        f"took {st.cpu_time_us:.0f} µs on the CPU and its GPU work {st.gpu_time_us:.0f} µs."
-    )
-    if not st.activities:
-        summary = (
-            f"Timeline of {result.variant}, profiler step {st.index}: {len(st.cpu_ops)} CPU events and no GPU "
-            f"activity (run on {result.device}); the annotated call took {st.cpu_time_us:.0f} µs."
-        )
+    counts = dict(variant=result.variant, step=st.index, activities=len(st.activities), kernels=len(st.kernels),
+                  streams=len(streams), events=len(st.cpu_ops), cpu=f"{st.cpu_time_us:.0f}",
+                  gpu=f"{st.gpu_time_us:.0f}", device=result.device)  # fmt: skip
+    summary = words.text("timeline.summary" if st.activities else "timeline.summary_cpu", language, **counts)
     title = f"{head}, {words.text('timeline.step', language, step=st.index)}"
     return _Layout(title, summary, rows, links, families, span, language=words.language(language))
 
@@ -213,9 +214,9 @@ def _legend_rows(layout: _Layout) -> int:
 
 def _figsize(layout: _Layout) -> tuple[float, float]:
     if layout.message is not None:
-        return WIDTH_IN, 1.0
+        return WIDTH_IN, 1.2
     rows = max(len(layout.rows), 1)
-    legend = 0.1 + 0.22 * _legend_rows(layout)
+    legend = 0.1 + _LEGEND_LINE_IN * _legend_rows(layout)
     return WIDTH_IN, _TOP_IN + _ROW_HEIGHT_IN * rows + _AXIS_IN + legend
 
 
@@ -224,17 +225,18 @@ def _draw(fig: Figure, layout: _Layout) -> None:
     from matplotlib.patches import Patch
 
     width_in, height_in = fig.get_size_inches()
-    fig.suptitle(layout.title, fontsize=9, x=0.02, y=1 - 0.12 / height_in, ha="left", va="top")
+    fig.suptitle(layout.title, fontsize=pictures.TITLE_PT, x=0.02, y=1 - 0.1 / height_in, ha="left", va="top")
     if layout.message is not None:
-        fig.text(0.5, 0.4, layout.message, ha="center", va="center", fontsize=9, wrap=True)
+        fig.text(0.5, 0.4, layout.message, ha="center", va="center", fontsize=_FONT_SIZE, wrap=True)
         return
     rows_h = _ROW_HEIGHT_IN * max(len(layout.rows), 1)
     bottom = height_in - _TOP_IN - rows_h
-    ax: Axes = fig.add_axes((_LEFT, bottom / height_in, _WIDTH, rows_h / height_in))
+    left, width = _LEFT_IN / width_in, (width_in - _LEFT_IN - _RIGHT_IN) / width_in
+    ax: Axes = fig.add_axes((left, bottom / height_in, width, rows_h / height_in))
     pad = layout.span * 0.01
     ax.set_xlim(-pad, layout.span + pad)
     ax.set_ylim(len(layout.rows) - 0.5, -0.5)
-    axes_px = _WIDTH * width_in * fig.dpi
+    axes_px = width * width_in * fig.dpi
     for y, row in enumerate(layout.rows):
         for bar in row.bars:
             ax.barh(y, max(bar.duration, layout.span * 0.001), left=bar.start, height=0.7, color=bar.color,
@@ -249,10 +251,10 @@ def _draw(fig: Figure, layout: _Layout) -> None:
     for y, row in enumerate(layout.rows):
         if row.gpu:
             ax.axhspan(y - 0.5, y + 0.5, color="#F3F3F3", zorder=0)
-    ax.set_yticks(range(len(layout.rows)), [row.name for row in layout.rows], fontsize=8)
+    ax.set_yticks(range(len(layout.rows)), [row.name for row in layout.rows], fontsize=_FONT_SIZE)
     ax.tick_params(axis="y", length=0)
-    ax.tick_params(axis="x", labelsize=8)
-    ax.set_xlabel(words.text("timeline.xlabel", layout.language), fontsize=8)
+    ax.tick_params(axis="x", labelsize=_FONT_SIZE)
+    ax.set_xlabel(words.text("timeline.xlabel", layout.language), fontsize=_FONT_SIZE)
     for side in ("top", "right", "left"):
         ax.spines[side].set_visible(False)
     ax.grid(axis="x", color="#E5E5E5", linewidth=0.6)
@@ -261,14 +263,15 @@ def _draw(fig: Figure, layout: _Layout) -> None:
         Patch(color=CPU_COLORS[0], label=words.text("timeline.legend.cpu", layout.language)),
         Patch(color=RUNTIME_COLOR, label=words.text("timeline.legend.runtime", layout.language)),
     ]
-    handles += [Patch(color=FAMILY_COLORS[f], label=f) for f in layout.families]
-    fig.legend(handles=handles, loc="lower left", bbox_to_anchor=(_LEFT, 0.05 / height_in), ncol=_LEGEND_COLUMNS,
-               fontsize=7.5, frameon=False, borderaxespad=0)  # fmt: skip
+    handles += [Patch(color=FAMILY_COLORS[f], label=kernels.family_text(f, layout.language)) for f in layout.families]
+    fig.legend(handles=handles, loc="lower left", bbox_to_anchor=(0.02, 0.05 / height_in), ncol=_LEGEND_COLUMNS,
+               fontsize=_FONT_SIZE, frameon=False, borderaxespad=0)  # fmt: skip
 
 
-def summary(result: Result, step: int | None = None) -> str:
-    """What the timeline of one step shows, in one sentence (the alt text of the picture); no drawing involved."""
-    return _layout(result, step).summary
+def summary(result: Result, step: int | None = None, language: str | None = None) -> str:
+    """What the timeline of one step shows, in one sentence in ``language`` (the alt text of the picture); no
+    drawing involved."""
+    return _layout(result, step, language).summary
 
 
 def _picture(result: Result, step: int | None, language: str | None) -> tuple[_Layout, str]:
