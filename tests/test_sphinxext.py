@@ -344,8 +344,12 @@ def test_cpu_only_build_gets_a_prominent_banner_with_reasons(project, tmp_path):
     assert app.warning.getvalue() == ""
     page = html(app)
     assert "GPU なしでビルドされたサイト" in page
-    assert "sdpa_cudnn: no CUDA device: torch.cuda.is_available() is False" in page
+    # PyTorch's reason as recorded, marked as such
+    assert 'sdpa_cudnn: <span class="attnprof-message">no CUDA device: torch.cuda.is_available() is False' in page
     assert page.count("attnprof-cpu-only") == 1  # the explicit banner replaces the automatic one
+    # how to get the GPU guide; no gallery in this project, so its page is named, not linked
+    assert '<code class="docutils literal notranslate"><span class="pre">nox</span>' in page
+    assert "CUDA GPU のあるマシンで" in page and "auto_examples/index" in page
 
 
 def test_no_results_at_all_is_a_note_not_a_warning(project):

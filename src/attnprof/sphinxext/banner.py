@@ -21,7 +21,7 @@ from .. import words
 from ..analysis import Analysis
 from ..results import Result
 from . import lookup
-from .nodes import para, status_words, words_para
+from .nodes import para, recorded, status_words, words_para
 
 #: The page that says how to run the scripts and build the site yourself (the gallery's index).
 RUN_IT_YOURSELF = "auto_examples/index"
@@ -118,8 +118,8 @@ def banner_nodes(
     if reasons:
         items = nodes.bullet_list()
         for reason, variants in reasons.items():
-            text = words.text("banner.reason_item", lang, variants=", ".join(variants), reason=reason)
-            items += nodes.list_item("", para(text))
+            text = words_para("banner.reason_item", lang, variants=", ".join(variants), reason=recorded(reason))
+            items += nodes.list_item("", text)
         box += items
     for line in lines:
         box += para(line, classes=["attnprof-env-line"])

@@ -26,7 +26,7 @@ from sphinx.application import Sphinx
 from .. import claims
 from ..analysis import Analysis
 from . import lookup
-from .nodes import AttnprofDirective, para
+from .nodes import AttnprofDirective, para, with_recorded
 
 #: Claims about CPU time: they use the side-by-side CPU-cost measurement when the build has one.
 CPU_CLAIMS = frozenset({"C16", "C17"})
@@ -58,9 +58,11 @@ class Claims(AttnprofDirective):
         found = self.results_for(chosen, out)
         cpu = self.cpu_costs() if any(c.id in CPU_CLAIMS for c in chosen) else None
         body = []
+        recorded_reasons = [a.result.reason for a in found.values() if a.result.reason]
         for claim in chosen:
             verdict = claim.check(found, self.lang, cpu)
-            measured = [para(t) for t in (verdict.measured, verdict.detail, verdict.reason) if t]
+            texts = (verdict.measured, verdict.detail, verdict.reason)
+            measured = [para(*with_recorded(t, recorded_reasons)) for t in texts if t]
             cells = [
                 [self.claim_cell(claim.id), self.source_cell(claim)],
                 para(

@@ -189,6 +189,8 @@ class MetricRole(SphinxRole):
             return [nodes.problematic(self.rawtext, f"{self.text} ({words.text('status.missing', lang)})")], []
         text = metric_text(found.analysis, field, lang)
         classes = ["attnprof-metric"] + ([] if found.analysis.result.ok else ["attnprof-not-run"])
+        if field == "reason" and found.analysis.result.reason:
+            classes.append("attnprof-message")  # PyTorch's words, as recorded
         node = nodes.inline(self.rawtext, text, classes=classes)
         node["support_smartquotes"] = False
         return [node], []

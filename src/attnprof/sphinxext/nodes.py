@@ -152,16 +152,38 @@ def limiter_words(limiter: str, lang: str | None) -> str:
     return words.text_or(f"limiter.{limiter}", limiter, lang)
 
 
+def recorded(text: str) -> nodes.inline:
+    """A message as it was recorded (PyTorch's reason for not running), marked as such: it stays in the language
+    PyTorch wrote it in, on every page (class ``attnprof-message``)."""
+    node = nodes.inline("", text, classes=["attnprof-message"])
+    node["support_smartquotes"] = False
+    return node
+
+
+def reason_node(reason: str | None, lang: str | None) -> nodes.Node | str:
+    """A recorded reason (:func:`recorded`), or "n/a" in the page's language."""
+    return recorded(reason) if reason else words.text("not_available", lang)
+
+
+def with_recorded(text: str, messages: Sequence[str]) -> list[nodes.Node]:
+    """``text`` as nodes, with every occurrence of one of the recorded ``messages`` marked (:func:`recorded`)."""
+    found = sorted({m for m in messages if m and m in text}, key=len, reverse=True)
+    if not found:
+        return [nodes.Text(text)]
+    parts = re.split("(" + "|".join(re.escape(m) for m in found) + ")", text)
+    return [recorded(p) if p in found else nodes.Text(p) for p in parts if p]
+
+
 def not_run_note(result: Result, lang: str | None) -> nodes.note:
     """A note saying that a variant could not run and why, in PyTorch's words."""
-    text = words.text(
+    text = words_para(
         "status.not_run",
         lang,
         variant=result.variant,
         status=status_words(result.status, lang),
-        reason=result.reason or words.text("not_available", lang),
+        reason=reason_node(result.reason, lang),
     )
-    return nodes.note("", para(text), classes=["attnprof-not-run"])
+    return nodes.note("", text, classes=["attnprof-not-run"])
 
 
 @dataclass

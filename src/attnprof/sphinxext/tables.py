@@ -36,6 +36,7 @@ from .nodes import (
     make_disclosure,
     not_run_note,
     para,
+    reason_node,
     status_words,
     untold,
 )
@@ -150,8 +151,9 @@ class _VariantTable(AttnprofDirective):
                 cells: list[Any] = [Span(self.say("status.missing"), width)]
                 out += self.problem(found.problem)
             elif not a.result.ok:
-                text = f"{status_words(a.result.status, lang)}: {a.result.reason or self.say('not_available')}"
-                cells = [Span(para(text, classes=["attnprof-not-run"]), width)]
+                text = para(status_words(a.result.status, lang) + ": ", reason_node(a.result.reason, lang),
+                            classes=["attnprof-not-run"])  # fmt: skip
+                cells = [Span(text, width)]
             else:
                 cells = self.cells(a)
             reveal = [self.reveal_cell(a, reveals.get(variant, []))] if reveals else []
