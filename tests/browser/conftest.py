@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .pages import LANGUAGES, VIEWPORT, Visit, discover_pages, site_dir, visit
+from .pages import LANGUAGES, VIEWPORT, VIEWPORTS, Visit, discover_pages, site_dir, visit
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, BrowserContext, Page
@@ -45,14 +45,20 @@ NO_SITE = "(no built site)"
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """Parametrize ``page_path`` with every page of the site, ``variant_page`` with its variant pages."""
+    """Parametrize ``page_path`` with every page of the site, ``variant_page`` with its variant pages, ``ja_page``
+    with its Japanese pages, ``gallery_page`` with the gallery's pages (its index too), and ``viewport`` with the
+    reader's two widths."""
     pages = discover_pages(site_dir())
     for name, selected in (
         ("page_path", pages),
         ("variant_page", [p for p in pages if p.split("/")[1:2] == ["variants"]]),
+        ("ja_page", [p for p in pages if p.startswith("ja/")]),
+        ("gallery_page", [p for p in pages if p.split("/")[1:2] == ["auto_examples"]]),
     ):
         if name in metafunc.fixturenames:
             metafunc.parametrize(name, selected or [NO_SITE])
+    if "viewport" in metafunc.fixturenames:
+        metafunc.parametrize("viewport", list(VIEWPORTS))
 
 
 def _is_browser_test(item: Any) -> bool:
@@ -154,6 +160,17 @@ def context(browser: Browser) -> Iterator[BrowserContext]:
     ctx.set_default_timeout(15_000)
     yield ctx
     ctx.close()
+
+
+@pytest.fixture(scope="session")
+def contexts(browser: Browser, context: BrowserContext) -> Iterator[dict[str, BrowserContext]]:
+    """A browser context per reader's width (:data:`.pages.VIEWPORTS`): the desktop one is ``context``."""
+    made = {name: browser.new_context(viewport=size) for name, size in VIEWPORTS.items() if size != VIEWPORT}
+    for ctx in made.values():
+        ctx.set_default_timeout(15_000)
+    yield {name: made.get(name, context) for name in VIEWPORTS}
+    for ctx in made.values():
+        ctx.close()
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ from .. import words
 from ..analysis import Analysis
 from ..results import Result
 from . import lookup
-from .nodes import para, recorded, status_words, words_para
+from .nodes import para, reason_node, status_words, words_para
 
 #: The page that says how to run the scripts and build the site yourself (the gallery's index).
 RUN_IT_YOURSELF = "auto_examples/index"
@@ -111,14 +111,15 @@ def banner_nodes(
     box = nodes.admonition("", title, classes=["attnprof-env-banner", "attnprof-cpu-only", "warning"])
     box += para(words.text("banner.cpu_only", lang))
     box += _get_gpu(lang, docnames, refdoc)
-    reasons: dict[str, list[str]] = {}
+    reasons: dict[tuple[str, str], list[str]] = {}
     for r in found:
         if not r.ok:
-            reasons.setdefault(r.reason or status_words(r.status, lang), []).append(r.variant)
+            reasons.setdefault((r.reason or "", r.status), []).append(r.variant)
     if reasons:
         items = nodes.bullet_list()
-        for reason, variants in reasons.items():
-            text = words_para("banner.reason_item", lang, variants=", ".join(variants), reason=recorded(reason))
+        for (reason, status), variants in reasons.items():
+            shown = reason_node(reason, lang) if reason else status_words(status, lang)
+            text = words_para("banner.reason_item", lang, variants=", ".join(variants), reason=shown)
             items += nodes.list_item("", text)
         box += items
     for line in lines:

@@ -62,7 +62,7 @@ class Claims(AttnprofDirective):
         for claim in chosen:
             verdict = claim.check(found, self.lang, cpu)
             texts = (verdict.measured, verdict.detail, verdict.reason)
-            measured = [para(*with_recorded(t, recorded_reasons)) for t in texts if t]
+            measured = [para(*with_recorded(t, recorded_reasons, self.lang)) for t in texts if t]
             cells = [
                 [self.claim_cell(claim.id), self.source_cell(claim)],
                 para(

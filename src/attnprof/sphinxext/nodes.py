@@ -32,6 +32,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from .. import fmt, kernels, words
 from ..results import CpuCosts, Result
+from ..variants import VARIANTS
 from . import lookup
 
 #: The options every table directive takes.
@@ -160,18 +161,35 @@ def recorded(text: str) -> nodes.inline:
     return node
 
 
+#: What :func:`attnprof.profiling.failure` appends to PyTorch's reason when a variant ran on a device it does not
+#: support: `` (<variant title> runs on: cuda)``.
+_RUNS_ON = re.compile(r" \((?P<title>[^()]+) runs on: (?P<devices>[\w, ]+)\)$")
+
+
 def reason_node(reason: str | None, lang: str | None) -> nodes.Node | str:
-    """A recorded reason (:func:`recorded`), or "n/a" in the page's language."""
-    return recorded(reason) if reason else words.text("not_available", lang)
+    """A recorded reason (:func:`recorded`), or "n/a" in the page's language. Where attnprof added the devices the
+    variant runs on, that part is put in the page's language."""
+    if not reason:
+        return words.text("not_available", lang)
+    m = _RUNS_ON.search(reason)
+    titles = {v.title: v.name for v in VARIANTS.values()}
+    if m is None or m["title"] not in titles:
+        return recorded(reason)
+    runs_on = words.text("status.runs_on", lang, variant=titles[m["title"]], devices=m["devices"])
+    return nodes.inline("", "", recorded(reason[: m.start()]), nodes.Text(runs_on))
 
 
-def with_recorded(text: str, messages: Sequence[str]) -> list[nodes.Node]:
-    """``text`` as nodes, with every occurrence of one of the recorded ``messages`` marked (:func:`recorded`)."""
+def with_recorded(text: str, messages: Sequence[str], lang: str | None) -> list[nodes.Node]:
+    """``text`` as nodes, with every occurrence of one of the recorded ``messages`` marked (:func:`reason_node`)."""
     found = sorted({m for m in messages if m and m in text}, key=len, reverse=True)
     if not found:
         return [nodes.Text(text)]
     parts = re.split("(" + "|".join(re.escape(m) for m in found) + ")", text)
-    return [recorded(p) if p in found else nodes.Text(p) for p in parts if p]
+    out: list[nodes.Node] = []
+    for part in filter(None, parts):
+        shown = reason_node(part, lang) if part in found else part
+        out.append(shown if isinstance(shown, nodes.Node) else nodes.Text(shown))
+    return out
 
 
 def not_run_note(result: Result, lang: str | None) -> nodes.note:

@@ -113,6 +113,7 @@ SITE: dict[str, dict[str, str]] = {
         "en": "{variant} did not run ({status}): {reason}",
         "ja": "{variant} は実行されませんでした ({status}): {reason}",
     },
+    "status.runs_on": {"en": " ({variant} runs on: {devices})", "ja": " ({variant} の実行環境: {devices})"},
     "status.no_gpu_activity": {
         "en": "{variant} ran on {device} ({shape}, {dtype}); the trace holds no GPU activity to tabulate.",
         "ja": "{variant} は {device} で実行されました ({shape}, {dtype})。"
