@@ -3,7 +3,8 @@
 A Japanese page keeps code, identifiers, kernel names, product names and units as they are (the glossary's rule),
 so its text is full of Latin letters that are not English. What is English is prose: a run of Latin text (no
 Japanese character inside) with two or more plain words (lower-case or capitalised letters, not an identifier,
-not in :data:`ALLOWED_WORDS`), or one English function word (``more``, ``of``, ``the`` ...: "+4 more" is English).
+not in :data:`ALLOWED_WORDS`), or one English function word (``more``, ``of``, ``the`` ...: "+4 more" is English),
+or one word of the glossary that has a Japanese term (:data:`GLOSSARY_WORDS`: "CUDA cores" is English).
 An English term in parentheses beside its Japanese term is a gloss, not prose.
 Phrases in :data:`ALLOWED_PHRASES` (the article's English title, trace field names, NVIDIA's and PyTorch's names
 for things) are removed first.
@@ -37,6 +38,14 @@ FUNCTION_WORDS = frozenset(
     """.split()
 )
 # ("and", "or": ATen reduction ops too, as in "リダクション: and (bool)"; they count as plain words.)
+#: Words of the glossary that have a Japanese term: alone, they are English on a Japanese page ("CUDA cores").
+GLOSSARY_WORDS = frozenset(
+    """
+    core cores kernel kernels register registers thread threads warp warps block blocks grid occupancy trace lane
+    lanes launch launches time times memory device host step steps tile tiles backend backends variant variants
+    claim claims verdict published measured forward backward fwd bwd reduce elementwise pointwise template
+    """.split()
+)
 #: Phrases that stay English on a Japanese page: titles of the English sources, field names a trace prints.
 ALLOWED_PHRASES = (
     "Profiling in PyTorch (Part 3): Attention is all you profile",
@@ -85,6 +94,6 @@ def english_runs(text: str) -> list[str]:
         words = [w for t in _TOKEN.findall(run.group()) if (w := _plain_word(t)) is not None]
         function = [w for w in words if w in FUNCTION_WORDS]
         plain = [w for w in words if w not in ALLOWED_WORDS and w not in FUNCTION_WORDS]
-        if function or len(plain) >= 2:
+        if function or len(plain) >= 2 or any(w in GLOSSARY_WORDS for w in plain):
             found.append(run.group().strip())
     return found
