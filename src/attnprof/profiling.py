@@ -42,7 +42,7 @@ from .measure import (
     timed_calls,
     timer_name,
 )
-from .results import CpuCostRow, CpuCosts, Environment, Result, Timing
+from .results import CPU_NAME, CpuCostRow, CpuCosts, Environment, Result, Timing
 
 if TYPE_CHECKING:
     import torch
@@ -158,7 +158,7 @@ def environment(device: str, trace_meta: dict[str, Any] | None = None) -> Enviro
         cuda = torch.version.cuda
     else:
         name = platform.processor() or platform.machine() or "CPU"
-        name = f"CPU ({name}, {os.cpu_count()} cores)"
+        name = CPU_NAME.format(arch=name, cores=os.cpu_count())
         cudnn = driver = cuda = None
     return Environment(
         device_name=name,

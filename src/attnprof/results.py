@@ -41,6 +41,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import words
+
 SCHEMA_VERSION = 1
 
 #: Statuses a result can carry.
@@ -157,6 +159,18 @@ class Timing:
     timer: str = "cuda_event"
     warmup_s: float = 0.0
     profile_s: float = 0.0
+
+
+#: How :func:`attnprof.profiling.environment` names a CPU: ``CPU (x86_64, 2 cores)``.
+CPU_NAME = "CPU ({arch}, {cores} cores)"
+_CPU_NAME = re.compile(r"^CPU \((?P<arch>.+), (?P<cores>\d+) cores\)$")
+
+
+def device_words(name: str, language: str | None = None) -> str:
+    """A recorded device name as a page in ``language`` shows it: a GPU's as recorded (``NVIDIA H200``), a CPU's
+    (:data:`CPU_NAME`) in the page's words (``CPU (x86_64、2 コア)``)."""
+    m = _CPU_NAME.match(name)
+    return words.text("device.cpu", language, arch=m["arch"], cores=m["cores"]) if m else name
 
 
 @dataclass

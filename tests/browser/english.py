@@ -61,6 +61,7 @@ ALLOWED_PHRASES = (
     "Tensor Memory Accelerator",
     "General Matrix Multiply",
     "No available kernel",
+    "CUDA driver API",
 )
 
 # A Japanese term with its English term in parentheses right after it ("因果アテンション (causal attention)"), or

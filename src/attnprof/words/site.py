@@ -195,6 +195,7 @@ SITE: dict[str, dict[str, str]] = {
         "それ以外については記録された理由を示します:",
     },
     "banner.reason_item": {"en": "{variants}: {reason}", "ja": "{variants}: {reason}"},
+    "device.cpu": {"en": "CPU ({arch}, {cores} cores)", "ja": "CPU ({arch}、{cores} コア)"},
     "banner.get_gpu": {
         "en": "To get the GPU guide, build the site on a machine with a CUDA GPU: run {command} there (see {link}).",
         "ja": "GPU で計測したガイドを得るには、CUDA GPU のあるマシンでサイトをビルドしてください。そのマシンで "
