@@ -18,6 +18,7 @@ matplotlib is imported inside the functions only, so importing this module costs
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -60,7 +61,7 @@ _FONT_SIZE = pictures.TEXT_PT
 _ROW_HEIGHT_IN = 0.36
 _TOP_IN = 0.42
 _AXIS_IN = 0.5
-_LEFT_IN, _RIGHT_IN = 1.6, 0.1
+_LEFT_IN, _RIGHT_IN = 1.85, 0.1
 _LEGEND_LINE_IN = 0.24
 _LEGEND_COLUMNS = 4
 
@@ -198,14 +199,18 @@ def _text_color(hex_color: str) -> str:
 
 
 def _fit(label: str, width_px: float, dpi: float) -> str:
-    """``label``, shortened with an ellipsis to fit ``width_px``, or ``""`` when not even a stub fits."""
-    char_px = 0.62 * _FONT_SIZE * dpi / 72
-    n = int((width_px - 6) / char_px)
-    if n >= len(label):
+    """``label``, shortened with an ellipsis to fit ``width_px``, or ``""`` when not even a stub fits (a Japanese
+    character is a full em wide, a Latin one about 0.62 em)."""
+    em = _FONT_SIZE * dpi / 72
+    widths = [em if unicodedata.east_asian_width(ch) in "WF" else 0.62 * em for ch in label]
+    room = width_px - 6
+    if sum(widths) <= room:
         return label
-    if n >= 5:
-        return label[: n - 1] + "…"
-    return ""
+    n, used = 0, 0.62 * em  # the ellipsis
+    while n < len(label) and used + widths[n] <= room:
+        used += widths[n]
+        n += 1
+    return label[:n] + "…" if n >= 4 else ""
 
 
 def _legend_rows(layout: _Layout) -> int:
