@@ -1,7 +1,10 @@
 """Development sessions: tests, lint, the bilingual docs build, translations.
 
-Online: ``nox`` runs the default sessions (``tests``, ``lint``) in fresh virtualenvs, installing from the
-dependency groups of pyproject.toml. CPU environments pin ``torch==2.13.0`` (group ``cpu``).
+Online: ``nox`` runs the default sessions (``tests``, ``lint``) in virtualenvs, installing from the dependency
+groups of pyproject.toml. CPU environments pin ``torch==2.13.0`` (group ``cpu``). Environments are made with uv when
+it is installed (virtualenv otherwise) and kept between runs: a session installs again only when what it would
+install changed (pyproject.toml, or the groups it asks for), so a second ``nox -s docs`` goes straight to Sphinx.
+``nox -R`` reuses an environment without installing anything; ``nox --reuse-venv=no`` starts from a fresh one.
 
 Offline (the GPU builder, whose Python already has torch and the docs toolchain): ``python3 -m nox --no-venv -s
 docs``. Without a virtualenv nothing is installed and commands run with the interpreter running nox.
@@ -9,6 +12,8 @@ docs``. Without a virtualenv nothing is installed and commands run with the inte
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import shutil
 import sys
@@ -17,6 +22,8 @@ from pathlib import Path
 import nox
 
 nox.needs_version = ">=2025.2.9"
+nox.options.reuse_venv = "yes"
+nox.options.default_venv_backend = "uv|virtualenv"
 
 ROOT = Path(__file__).parent
 PYPROJECT = nox.project.load_toml("pyproject.toml")
@@ -31,11 +38,19 @@ def _offline(session: nox.Session) -> bool:
 
 
 def _install(session: nox.Session, *groups: str, package: bool = True) -> None:
-    """Install dependency groups (and the package, editable), unless running without a virtualenv."""
+    """Install dependency groups (and the package, editable), unless running without a virtualenv, or unless the
+    environment already has exactly this (a stamp in the environment records what was installed into it)."""
     if _offline(session):
         return
     requirements = nox.project.dependency_groups(PYPROJECT, *groups)
-    session.install(*requirements, *(["-e", "."] if package else []))
+    args = [*requirements, *(["-e", "."] if package else [])]
+    wanted = hashlib.sha256(json.dumps([args, (ROOT / "pyproject.toml").read_text()]).encode()).hexdigest()
+    stamp = Path(session.virtualenv.location) / ".attnprof-installed"
+    if stamp.is_file() and stamp.read_text() == wanted:
+        session.log(f"{session.name}: environment up to date ({stamp}); `--reuse-venv=no` starts afresh")
+        return
+    session.install(*args)
+    stamp.write_text(wanted)
 
 
 def _python(session: nox.Session) -> str:

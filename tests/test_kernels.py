@@ -468,3 +468,48 @@ def test_decode_is_torch_free():
 
 def test_doctests():
     assert doctest.testmod(kernels).failed == 0
+
+
+# --- labels in the page's language -------------------------------------------------------------------------------
+
+
+def test_labels_put_into_words_keep_english_identical_and_have_every_language():
+    for la in ALL:
+        info = decode(la.event["name"])
+        assert info.text("en") == info.text(None) == info.short
+        for language in ("ja",):
+            label = info.text(language)
+            assert "{" not in label and 0 < len(label) <= SHORT_MAX
+
+
+@pytest.mark.parametrize(
+    ("name", "ja"),
+    [
+        ("nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_TNT", "nvjet gemm 256x128 (bf16、Tensor コア)"),
+        (
+            "fmha_cutlassF_bf16_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<cutlass::bfloat16_t, "
+            "cutlass::arch::Sm80, true, 64, 64, 64, true, true>::Params)",
+            "mem-efficient フォワード 64x64 (bf16、出力はレジスタ)",
+        ),
+        ("Memcpy DtoD (Device -> Device)", "memcpy DtoD (デバイス → デバイス)"),
+        ("cutlass_80_simt_sgemm_128x128_8x2_nn_align1", "CUTLASS gemm 128x128 (fp32、SIMT)"),
+        ("ampere_sgemm_128x64_tn", "cuBLAS sgemm 128x64 (fp32、CUDA コア)"),
+    ],
+)
+def test_japanese_labels(name: str, ja: str):
+    assert decode(name).text("ja") == ja
+
+
+def test_a_long_op_list_ends_with_how_many_more_in_the_pages_language():
+    info = decode("triton_red_fused__softmax_add_amax_exp_masked_fill_mul_sub_sum_where_div_neg_0")
+    assert info.short.endswith(" more") and info.short.startswith("triton reduce: softmax, add")
+    assert info.text("ja").startswith("triton リダクション: softmax, add") and "ほか" in info.text("ja")
+    assert "more" not in info.text("ja")
+
+
+def test_family_names_in_the_pages_language():
+    assert kernels.family_text("elementwise", "en") == "elementwise"
+    assert kernels.family_text("elementwise", "ja") == "要素ごと"
+    assert decode("Memset (Device)").family_text("ja") == "Memset"
+    assert kernels.family_text("unheard_of", "ja") == "unheard_of"  # a family the table has no words for
+    assert all(kernels.family_text(f, "ja") for f in kernels.FAMILIES)

@@ -83,3 +83,12 @@ def test_find_prefers_cuda(tmp_path):
         "sdpa_flash__8x16x1024x64__bfloat16__cuda.json",
         "sdpa_flash__1x4x256x64__bfloat16__cpu.json",
     ]
+
+
+def test_a_cpus_name_is_shown_in_the_pages_language_and_a_gpus_as_recorded():
+    from attnprof.results import CPU_NAME, device_words
+
+    cpu = CPU_NAME.format(arch="x86_64", cores=2)
+    assert device_words(cpu, "en") == cpu == "CPU (x86_64, 2 cores)"
+    assert device_words(cpu, "ja") == "CPU (x86_64、2 コア)"
+    assert device_words("NVIDIA H200", "ja") == "NVIDIA H200"

@@ -107,7 +107,11 @@ def test_all_four_directives_render_without_warnings(project, tmp_path):
     assert "GPU time per forward (median, ms), head_dim 64" in table.next_node(nodes.title).astext()
     note = "Compiled variants (flex) build a new kernel for every new shape, so the sweep measures them at seq 1024"
     assert note in page
-    assert "sdpa_math at seq 16384: CUDA out of memory. Tried to allocate 128.00 GiB" in page
+    # PyTorch's reason as recorded (marked), the sweep's own reason in words
+    assert (
+        'sdpa_math at seq 16384: <span class="attnprof-message">CUDA out of memory. Tried to allocate 128.00 GiB'
+        in page
+    )
 
     assert "bf16 matrix multiply (8192×8192×8192) 720\u00a0TFLOP/s" in page
     assert "4.10\u00a0TB/s" in page and "176\u00a0FLOP/byte" in page
@@ -265,3 +269,14 @@ def test_picture_language_falls_back_to_english_without_japanese_glyphs(monkeypa
     monkeypatch.setattr(pictures, "cjk_font", lambda: None)
     assert pictures.picture_language("ja") == "en"
     assert pictures.picture_language("en") == "en"
+
+
+def test_reasons_the_sweep_gave_itself_are_words_and_pytorchs_are_recorded():
+    from attnprof.sphinxext.scaling import SweepDirective
+
+    skipped = SweepPoint("naive", 32768, 64, "oom", "skipped: out of memory at seq 16384")
+    budget = SweepPoint("flex", 16384, 64, "skipped", "skipped: the time budget of 45 s was spent")
+    oom = SweepPoint("naive", 16384, 64, "oom", "CUDA out of memory. Tried to allocate 128.00 GiB")
+    assert SweepDirective.why(skipped) == ("words", "scaling.cell.oom_skipped")
+    assert SweepDirective.why(budget) == ("words", "scaling.cell.skipped")
+    assert SweepDirective.why(oom) == ("recorded", "CUDA out of memory. Tried to allocate 128.00 GiB")

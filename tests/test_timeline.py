@@ -108,7 +108,7 @@ def test_a_result_that_did_not_run_draws_its_reason(tmp_path: Path):
     env = Environment(device_name="CPU", torch_version="2.13.0+cpu", python_version="3.11", date="2026-11-30")
     result = Result("sdpa_cudnn", [1, 4, 256, 64], "bfloat16", "cpu", "no_cuda", env, reason="no CUDA device")
     summary = timeline.render(result, tmp_path / "x.png")
-    assert "did not run (no_cuda): no CUDA device" in summary
+    assert "did not run (no CUDA device): no CUDA device" in summary
     assert png_size((tmp_path / "x.png").read_bytes())[1] < 300
 
 
@@ -136,3 +136,30 @@ def test_japanese_words_in_the_japanese_picture():
     layout = timeline._layout(naive_result, None, "ja")
     assert layout.rows[0].name == "CPU (深さ 0)"  # half-width parentheses, as every generated Japanese word
     assert any(row.gpu and row.name.startswith("GPU ストリーム") for row in layout.rows)
+
+
+def test_japanese_picture_words_come_from_the_word_table():
+    naive_result, _ = trace_result("naive")
+    layout = timeline._layout(naive_result, None, "ja")
+    labels = [bar.label for row in layout.rows if row.gpu for bar in row.bars]
+    assert "nvjet gemm 256x128 (bf16、Tensor コア)" in labels
+    assert not any("tensor core" in label or "Device" in label for label in labels)
+    assert layout.summary.startswith("naive のタイムライン (プロファイラのステップ 1)")
+    assert kernels.family_text("elementwise", "ja") in {kernels.family_text(f, "ja") for f in layout.families}
+
+
+def test_labels_fit_by_their_width_on_screen():
+    latin = timeline._fit("abcdefghijklmnopqrstuvwxyz", 200, pictures.DPI)
+    japanese = timeline._fit("要素ごと要素ごと要素ごと要素ごと", 200, pictures.DPI)
+    assert latin.endswith("…") and japanese.endswith("…")
+    assert len(japanese) < len(latin)  # a Japanese character takes a full em
+
+
+def test_pictures_are_drawn_for_twelve_pixel_text_at_twice_the_pixels():
+    assert pictures.TEXT_PT * pictures.SHOWN_PX_PER_IN / 72 >= 11
+    assert pictures.DPI == 2 * pictures.SHOWN_PX_PER_IN
+    assert timeline.WIDTH_IN <= pictures.MAX_WIDTH_IN
+    rc = pictures.picture_rc("en")
+    assert rc["font.size"] == rc["xtick.labelsize"] == rc["legend.fontsize"] == pictures.TEXT_PT
+    with pytest.raises(ValueError, match="not a PNG file"):
+        pictures.shown_width_px(b"GIF89a" + b"\0" * 30)

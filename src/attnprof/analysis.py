@@ -459,3 +459,39 @@ def analyse(result: Result) -> Analysis:
         summary=_summary(result, main),
         sdpa=sdpa_backend(steps),
     )
+
+
+# --- order by time --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TimeBand:
+    """The median time of one forward call without the profiler, and the band repeated calls spread over."""
+
+    variant: str
+    median_ms: float
+    low_ms: float
+    high_ms: float
+
+    def overlaps(self, other: TimeBand) -> bool:
+        """Whether the two bands overlap: then no order between the two medians can be claimed."""
+        return self.low_ms <= other.high_ms and other.low_ms <= self.high_ms
+
+
+def time_band(a: Analysis) -> TimeBand | None:
+    """The :class:`TimeBand` of a result that ran and was timed (10th to 90th percentile; the median alone when
+    the percentiles were not recorded), else ``None``."""
+    t = a.result.timing
+    median = _finite(t.gpu_ms_median) if t is not None and a.result.ok else None
+    if t is None or median is None:
+        return None
+    low, high = _finite(t.gpu_ms_p10), _finite(t.gpu_ms_p90)
+    low = median if low is None else min(low, median)
+    high = median if high is None else max(high, median)
+    return TimeBand(a.variant, median, low, high)
+
+
+def by_time(analyses: Iterable[Analysis]) -> list[TimeBand]:
+    """The timed results among ``analyses``, fastest median first."""
+    bands = [b for a in analyses if (b := time_band(a)) is not None]
+    return sorted(bands, key=lambda b: b.median_ms)

@@ -65,6 +65,13 @@ from .fmt import ratio
 from .noise import CPU_FLOOR, GPU_FLOOR, Figure
 from .results import CpuCosts, StepTrace
 
+#: The article the claims come from. Its sections have no anchors we know of: each claim names its section in words
+#: (``article.section.<key>`` in the word table) and links the article.
+ARTICLE_URL = "https://huggingface.co/blog/torch-attention-profile"
+
+#: Sections of the article a claim can come from (named after the Japanese adaptation's headings).
+SECTIONS: tuple[str, ...] = ("naive", "memcpy", "backends", "math", "flash", "cudnn", "advice")
+
 #: The verdicts a claim can get.
 VERDICTS: tuple[str, ...] = ("holds", "differs", "tie", "unmeasurable")
 
@@ -207,6 +214,7 @@ class Claim:
         variants: Variants whose results the claim needs; without one of them it is unmeasurable.
         needs_cuda: True when the claim is about the GPU, so that a CPU result cannot check it.
         rule: Turns the results into a verdict once the needed results are there; its docstring states the rule.
+        section: The part of the article it comes from, one of :data:`SECTIONS`.
         optional: Variants the rule also uses when present.
     """
 
@@ -214,11 +222,21 @@ class Claim:
     variants: tuple[str, ...]
     needs_cuda: bool
     rule: Rule
+    section: str
     optional: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.section not in SECTIONS:
+            choices = ", ".join(SECTIONS)
+            raise ValueError(f"claim {self.id}: unknown section {self.section!r}; choose one of: {choices}")
 
     def published(self, language: str | None = None) -> str:
         """The published figure, in ``language``."""
         return words.text(f"{self.id}.published", language)
+
+    def source(self, language: str | None = None) -> str:
+        """The part of the article the claim comes from, in ``language`` (``"§ SDPA flash backend"``)."""
+        return words.text(f"article.section.{self.section}", language)
 
     @property
     def rule_text(self) -> str:
@@ -349,19 +367,19 @@ def _c5(ctx: _Check) -> Verdict:
     math_g = [r for r in ctx.results["sdpa_math"].kernels if r.info.family == "gemm"]
     naive_g = [r for r in ctx.results["naive"].kernels if r.info.family == "gemm"]
     math_off = [
-        r.info.short
+        r.info.text(ctx.lang)
         for r in math_g
         if r.info.fields.get("dtype") != "fp32" or r.info.fields.get("math", "") == "tensor core"
     ]
     naive_off = [
-        r.info.short
+        r.info.text(ctx.lang)
         for r in naive_g
         if r.info.fields.get("dtype") != "bf16" or r.info.fields.get("math") != "tensor core"
     ]
     measured = ctx.t(
         "C5.measured",
-        math=ctx.join(r.info.short for r in math_g),
-        naive=ctx.join(r.info.short for r in naive_g),
+        math=ctx.join(r.info.text(ctx.lang) for r in math_g),
+        naive=ctx.join(r.info.text(ctx.lang) for r in naive_g),
     )
     holds = bool(math_g) and bool(naive_g) and not math_off and not naive_off
     detail = [ctx.t("C5.detail.compared")]
@@ -413,7 +431,7 @@ def _c7(ctx: _Check) -> Verdict:
             if o.name == "aten::_safe_softmax":
                 lo, hi = o.start_us, o.start_us + o.duration_us
                 inside += [
-                    kernels.decode(a.name).short
+                    kernels.decode(a.name).text(ctx.lang)
                     for a in step.kernels
                     if a.launch_start_us is not None and lo <= a.launch_start_us <= hi
                 ]
@@ -426,7 +444,8 @@ def _fused(variant: str, family: str, published: str) -> Rule:
     def rule(ctx: _Check) -> Verdict:
         a = ctx.results[variant]
         counts, rows = a.kinds, a.kernels
-        measured = ctx.t("fused.measured", n=_count(counts["kernel"]), kernels=ctx.join(x.info.short for x in rows))
+        shown = ctx.join(x.info.text(ctx.lang) for x in rows)
+        measured = ctx.t("fused.measured", n=_count(counts["kernel"]), kernels=shown)
         detail = []
         ours = [x for x in rows if x.info.family == family]
         if len(rows) == 1 and ours:
@@ -535,7 +554,7 @@ def _c13(ctx: _Check) -> Verdict:
         for row in r.kernels:
             n += 1
             if row.launch_api != "cudaLaunchKernel":
-                exceptions.append((row.info.short, v, row.launch_api or "?"))
+                exceptions.append((row.info.text(ctx.lang), v, row.launch_api or "?"))
     grouped = _group(exceptions, ctx.lang)
     measured = ctx.t("C13.measured", cudnn=cudnn.launch_api or "?", n_ok=n - len(exceptions), n=n)
     detail = []
@@ -563,8 +582,11 @@ def _c14(ctx: _Check) -> Verdict:
     build = [a for v in variants.VARIANTS if (a := ctx.usable(v)) is not None]
     tests = zero_occupancy.check_hypotheses(zero_occupancy.kernel_occupancies(build))
     h1 = next(t for t in tests if t.hypothesis.parts == ("H1",))
-    counter = _group(((k.short, k.variant, f"{k.launch_api}|{_num(k.reported or 0, 2)}") for k in h1.counterexamples),
-                     ctx.lang)  # fmt: skip
+    counter = _group(
+        ((kernels.decode(k.name).text(ctx.lang), k.variant, f"{k.launch_api}|{_num(k.reported or 0, 2)}")
+         for k in h1.counterexamples),
+        ctx.lang,
+    )  # fmt: skip
     counter_text = ctx.t("list.semi").join(
         ctx.t("kernel_occ", kernel=k, variants=vs, api=e.split("|")[0], occupancy=e.split("|")[1])
         for k, vs, e in counter
@@ -786,23 +808,23 @@ def _c17(ctx: _Check) -> Verdict:
 CLAIMS: dict[str, Claim] = {
     c.id: c
     for c in (
-        Claim("C1", ("naive",), True, _c1),
-        Claim("C2", ("naive_inplace",), True, _c2, optional=("naive",)),
-        Claim("C3", ("sdpa_math",), True, _c3),
-        Claim("C4", ("sdpa_math", "naive_inplace"), True, _c4),
-        Claim("C5", ("sdpa_math", "naive"), True, _c5),
-        Claim("C6", ("sdpa_math",), True, _c6),
-        Claim("C7", ("sdpa_math",), False, _c7),
-        Claim("C8", ("sdpa_efficient",), True, _c8),
-        Claim("C9", ("sdpa_flash",), True, _c9),
-        Claim("C10", ("sdpa_flash",), True, _c10),
-        Claim("C11", ("sdpa_cudnn",), True, _c11),
-        Claim("C12", FUSED_BACKENDS, True, _c12),
-        Claim("C13", ("sdpa_cudnn",), True, _c13, optional=C13_OTHERS),
-        Claim("C14", ("sdpa_cudnn",), True, _c14, optional=tuple(variants.VARIANTS)),
-        Claim("C15", FUSED_BACKENDS, True, _c15),
-        Claim("C16", FUSED_BACKENDS, True, _c16),
-        Claim("C17", ("sdpa_auto", "sdpa_flash", "sdpa_cudnn"), True, _c17, optional=FORCED_BACKENDS),
+        Claim("C1", ("naive",), True, _c1, "naive"),
+        Claim("C2", ("naive_inplace",), True, _c2, "memcpy", optional=("naive",)),
+        Claim("C3", ("sdpa_math",), True, _c3, "math"),
+        Claim("C4", ("sdpa_math", "naive_inplace"), True, _c4, "math"),
+        Claim("C5", ("sdpa_math", "naive"), True, _c5, "math"),
+        Claim("C6", ("sdpa_math",), True, _c6, "math"),
+        Claim("C7", ("sdpa_math",), False, _c7, "math"),
+        Claim("C8", ("sdpa_efficient",), True, _c8, "backends"),
+        Claim("C9", ("sdpa_flash",), True, _c9, "flash"),
+        Claim("C10", ("sdpa_flash",), True, _c10, "flash"),
+        Claim("C11", ("sdpa_cudnn",), True, _c11, "cudnn"),
+        Claim("C12", FUSED_BACKENDS, True, _c12, "cudnn"),
+        Claim("C13", ("sdpa_cudnn",), True, _c13, "cudnn", optional=C13_OTHERS),
+        Claim("C14", ("sdpa_cudnn",), True, _c14, "cudnn", optional=tuple(variants.VARIANTS)),
+        Claim("C15", FUSED_BACKENDS, True, _c15, "flash"),
+        Claim("C16", FUSED_BACKENDS, True, _c16, "cudnn"),
+        Claim("C17", ("sdpa_auto", "sdpa_flash", "sdpa_cudnn"), True, _c17, "advice", optional=FORCED_BACKENDS),
     )
 }
 

@@ -3,7 +3,7 @@ language. The site's kernel table (:mod:`attnprof.sphinxext.tables`) and the tra
 (:mod:`attnprof.viewer`) both write a kernel through :func:`kernel_cells`, so the two say the same.
 
 >>> KERNEL_COLUMNS[:3]
-('col.kernel', 'col.family', 'col.per_step')
+('col.kernel', 'col.avg_us', 'col.per_step')
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from .analysis import KernelRow
 #: The kernel table's columns, in order (word keys of their headers).
 KERNEL_COLUMNS: tuple[str, ...] = (
     "col.kernel",
-    "col.family",
-    "col.per_step",
     "col.avg_us",
+    "col.per_step",
+    "col.family",
     "col.launch_api",
     "col.registers",
     "col.shared_memory",
@@ -27,7 +27,7 @@ KERNEL_COLUMNS: tuple[str, ...] = (
     "col.theoretical_occupancy",
 )
 #: Indexes of the columns that hold numbers (right-aligned).
-NUMERIC_COLUMNS: tuple[int, ...] = (2, 3, 5, 6, 8, 9)
+NUMERIC_COLUMNS: tuple[int, ...] = (1, 2, 5, 6, 8, 9)
 
 
 def limiter_words(limiters: str | Sequence[str], lang: str | None) -> str:
@@ -40,14 +40,16 @@ def kernel_cells(row: KernelRow, lang: str | None) -> dict[str, str | None]:
     """The text of each column of :data:`KERNEL_COLUMNS` for ``row``; ``None`` where there is nothing to say
     (the table writes "n/a" there, the tooltip leaves the line out).
 
-    ``col.kernel`` is the decoded short name (the full name is ``row.name``). The theoretical occupancy names its
-    limiting resource in ``lang`` when it is below 100 %: at full occupancy nothing limits anything worth naming.
+    ``col.kernel`` is the decoded label in ``lang`` (the full name is ``row.name``). The theoretical occupancy names
+    its limiting resource in ``lang`` when it is below 100 %: at full occupancy nothing limits anything worth naming.
     """
     theo = row.theoretical
-    limiter = f" ({limiter_words(theo.limiters or theo.limiter, lang)})" if theo is not None and theo.percent < 100 else ""
+    limiter = ""
+    if theo is not None and theo.percent < 100:
+        limiter = f" ({limiter_words(theo.limiters or theo.limiter, lang)})"
     return {
-        "col.kernel": row.info.short or row.name,
-        "col.family": row.info.family,
+        "col.kernel": row.info.text(lang) or row.name,
+        "col.family": row.info.family_text(lang),
         "col.per_step": fmt.count(row.per_step),
         "col.avg_us": fmt.number(row.avg_us),
         "col.launch_api": row.launch_api,

@@ -7,10 +7,17 @@ cuDNN, CUTLASS, Triton). :func:`decode` turns a name into a :class:`KernelInfo`:
 >>> info = decode("fmha_cutlassF_bf16_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<...>::Params)")
 >>> info.family, info.short
 ('mem_efficient', 'mem-efficient fwd 64x64 (bf16, out in registers)')
+>>> info.text("ja")
+'mem-efficient フォワード 64x64 (bf16、出力はレジスタ)'
 
 The decoder is a table: :data:`RULES` is a list of regular expressions, each with the family it identifies and a
-function that turns the match into fields and a label. The first rule whose pattern matches wins; a name no rule
-matches passes through unchanged (family ``"other"``, no fields).
+function that turns the match into fields and a :class:`Label`. The first rule whose pattern matches wins; a name
+no rule matches passes through unchanged (family ``"other"``, no fields).
+
+The label is language-neutral: a form (a key of the word table, :mod:`attnprof.words`), the values that stay as
+they are in every language (identifiers, dtypes, numbers), and the words that do not (``fwd``, ``tensor core``,
+``+4 more``). :attr:`KernelInfo.short` is the English label; :meth:`KernelInfo.text` gives it in any language of the
+site.
 
 What the fields mean, and how sure we are:
 
@@ -28,8 +35,10 @@ What the fields mean, and how sure we are:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+
+from . import words
 
 #: Kernel families, in the order the docs list them.
 FAMILIES = (
@@ -53,21 +62,83 @@ SHORT_MAX = 60
 
 
 @dataclass(frozen=True)
+class Label:
+    """A short label, before it is put into words: the same in every language.
+
+    Attributes:
+        form: The word-table key ``kernel.<form>`` whose text lays the label out; ``"raw"`` for a name shown as
+            it is (``values["name"]``).
+        values: Placeholder -> text kept verbatim in every language (identifiers, dtypes, tiles, numbers).
+        words: Placeholder -> ``(word key, fallback)``: words that have a text in every language, or, for a key the
+            table does not have (a memset target nobody named), the fallback as recorded. ``("", "")`` is empty.
+        items: A list (the ops a Triton kernel fused) joined after the form's text, as many as fit, then
+            ``+N more`` in the page's language.
+    """
+
+    form: str
+    values: dict[str, str] = field(default_factory=dict, hash=False)
+    words: dict[str, tuple[str, str]] = field(default_factory=dict, hash=False)
+    items: tuple[str, ...] = ()
+
+    def text(self, language: str | None = None, limit: int = SHORT_MAX) -> str:
+        """The label in ``language`` (a language of the site; English for others), at most ``limit`` characters."""
+        if self.form == "raw":
+            return _clip(self.values["name"], limit)
+        filled = {k: words.text_or(key, fb, language) if key else "" for k, (key, fb) in self.words.items()}
+        head = words.text(f"kernel.{self.form}", language, **self.values, **filled)
+        if not self.items:
+            return _clip(head, limit)
+        items = list(self.items)
+        sep = words.text("kernel.item_sep", language)
+        for n in range(len(items), 0, -1):
+            more = words.text("kernel.more", language, n=len(items) - n) if n < len(items) else ""
+            s = head + sep.join(items[:n]) + more
+            if len(s) <= limit:
+                return s
+        return _clip(head + words.text("kernel.ops", language, n=len(items)), limit)
+
+
+def _label(form: str, words_: Mapping[str, str | tuple[str, str]] | None = None, **values: str) -> Label:
+    """``Label(form, values, words)``; a word given as a key alone falls back to the key itself."""
+    pairs = {k: w if isinstance(w, tuple) else (w, w) for k, w in (words_ or {}).items()}
+    return Label(form, dict(values), pairs)
+
+
+def _raw(text: str) -> Label:
+    return Label("raw", {"name": text})
+
+
+@dataclass(frozen=True)
 class KernelInfo:
     """What a kernel name says.
 
     Attributes:
         name: The name as the trace has it.
         family: One of :data:`FAMILIES`.
-        short: A readable label of at most :data:`SHORT_MAX` characters.
+        short: A readable label of at most :data:`SHORT_MAX` characters, in English.
         fields: Parameters decoded from the name (``{"head_dim": "64", "dtype": "bf16", ...}``); empty for
             names no rule knows. Values are strings, as they appear in (or are derived from) the name.
+        label: The label before it is put into words (:meth:`text` puts it into any language of the site).
     """
 
     name: str
     family: str
     short: str
     fields: dict[str, str] = field(default_factory=dict, hash=False)
+    label: Label | None = field(default=None, hash=False, compare=False)
+
+    def text(self, language: str | None = None) -> str:
+        """The short label in ``language`` (identifiers, dtypes and numbers stay as they are)."""
+        return self.label.text(language) if self.label is not None else self.short
+
+    def family_text(self, language: str | None = None) -> str:
+        """The kernel family in ``language``, as tables show it."""
+        return family_text(self.family, language)
+
+
+def family_text(family: str, language: str | None = None) -> str:
+    """A kernel family (:data:`FAMILIES`) in ``language``: ``"elementwise"`` -> ``"要素ごと"``."""
+    return words.text_or(f"family.{family}", family, language)
 
 
 # --- helpers --------------------------------------------------------------------------------------------------------
@@ -175,29 +246,20 @@ def shorten(name: str, limit: int = SHORT_MAX) -> str:
     return _clip(s, limit)
 
 
-def _join_clipped(head: str, items: list[str], limit: int = SHORT_MAX) -> str:
-    """``head`` + as many ``items`` as fit in ``limit``, then ``+N more``."""
-    for n in range(len(items), 0, -1):
-        more = f", +{len(items) - n} more" if n < len(items) else ""
-        s = head + ", ".join(items[:n]) + more
-        if len(s) <= limit:
-            return s
-    return _clip(head + f"{len(items)} ops", limit)
-
-
-# --- rule functions: match -> (fields, short) -----------------------------------------------------------------------
+# --- rule functions: match -> (fields, label) -----------------------------------------------------------------------
 
 _Fields = dict[str, str]
-_Result = tuple[_Fields, str]
+_Result = tuple[_Fields, Label]
 
 
 def _memcpy(m: re.Match[str], name: str) -> _Result:
     f = {"direction": m["direction"], "source": m["src"], "destination": m["dst"]}
-    return f, f"memcpy {m['direction']} ({m['src']} -> {m['dst']})"
+    places = {"src": (f"kernel.place.{m['src']}", m["src"]), "dst": (f"kernel.place.{m['dst']}", m["dst"])}
+    return f, _label("memcpy", places, direction=m["direction"])
 
 
 def _memset(m: re.Match[str], name: str) -> _Result:
-    return {"target": m["target"]}, f"memset ({m['target']})"
+    return {"target": m["target"]}, _label("memset", {"target": (f"kernel.place.{m['target']}", m["target"])})
 
 
 # flash_fwd_kernel<Traits, Is_dropout, Is_causal, Is_local, Has_alibi, Is_even_MN, Is_even_K, Is_softcap,
@@ -224,20 +286,26 @@ def _flash(m: re.Match[str], name: str) -> _Result:
         f.update(zip(_FLASH_FWD_FLAGS, bools, strict=True))
     elif bools:
         f["flags"] = ",".join(bools)
-    label = kernel.removeprefix("flash_").removesuffix("_kernel")
-    causal = " causal" if f.get("causal") == "true" else ""
-    return f, f"flash_{label} hd{m['head_dim']} {m['block_m']}x{m['block_n']} ({f['dtype']}{causal})"
+    causal = "kernel.causal" if f.get("causal") == "true" else ""
+    return f, _label(
+        "flash",
+        {"causal": causal},
+        kernel="flash_" + kernel.removeprefix("flash_").removesuffix("_kernel"),
+        head_dim=m["head_dim"],
+        tile=f"{m['block_m']}x{m['block_n']}",
+        dtype=f["dtype"],
+    )
 
 
 def _flash_other(m: re.Match[str], name: str) -> _Result:
-    return {"kernel": m["kernel"]}, shorten(name)
+    return {"kernel": m["kernel"]}, _raw(shorten(name))
 
 
 # FlashAttention-3 (Hopper): cutlass::device_kernel<flash::enable_sm90_or_later<flash::FlashAttnFwdSm90<...>>>
 def _flash3(m: re.Match[str], name: str) -> _Result:
     direction = m["direction"].lower()
     f = {"kernel": f"FlashAttn{m['direction']}{m['arch']}", "version": "3", "arch": m["arch"].lower()}
-    return f, f"flash-attention 3 {direction} ({f['arch']})"
+    return f, _label("flash3", {"direction": f"kernel.dir.{direction}"}, arch=f["arch"])
 
 
 # fmha_cutlass{F,B}_<dtype>_<aligned|notaligned>_<queries>x<keys>[_k<max_k>]_<rf|gmem>_sm<arch>: PyTorch's
@@ -264,8 +332,10 @@ def _mem_efficient(m: re.Match[str], name: str) -> _Result:
         if len(args) == 8:
             f["max_k"] = args[5]
             f["supports_dropout"], f["supports_bias"] = args[6], args[7]
-    where = {"registers": ", out in registers", "global memory": ", out in gmem"}.get(f.get("output", ""), "")
-    return f, f"mem-efficient {direction} {m['block_q']}x{m['block_k']} ({f['dtype']}{where})"
+    where = {"registers": "kernel.out.registers", "global memory": "kernel.out.gmem"}.get(f.get("output", ""), "")
+    tile = f"{m['block_q']}x{m['block_k']}"
+    return f, _label("mem_efficient", {"direction": f"kernel.dir.{direction}", "where": where}, tile=tile,
+                     dtype=f["dtype"])  # fmt: skip
 
 
 def _cudnn_sdpa(m: re.Match[str], name: str) -> _Result:
@@ -280,11 +350,11 @@ def _cudnn_sdpa(m: re.Match[str], name: str) -> _Result:
     mma = f" {m['mma']}" if m["mma"] else ""
     tile = f" {m['tile']}" if m["tile"] else ""
     algo = m["algo"].replace("_", " ")
-    return f, f"cuDNN {m['op']} {algo} {m['arch']}{mma}{tile}"
+    return f, _label("cudnn", op=m["op"], algo=algo, arch=m["arch"], mma=mma, tile=tile)
 
 
 def _cudnn_other(m: re.Match[str], name: str) -> _Result:
-    return {}, shorten(name)
+    return {}, _raw(shorten(name))
 
 
 # Inductor names kernels triton_<kind>_fused_<origin ops joined by "_">_<n>. Op names contain underscores
@@ -299,7 +369,6 @@ _INDUCTOR_KINDS = {
     "spl": "split scan",
     "sca": "scan",
 }
-_INDUCTOR_LABELS = {"persistent reduction": "persistent reduce", "reduction": "reduce"}
 _MULTIWORD_OPS = tuple(
     sorted(
         """
@@ -347,14 +416,14 @@ def _triton(m: re.Match[str], name: str) -> _Result:
     f = {"generator": "inductor", "kind": kind, "index": m["index"]}
     if ops:
         f["ops"] = ",".join(ops)
-    label = _INDUCTOR_LABELS.get(kind, kind)
+    label = {"kind": (f"kernel.triton.{kind}", kind)}
     if not ops:
-        return f, f"triton {label} #{m['index']}"
-    return f, _join_clipped(f"triton {label}: ", [op.lstrip("_") for op in ops])
+        return f, _label("triton_index", label, index=m["index"])
+    return f, Label("triton_ops", {}, {"kind": label["kind"]}, tuple(op.lstrip("_") for op in ops))
 
 
 def _triton_other(m: re.Match[str], name: str) -> _Result:
-    return {"generator": "triton"}, shorten(name)
+    return {"generator": "triton"}, _raw(shorten(name))
 
 
 # nvjet: cuBLAS's Hopper/Blackwell GEMM kernels (cuBLAS 12.8+ names them so). Undocumented; positional tokens:
@@ -402,9 +471,12 @@ def _nvjet(m: re.Match[str], name: str) -> _Result:
         f["extra"] = "_".join(extra)
     # cuBLAS runs 16-bit and tf32 GEMMs on tensor cores; for fp32/fp64 nvjet names we cannot tell
     f["math"] = "tensor core" if dtype in ("fp16", "bf16", "tf32") else "unknown"
-    tc = " tensor core" if f["math"] == "tensor core" else ""
-    return f, f"nvjet gemm {m['tile']} ({dtype}{tc})"
+    tc = "kernel.tensor_core" if f["math"] == "tensor core" else ""
+    return f, _label("nvjet", {"math": tc}, tile=m["tile"], dtype=dtype)
 
+
+#: How a label names the math units a gemm's ``math`` field records.
+_MATH_WORDS = {"CUDA cores (FP32 FFMA)": "FFMA"}
 
 _MMA_TENSOR = re.compile(r"(?:^|_)(?:[hsi]\d{3,6}gemm|[hsi]\d{3,6}|hmma|imma|wgmma|gmma|qgmma|tensorop|tf32)(?:_|$)")
 _MMA_CUDA_CORE = re.compile(r"(?:^|_)(?:ffma|dfma|hfma2|sgemm|dgemm|hgemm|simt)(?:_|$)")
@@ -448,8 +520,9 @@ def _xmma(m: re.Match[str], name: str) -> _Result:
         f["math"] = "CUDA cores (FP32 FFMA)"
     if "_cublas" in rest:
         f["library"] = "cuBLAS"
-    where = "tensor core" if f["math"] == "tensor core" else "FFMA" if "FFMA" in f["math"] else f["math"]
-    return f, _clip(f"xmma {m['op']} {m['tile']} ({f.get('dtype', '?')} {where})")
+    where = _MATH_WORDS.get(f["math"], f["math"])
+    return f, _label("xmma", {"math": (f"kernel.math.{where}", where)}, op=m["op"], tile=m["tile"],
+                     dtype=f.get("dtype", "?"))  # fmt: skip
 
 
 _ARCH_NAMES = {"maxwell": "sm50", "pascal": "sm60", "volta": "sm70", "turing": "sm75", "ampere": "sm80"}
@@ -476,8 +549,8 @@ def _cublas_legacy(m: re.Match[str], name: str) -> _Result:
     f["math"] = _math(m["mma"])
     if "dtype" not in f:
         f.update(_implied_dtype(m["mma"]))
-    where = "tensor core" if f["math"] == "tensor core" else "CUDA cores"
-    return f, _clip(f"cuBLAS {m['mma']} {m['tile']} ({f.get('dtype', '?')} {where})")
+    where = "kernel.math.tensor core" if f["math"] == "tensor core" else "kernel.math.CUDA cores"
+    return f, _label("cublas", {"math": where}, mma=m["mma"], tile=m["tile"], dtype=f.get("dtype", "?"))
 
 
 # CUTLASS 2.x library: cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_128x128_32x4_tn_align8 (CUTLASS profiler's
@@ -496,8 +569,8 @@ def _cutlass2(m: re.Match[str], name: str) -> _Result:
     f.update(tile=m["tile"], k_tile=m["k_tile"], stages=m["stages"], layout=m["layout"])
     if m["align"]:
         f["alignment"] = m["align"]
-    where = "tensor core" if f["math"] == "tensor core" else "SIMT"
-    return f, _clip(f"CUTLASS gemm {m['tile']} ({f.get('dtype', f.get('dtype_out', '?'))} {where})")
+    where = "kernel.math.tensor core" if f["math"] == "tensor core" else "kernel.math.SIMT"
+    return f, _label("cutlass", {"math": where}, tile=m["tile"], dtype=f.get("dtype", f.get("dtype_out", "?")))
 
 
 # CUTLASS 3.x: cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_bf16_bf16_128x256x64_1x2x1_0_tnn_align8_warpspecialized...
@@ -509,11 +582,11 @@ def _cutlass3(m: re.Match[str], name: str) -> _Result:
     f.update(tile=m["tile"], cluster=m["cluster"], stages=m["stages"], layout=m["layout"], alignment=m["align"])
     if m["rest"]:
         f["schedule"] = m["rest"].strip("_")
-    return f, _clip(f"CUTLASS3 gemm {m['tile']} ({f.get('dtype', '?')})")
+    return f, _label("cutlass3", tile=m["tile"], dtype=f.get("dtype", "?"))
 
 
 def _gemm_other(m: re.Match[str], name: str) -> _Result:
-    return {}, shorten(name)
+    return {}, _raw(shorten(name))
 
 
 # softmax_warp_forward<input_t, output_t, acc_t, log2_elements, is_log_softmax, is_masked> (PersistentSoftmax.cuh)
@@ -528,8 +601,9 @@ def _softmax_warp(m: re.Match[str], name: str) -> _Result:
         "masked": m["masked"],
         "op": "log_softmax" if m["is_log"] == "true" else "softmax",
     }
-    label = f"{f['op']} warp {m['direction']} ({f['input']}, {f['accumulate']} acc, row <= {f['elements']})"
-    return f, _clip(label)
+    direction = {"direction": f"kernel.dir.{m['direction']}"}
+    return f, _label("softmax_warp", direction, op=f["op"], input=f["input"], accumulate=f["accumulate"],
+                     elements=f["elements"])  # fmt: skip
 
 
 # cunn_SoftMaxForward<ILP, scalar_t, accscalar_t, outscalar_t, Epilogue> (SoftMax.cu), also the Smem variant
@@ -542,12 +616,12 @@ def _softmax_block(m: re.Match[str], name: str) -> _Result:
         "output": _dtype(m["output"]),
     }
     f["op"] = "log_softmax" if "LogSoftMax" in name else "softmax"
-    direction = m["direction"].lower()
-    return f, _clip(f"{f['op']} block {direction} ({f['input']}, {f['accumulate']} acc)")
+    direction = {"direction": f"kernel.dir.{m['direction'].lower()}"}
+    return f, _label("softmax_block", direction, op=f["op"], input=f["input"], accumulate=f["accumulate"])
 
 
 def _softmax_other(m: re.Match[str], name: str) -> _Result:
-    return {"op": "softmax"}, shorten(name)
+    return {"op": "softmax"}, _raw(shorten(name))
 
 
 # Reduction ops as they show up inside ATen's reduce_kernel template arguments.
@@ -568,7 +642,7 @@ def _reduce(m: re.Match[str], name: str) -> _Result:
             break
     else:
         f["op"] = "?"
-    return f, f"reduce: {f['op']} ({f['dtype']})"
+    return f, _label("reduce", op=f["op"], dtype=f["dtype"])
 
 
 # triu_tril_kernel<scalar_t, IndexType, upper, elements_per_thread, inplace> (TriangularOps.cu)
@@ -576,7 +650,7 @@ def _triu_tril(m: re.Match[str], name: str) -> _Result:
     op = "triu" if m["upper"] == "true" else "tril"
     f = {"op": op, "dtype": _dtype(m["dtype"]), "index": m["index"], "elements_per_thread": m["ept"]}
     f["inplace"] = m["inplace"]
-    return f, f"elementwise: {op} ({f['dtype']})"
+    return f, _label("elementwise", op=op, dtype=f["dtype"])
 
 
 # ATen TensorIterator kernels: the functor or the lambda's enclosing function names the op.
@@ -619,15 +693,17 @@ def _elementwise(m: re.Match[str], name: str) -> _Result:
     dtype = dtype or "?"
     if op in _COPY_OPS or op.endswith("_copy"):  # copy_ between dtypes or layouts
         f.update(family="copy", op="copy", copy=op.removesuffix("_copy") or "copy")
-        return f, f"copy: {dtype} -> bf16" if op == "bfloat16_copy" else f"copy ({dtype})"
+        if op == "bfloat16_copy":
+            return f, _label("copy_to", dtype=dtype, to="bf16")
+        return f, _label("copy", dtype=dtype)
     if op == "fill":
         f["family"] = "fill"
-        return f, f"fill ({dtype})"
-    return f, f"elementwise: {op} ({dtype})"
+        return f, _label("fill", dtype=dtype)
+    return f, _label("elementwise", op=op, dtype=dtype)
 
 
 def _cat_copy(m: re.Match[str], name: str) -> _Result:
-    return {"op": "cat"}, shorten(name)
+    return {"op": "cat"}, _raw(shorten(name))
 
 
 # --- the table ------------------------------------------------------------------------------------------------------
@@ -637,8 +713,8 @@ def _cat_copy(m: re.Match[str], name: str) -> _Result:
 class Rule:
     """One line of the decoder table: a pattern, the family it identifies, and how to read a match.
 
-    ``read(match, name)`` returns the fields and the label; it may override the family by putting a ``"family"``
-    entry in the fields (ATen's elementwise launcher serves copies and fills too).
+    ``read(match, name)`` returns the fields and the :class:`Label`; it may override the family by putting a
+    ``"family"`` entry in the fields (ATen's elementwise launcher serves copies and fills too).
     """
 
     family: str
@@ -790,7 +866,8 @@ def decode(name: str) -> KernelInfo:
         m = rule.pattern.search(name)
         if m is None:
             continue
-        fields, short = rule.read(m, name)
+        fields, label = rule.read(m, name)
         family = fields.pop("family", rule.family)
-        return KernelInfo(name=name, family=family, short=_clip(short), fields=fields)
-    return KernelInfo(name=name, family="other", short=shorten(name), fields={})
+        return KernelInfo(name=name, family=family, short=label.text("en"), fields=fields, label=label)
+    label = _raw(shorten(name))
+    return KernelInfo(name=name, family="other", short=label.text("en"), fields={}, label=label)

@@ -1,5 +1,11 @@
-"""What every picture the package draws shares: the language its words can be written in, matplotlib settings, and
-deterministic PNG bytes.
+"""What every picture the package draws shares: the language its words can be written in, its size and type on the
+page, matplotlib settings, and deterministic PNG bytes.
+
+Size on the page: a picture drawn ``w`` inches wide is shown ``w`` × :data:`SHOWN_PX_PER_IN` CSS pixels wide (one
+CSS inch per inch), so text of :data:`TEXT_PT` points is :data:`TEXT_PT` × 96 / 72 = 12 CSS pixels on screen. The
+PNG has :data:`DPI` = twice as many pixels, sharp on hi-dpi screens; the page gives the image its CSS width
+(:func:`shown_width_px`), and a picture wider than a phone's screen scrolls inside its figure instead of shrinking
+below legibility. Pictures are at most :data:`MAX_WIDTH_IN` inches wide, the width of the page's text column.
 
 Japanese needs a font with Japanese glyphs: an installed one (IPAexGothic, Noto Sans CJK JP, ...), or the one the
 optional package ``matplotlib-fontja`` ships, registered without changing matplotlib's defaults. Without any, the
@@ -22,8 +28,16 @@ from . import words
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-#: Dots per inch of the PNG files (hi-dpi screens get sharp text).
-DPI = 160
+#: CSS pixels per inch of a picture as the page shows it (CSS's own inch).
+SHOWN_PX_PER_IN = 96
+#: Dots per inch of the PNG files: two device pixels per CSS pixel, for hi-dpi screens.
+DPI = 2 * SHOWN_PX_PER_IN
+#: The smallest text in any picture, in points: 12 CSS pixels on screen.
+TEXT_PT = 9.0
+#: Titles, in points.
+TITLE_PT = 10.0
+#: The widest picture, in inches: 720 CSS pixels, which fit furo's text column at 1280 px.
+MAX_WIDTH_IN = 7.5
 
 #: Font families known to carry Japanese glyphs, tried in this order.
 CJK_FONTS = ("IPAexGothic", "Noto Sans CJK JP", "Noto Sans JP", "Source Han Sans JP", "IPAGothic", "TakaoGothic",
@@ -57,7 +71,21 @@ def picture_rc(language: str) -> dict[str, object]:
     family: list[str] = ["DejaVu Sans"]
     if language == "ja" and cjk_font():
         family.append(cjk_font())  # type: ignore[arg-type]
-    return {"font.family": family, "svg.hashsalt": "attnprof"}
+    sizes = {f"{axis}tick.labelsize": TEXT_PT for axis in "xy"}
+    return {"font.family": family, "font.size": TEXT_PT, "axes.labelsize": TEXT_PT, "axes.titlesize": TITLE_PT,
+            "legend.fontsize": TEXT_PT, **sizes, "svg.hashsalt": "attnprof"}  # fmt: skip
+
+
+def shown_width_px(png: bytes | Path) -> int:
+    """The CSS width (pixels) a PNG drawn here is shown at: its pixel width over :data:`DPI`, in CSS inches.
+
+    Raises:
+        ValueError: if ``png`` is not a PNG file.
+    """
+    head = Path(png).read_bytes()[:24] if isinstance(png, Path) else png[:24]
+    if head[:8] != b"\x89PNG\r\n\x1a\n":
+        raise ValueError(f"not a PNG file: {png if isinstance(png, Path) else 'bytes'}")
+    return round(int.from_bytes(head[16:20], "big") * SHOWN_PX_PER_IN / DPI)
 
 
 def contrast(a: str, b: str) -> float:

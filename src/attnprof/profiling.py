@@ -39,7 +39,6 @@ from .measure import (
     exported,
     gpu_sleeper,
     interrupts_seen,
-    percentile,
     raise_if_interrupted,
     recording,
     reraise_interrupt,
@@ -50,7 +49,7 @@ from .measure import (
     timer_name,
 )
 from .noise import Figure, median_interval
-from .results import CpuCostRow, CpuCosts, Environment, Result, Timing
+from .results import CPU_NAME, CpuCostRow, CpuCosts, Environment, Result, Timing
 
 if TYPE_CHECKING:
     import torch
@@ -173,7 +172,7 @@ def environment(device: str, trace_meta: dict[str, Any] | None = None) -> Enviro
         cuda = torch.version.cuda
     else:
         name = platform.processor() or platform.machine() or "CPU"
-        name = f"CPU ({name}, {os.cpu_count()} cores)"
+        name = CPU_NAME.format(arch=name, cores=os.cpu_count())
         cudnn = driver = cuda = None
     return Environment(
         device_name=name,

@@ -84,7 +84,8 @@ def summary(result: Result | Analysis) -> str:
         lines.append(
             f"  without profiler: {gpu.median:.3f} ms per forward (median of {t.repetitions}, 95% CI "
             f"{gpu.lo:.3f}-{gpu.hi:.3f}, {timer}{flag}), dispatch cost {t.dispatch_us_median:.0f} us (median), "
-            f"{t.tflops:.1f} TFLOP/s, peak extra {_fmt(r.peak_mib, '.0f', 'n/a')} MiB, rel. error {_fmt(t.rel_error, '.1e', 'n/a')}"
+            f"{t.tflops:.1f} TFLOP/s, peak extra {_fmt(r.peak_mib, '.0f', 'n/a')} MiB, "
+            f"rel. error {_fmt(t.rel_error, '.1e', 'n/a')}"
         )
     if result.reference_check not in (None, "ok"):
         lines.append(f"  reference check {result.reference_check}: {result.reference_reason}")

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import pictures, words
-from .results import write_if_changed
+from .results import device_words, write_if_changed
 from .sweep import METRICS, Sweep
 
 if TYPE_CHECKING:
@@ -39,7 +39,8 @@ VARIANT_COLORS: dict[str, str] = {
 }
 #: Metrics drawn on a logarithmic y axis (the others start at zero).
 LOG_METRICS = ("gpu_ms", "dispatch_us", "peak_mib")
-FIGSIZE = (8.6, 4.6)
+#: Inches; shown one CSS inch per inch, with text of :data:`attnprof.pictures.TEXT_PT` points.
+FIGSIZE = (pictures.MAX_WIDTH_IN, 4.4)
 
 
 def code_mtime_ns() -> int:
@@ -101,7 +102,7 @@ def _draw(fig: Figure, sweep: Sweep, metric: str, head_dim: int, language: str) 
     def say(key: str, **fields: object) -> str:
         return words.text(key, language, **fields)
 
-    ax = fig.add_axes((0.09, 0.13, 0.62, 0.76))
+    ax = fig.add_axes((0.105, 0.13, 0.575, 0.76))
     series = _series(sweep, metric, head_dim)
     log_y = metric in LOG_METRICS
     ax.set_xscale("log", base=2)
@@ -115,8 +116,8 @@ def _draw(fig: Figure, sweep: Sweep, metric: str, head_dim: int, language: str) 
     ax.grid(True, which="major", color="#DDDDDD", linewidth=0.6)
     ax.set_axisbelow(True)
     title = say("scaling.title", head_dim=head_dim, batch=sweep.batch, heads=sweep.heads, dtype=sweep.dtype,
-                  device=sweep.environment.device_name)  # fmt: skip
-    ax.set_title(title, fontsize=9, loc="left")
+                  device=device_words(sweep.environment.device_name, language))  # fmt: skip
+    ax.set_title(title, fontsize=pictures.TITLE_PT, loc="left")
 
     handles = []
     values = [y for s in series for _, y in s.ok]
@@ -134,7 +135,7 @@ def _draw(fig: Figure, sweep: Sweep, metric: str, head_dim: int, language: str) 
             handles.append(Line2D([], [], **style))
     if not values:
         ax.text(0.5, 0.5, _wrap(say("scaling.no_data"), 60), transform=ax.transAxes, ha="center", va="center",
-                fontsize=9, color="#555555")  # fmt: skip
+                fontsize=pictures.TEXT_PT, color="#555555")  # fmt: skip
         ax.set_yticks([])
         ax.yaxis.set_minor_locator(_no_minor())
     elif log_y:
@@ -167,7 +168,8 @@ def _draw(fig: Figure, sweep: Sweep, metric: str, head_dim: int, language: str) 
         extra.append(_reference(ax, series, 2, say("scaling.legend.quadratic")))
     if values and metric == "peak_mib":
         extra.append(_reference(ax, series, 1, say("scaling.legend.linear"), dashes=(1, 3)))
-    fig.legend(handles=handles + extra, loc="center left", bbox_to_anchor=(0.725, 0.5), fontsize=8, frameon=False)
+    fig.legend(handles=handles + extra, loc="center left", bbox_to_anchor=(0.695, 0.5), fontsize=pictures.TEXT_PT,
+               frameon=False, handlelength=1.6, borderaxespad=0)  # fmt: skip
 
 
 def _wrap(text: str, width: int) -> str:

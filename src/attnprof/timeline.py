@@ -9,11 +9,16 @@ about:
   (:data:`FAMILY_COLORS`, the same on every page) and labelled with their decoded short names where they fit;
 - a thin line from each launch call to the activity it launched (the trace's ``correlation`` id).
 
+Every word in it (row names, kernel labels, families, the axis, the alt-text summary) comes from the word table in the
+picture's language. It is drawn :data:`WIDTH_IN` inches wide with :data:`attnprof.pictures.TEXT_PT`-point text, so the
+page shows its text at 12 CSS pixels (:mod:`attnprof.pictures`).
+
 matplotlib is imported inside the functions only, so importing this module costs nothing.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -47,16 +52,17 @@ CPU_COLORS: tuple[str, ...] = ("#9FB4CC", "#B7C8DB", "#CCD8E6", "#DFE7F0")
 RUNTIME_COLOR = "#4D4D4D"
 LAUNCH_LINE_COLOR = "#555555"
 
-#: Figure width in inches.
-WIDTH_IN = 12.0
+#: Figure width in inches (shown one CSS inch per inch: :mod:`attnprof.pictures`).
+WIDTH_IN = pictures.MAX_WIDTH_IN
 
-_FONT_SIZE = 7.5
-# layout in inches (heights) and figure fractions (left edge and width of the plot)
-_ROW_HEIGHT_IN = 0.42
-_TOP_IN = 0.45
-_AXIS_IN = 0.55
-_LEFT, _WIDTH = 0.16, 0.82
-_LEGEND_COLUMNS = 7
+_FONT_SIZE = pictures.TEXT_PT
+# layout in inches: rows, the title above them, the axis below, the row names left of them, the legend's lines
+_ROW_HEIGHT_IN = 0.36
+_TOP_IN = 0.42
+_AXIS_IN = 0.5
+_LEFT_IN, _RIGHT_IN = 1.85, 0.1
+_LEGEND_LINE_IN = 0.24
+_LEGEND_COLUMNS = 4
 
 
 @dataclass
@@ -97,9 +103,10 @@ def family_of(activity: GpuActivity) -> str:
     return family if family in FAMILY_COLORS else "other"
 
 
-def short_name(activity: GpuActivity) -> str:
-    """The decoded short name of an activity (``Memcpy DtoD``, ``flash_fwd``, ``gemm 128x64``, ...)."""
-    return kernels.decode(activity.name).short or activity.name
+def short_name(activity: GpuActivity, language: str | None = None) -> str:
+    """The decoded short name of an activity (``memcpy DtoD``, ``flash_fwd ...``, ``nvjet gemm ...``) in
+    ``language``."""
+    return kernels.decode(activity.name).text(language) or activity.name
 
 
 def heading(result: Result) -> str:
@@ -171,7 +178,9 @@ def lanes(step: StepTrace, language: str | None = None) -> list[Lane]:
 def _layout(result: Result, step: int | None, language: str | None = None) -> _Layout:
     head = heading(result)
     if not result.ok or not result.steps:
-        msg = f"{result.variant} did not run ({result.status}): {result.reason or 'no steps recorded'}"
+        status = words.text_or(f"status.{result.status}", result.status, language)
+        reason = result.reason or words.text("timeline.no_steps", language)
+        msg = words.text("status.not_run", language, variant=result.variant, status=status, reason=reason)
         return _Layout(head, msg, [], [], [], 1.0, message=msg, language=words.language(language))
     st = pick_step(result, step)
 
@@ -189,7 +198,7 @@ def _layout(result: Result, step: int | None, language: str | None = None) -> _L
         for a in lane.activities:
             gpu_row[id(a)] = len(rows)
             fam = family_of(a)
-            row.bars.append(_Bar(a.start_us, a.duration_us, short_name(a), FAMILY_COLORS[fam], fam))
+            row.bars.append(_Bar(a.start_us, a.duration_us, short_name(a, language), FAMILY_COLORS[fam], fam))
         rows.append(row)
     links = [
         (runtime_row, a.launch_start_us + (a.launch_duration_us or 0.0) / 2, gpu_row[id(a)], a.start_us)
@@ -202,17 +211,10 @@ def _layout(result: Result, step: int | None, language: str | None = None) -> _L
 
     ends = [b.start + b.duration for row in rows for b in row.bars] + [st.cpu_time_us]
     span = max(ends) if ends else 1.0
-    n_kernels = len(st.kernels)
-    summary = (
-        f"Timeline of {result.variant}, profiler step {st.index}: {len(st.activities)} GPU activities "
-        f"({n_kernels} kernels) on {streams} stream(s) and {len(st.cpu_ops)} CPU events; the annotated call "
-        f"took {st.cpu_time_us:.0f} µs on the CPU and its GPU work {st.gpu_time_us:.0f} µs."
-    )
-    if not st.activities:
-        summary = (
-            f"Timeline of {result.variant}, profiler step {st.index}: {len(st.cpu_ops)} CPU events and no GPU "
-            f"activity (run on {result.device}); the annotated call took {st.cpu_time_us:.0f} µs."
-        )
+    counts = dict(variant=result.variant, step=st.index, activities=len(st.activities), kernels=len(st.kernels),
+                  streams=streams, events=len(st.cpu_ops), cpu=f"{st.cpu_time_us:.0f}",
+                  gpu=f"{st.gpu_time_us:.0f}", device=result.device)  # fmt: skip
+    summary = words.text("timeline.summary" if st.activities else "timeline.summary_cpu", language, **counts)
     title = f"{head}, {words.text('timeline.step', language, step=st.index)}"
     return _Layout(title, summary, rows, links, families, span, language=words.language(language))
 
@@ -222,14 +224,18 @@ def _op_label(op: CpuOp) -> str:
 
 
 def _fit(label: str, width_px: float, dpi: float) -> str:
-    """``label``, shortened with an ellipsis to fit ``width_px``, or ``""`` when not even a stub fits."""
-    char_px = 0.62 * _FONT_SIZE * dpi / 72
-    n = int((width_px - 6) / char_px)
-    if n >= len(label):
+    """``label``, shortened with an ellipsis to fit ``width_px``, or ``""`` when not even a stub fits (a Japanese
+    character is a full em wide, a Latin one about 0.62 em)."""
+    em = _FONT_SIZE * dpi / 72
+    widths = [em if unicodedata.east_asian_width(ch) in "WF" else 0.62 * em for ch in label]
+    room = width_px - 6
+    if sum(widths) <= room:
         return label
-    if n >= 5:
-        return label[: n - 1] + "…"
-    return ""
+    n, used = 0, 0.62 * em  # the ellipsis
+    while n < len(label) and used + widths[n] <= room:
+        used += widths[n]
+        n += 1
+    return label[:n] + "…" if n >= 4 else ""
 
 
 def _legend_rows(layout: _Layout) -> int:
@@ -238,9 +244,9 @@ def _legend_rows(layout: _Layout) -> int:
 
 def _figsize(layout: _Layout) -> tuple[float, float]:
     if layout.message is not None:
-        return WIDTH_IN, 1.0
+        return WIDTH_IN, 1.2
     rows = max(len(layout.rows), 1)
-    legend = 0.1 + 0.22 * _legend_rows(layout)
+    legend = 0.1 + _LEGEND_LINE_IN * _legend_rows(layout)
     return WIDTH_IN, _TOP_IN + _ROW_HEIGHT_IN * rows + _AXIS_IN + legend
 
 
@@ -249,17 +255,18 @@ def _draw(fig: Figure, layout: _Layout) -> None:
     from matplotlib.patches import Patch
 
     width_in, height_in = fig.get_size_inches()
-    fig.suptitle(layout.title, fontsize=9, x=0.02, y=1 - 0.12 / height_in, ha="left", va="top")
+    fig.suptitle(layout.title, fontsize=pictures.TITLE_PT, x=0.02, y=1 - 0.1 / height_in, ha="left", va="top")
     if layout.message is not None:
-        fig.text(0.5, 0.4, layout.message, ha="center", va="center", fontsize=9, wrap=True)
+        fig.text(0.5, 0.4, layout.message, ha="center", va="center", fontsize=_FONT_SIZE, wrap=True)
         return
     rows_h = _ROW_HEIGHT_IN * max(len(layout.rows), 1)
     bottom = height_in - _TOP_IN - rows_h
-    ax: Axes = fig.add_axes((_LEFT, bottom / height_in, _WIDTH, rows_h / height_in))
+    left, width = _LEFT_IN / width_in, (width_in - _LEFT_IN - _RIGHT_IN) / width_in
+    ax: Axes = fig.add_axes((left, bottom / height_in, width, rows_h / height_in))
     pad = layout.span * 0.01
     ax.set_xlim(-pad, layout.span + pad)
     ax.set_ylim(len(layout.rows) - 0.5, -0.5)
-    axes_px = _WIDTH * width_in * fig.dpi
+    axes_px = width * width_in * fig.dpi
     for y, row in enumerate(layout.rows):
         for bar in row.bars:
             ax.barh(y, max(bar.duration, layout.span * 0.001), left=bar.start, height=0.7, color=bar.color,
@@ -274,10 +281,10 @@ def _draw(fig: Figure, layout: _Layout) -> None:
     for y, row in enumerate(layout.rows):
         if row.gpu:
             ax.axhspan(y - 0.5, y + 0.5, color="#F3F3F3", zorder=0)
-    ax.set_yticks(range(len(layout.rows)), [row.name for row in layout.rows], fontsize=8)
+    ax.set_yticks(range(len(layout.rows)), [row.name for row in layout.rows], fontsize=_FONT_SIZE)
     ax.tick_params(axis="y", length=0)
-    ax.tick_params(axis="x", labelsize=8)
-    ax.set_xlabel(words.text("timeline.xlabel", layout.language), fontsize=8)
+    ax.tick_params(axis="x", labelsize=_FONT_SIZE)
+    ax.set_xlabel(words.text("timeline.xlabel", layout.language), fontsize=_FONT_SIZE)
     for side in ("top", "right", "left"):
         ax.spines[side].set_visible(False)
     ax.grid(axis="x", color="#E5E5E5", linewidth=0.6)
@@ -286,14 +293,15 @@ def _draw(fig: Figure, layout: _Layout) -> None:
         Patch(color=CPU_COLORS[0], label=words.text("timeline.legend.cpu", layout.language)),
         Patch(color=RUNTIME_COLOR, label=words.text("timeline.legend.runtime", layout.language)),
     ]
-    handles += [Patch(color=FAMILY_COLORS[f], label=f) for f in layout.families]
-    fig.legend(handles=handles, loc="lower left", bbox_to_anchor=(_LEFT, 0.05 / height_in), ncol=_LEGEND_COLUMNS,
-               fontsize=7.5, frameon=False, borderaxespad=0)  # fmt: skip
+    handles += [Patch(color=FAMILY_COLORS[f], label=kernels.family_text(f, layout.language)) for f in layout.families]
+    fig.legend(handles=handles, loc="lower left", bbox_to_anchor=(0.02, 0.05 / height_in), ncol=_LEGEND_COLUMNS,
+               fontsize=_FONT_SIZE, frameon=False, borderaxespad=0)  # fmt: skip
 
 
-def summary(result: Result, step: int | None = None) -> str:
-    """What the timeline of one step shows, in one sentence (the alt text of the picture); no drawing involved."""
-    return _layout(result, step).summary
+def summary(result: Result, step: int | None = None, language: str | None = None) -> str:
+    """What the timeline of one step shows, in one sentence in ``language`` (the alt text of the picture); no
+    drawing involved."""
+    return _layout(result, step, language).summary
 
 
 def _picture(result: Result, step: int | None, language: str | None) -> tuple[_Layout, str]:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .pages import LANGUAGES, VIEWPORT, Visit, discover_pages, site_dir, viewer_pages, visit
+from .pages import LANGUAGES, VIEWPORT, VIEWPORTS, Visit, discover_pages, site_dir, viewer_pages, visit
 from .viewer_site import LARGE as H200_LARGE
 from .viewer_site import VARIANTS as H200_VARIANTS
 from .viewer_site import ViewOnPage, page_of
@@ -54,18 +54,23 @@ H200 = "h200:"
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """Parametrize ``page_path`` with every page of the site, ``variant_page`` with its variant pages, and
-    ``viewer_page`` with the built site's pages that show a trace view and the variant pages of the site built from
-    the H200 fixtures (``h200:en/variants/sdpa-math.html``), so that the viewer's checks meet GPU traces here too."""
+    """Parametrize ``page_path`` with every page of the site, ``variant_page`` with its variant pages, ``ja_page``
+    with its Japanese pages, ``gallery_page`` with the gallery's pages (its index too), and ``viewer_page`` with the
+    built site's pages that show a trace view and the variant pages of the site built from the H200 fixtures
+    (``h200:en/variants/sdpa-math.html``), so that the viewer's checks meet GPU traces here too."""
     pages = discover_pages(site_dir())
     h200 = [f"{H200}{lang}/{page}" for lang in LANGUAGES for page in [*map(page_of, H200_VARIANTS), H200_LARGE]]
     for name, selected in (
         ("page_path", pages),
         ("variant_page", [p for p in pages if p.split("/")[1:2] == ["variants"]]),
         ("viewer_page", [*(viewer_pages(site_dir(), pages) or [NO_SITE]), *h200]),
+        ("ja_page", [p for p in pages if p.startswith("ja/")]),
+        ("gallery_page", [p for p in pages if p.split("/")[1:2] == ["auto_examples"]]),
     ):
         if name in metafunc.fixturenames:
             metafunc.parametrize(name, selected or [NO_SITE])
+    if "viewport" in metafunc.fixturenames:
+        metafunc.parametrize("viewport", list(VIEWPORTS))
 
 
 def _is_browser_test(item: Any) -> bool:
@@ -188,6 +193,17 @@ def context(browser: Browser) -> Iterator[BrowserContext]:
     ctx.set_default_timeout(15_000)
     yield ctx
     ctx.close()
+
+
+@pytest.fixture(scope="session")
+def contexts(browser: Browser, context: BrowserContext) -> Iterator[dict[str, BrowserContext]]:
+    """A browser context per reader's width (:data:`.pages.VIEWPORTS`): the desktop one is ``context``."""
+    made = {name: browser.new_context(viewport=size) for name, size in VIEWPORTS.items() if size != VIEWPORT}
+    for ctx in made.values():
+        ctx.set_default_timeout(15_000)
+    yield {name: made.get(name, context) for name in VIEWPORTS}
+    for ctx in made.values():
+        ctx.close()
 
 
 @pytest.fixture

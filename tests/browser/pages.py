@@ -20,6 +20,8 @@ LANGUAGES = ("en", "ja")
 ASSET_DIRS = frozenset({"_static", "_sources", "_downloads", "_images"})
 SCREENSHOTS = ROOT / "_build" / "screenshots"
 VIEWPORT = {"width": 1280, "height": 800}
+#: The two widths a reader brings: a laptop, and a phone.
+VIEWPORTS = {"desktop": VIEWPORT, "phone": {"width": 390, "height": 844}}
 
 
 def site_dir() -> Path:

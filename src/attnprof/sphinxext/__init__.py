@@ -5,11 +5,13 @@ scripts through :func:`attnprof.results.save`) from ``attnprof_results_dir``. It
 one way: result files -> :mod:`.lookup` (one cache; each result analysed once by :mod:`attnprof.analysis`) ->
 words and numbers (:mod:`attnprof.words`, :mod:`attnprof.fmt`) -> the directives -> the page.
 
-One module per family of directives, each with its own ``setup_*``:
+One module per family of directives, each with its own ``setup_*`` (:mod:`.nodes`, the shared building blocks,
+registers the nodes they share):
 
 ==============================  ================================================================================
 :mod:`.tables`                  ``kernel-table``, ``compare-table``, ``cpu-cost-table``
 :mod:`.metrics`                 the ``metric`` role (one live value inside prose)
+:mod:`.ranks`                   the ``fastest`` role (a measured order, from the data)
 :mod:`.claims`                  ``claims``, ``claims-table``
 :mod:`.occupancy`               ``occupancy-table``, ``occupancy-hypotheses``
 :mod:`.scaling`                 ``scaling-table``, ``roofline-table``, ``sdpa-choice-table``
@@ -50,7 +52,9 @@ from .claims import setup_claims
 from .figures import setup_figures
 from .gallery import setup_gallery
 from .metrics import setup_metrics
+from .nodes import setup_nodes
 from .occupancy import setup_occupancy
+from .ranks import setup_ranks
 from .scaling import setup_scaling
 from .tables import setup_tables
 from .viewer import setup_viewer
@@ -78,7 +82,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("attnprof_results_dir", "", "env", types=frozenset({str}))
     app.connect("config-inited", _on_config_inited)
     app.add_css_file("attnprof.css")
-    for setup_family in (setup_tables, setup_metrics, setup_claims, setup_occupancy, setup_scaling, setup_figures,
-                         setup_viewer, setup_banner, setup_gallery):  # fmt: skip
+    for setup_family in (setup_nodes, setup_tables, setup_metrics, setup_ranks, setup_claims, setup_occupancy,
+                         setup_scaling, setup_figures, setup_viewer, setup_banner, setup_gallery):  # fmt: skip
         setup_family(app)
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,7 +1,9 @@
 """The provenance banner: where and when the numbers of the site were measured, and what a CPU-only build lacks.
 
 ``env-banner`` places it; every page that does not place one itself gets it under its title
-(``attnprof_env_banner = False`` turns that off).
+(``attnprof_env_banner = False`` turns that off). On a CPU-only build it says what is missing and how to get the GPU
+guide: ``nox -s docs`` on a CUDA machine, with a link to the gallery's page (:data:`RUN_IT_YOURSELF`) when the
+site has one.
 """
 
 from __future__ import annotations
@@ -10,15 +12,21 @@ from collections.abc import Sequence
 from typing import Any
 
 from docutils import nodes
+from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.transforms import SphinxTransform
 from sphinx.util.docutils import SphinxDirective
 
 from .. import words
 from ..analysis import Analysis
-from ..results import Result
+from ..results import Result, device_words
 from . import lookup
-from .nodes import para, status_words
+from .nodes import para, reason_node, status_words, words_para
+
+#: The page that says how to run the scripts and build the site yourself (the gallery's index).
+RUN_IT_YOURSELF = "auto_examples/index"
+#: The command that builds the GPU guide on a CUDA machine.
+BUILD_COMMAND = "nox -s docs"
 
 
 class EnvBannerPlaceholder(nodes.General, nodes.Element):
@@ -55,7 +63,7 @@ def _lines(found: Sequence[Result], lang: str | None) -> list[str]:
         groups.setdefault(key, []).append(r)
     lines = []
     for (device, driver, cuda, cudnn, torch_version), rs in groups.items():
-        parts = [words.text("banner.measured_on", lang, device=device)]
+        parts = [words.text("banner.measured_on", lang, device=device_words(device, lang))]
         for key, value in (("driver", driver), ("cuda", cuda), ("cudnn", cudnn), ("torch", torch_version)):
             if value:
                 parts.append(words.text(f"banner.{key}", lang, value=value))
@@ -68,8 +76,24 @@ def _lines(found: Sequence[Result], lang: str | None) -> list[str]:
     return lines
 
 
-def banner_nodes(analyses: Sequence[Analysis], lang: str | None) -> list[nodes.Node]:
-    """The provenance banner for these results: where and when, and, on a CPU-only build, what is missing."""
+def _get_gpu(lang: str | None, docnames: Sequence[str], refdoc: str) -> nodes.paragraph:
+    """How to get the GPU guide: the build command, and the gallery's page when the site has one."""
+    link: nodes.Node | str = RUN_IT_YOURSELF
+    if RUN_IT_YOURSELF in docnames:
+        # the page's own title, in the page's language, as the link text
+        link = addnodes.pending_xref(
+            "", nodes.inline("", RUN_IT_YOURSELF), refdomain="std", reftype="doc", reftarget="/" + RUN_IT_YOURSELF,
+            refexplicit=False, refwarn=True, refdoc=refdoc,
+        )  # fmt: skip
+    command = nodes.literal("", BUILD_COMMAND)
+    return words_para("banner.get_gpu", lang, ["attnprof-get-gpu"], command=command, link=link)
+
+
+def banner_nodes(
+    analyses: Sequence[Analysis], lang: str | None, docnames: Sequence[str] = (), refdoc: str = ""
+) -> list[nodes.Node]:
+    """The provenance banner for these results: where and when, and, on a CPU-only build, what is missing and how
+    to get the GPU guide (``docnames``: the site's pages, to link the gallery's from the page ``refdoc``)."""
     found = [a.result for a in analyses]
     if not found:
         return [nodes.note("", para(words.text("banner.no_results", lang)), classes=["attnprof-env-banner"])]
@@ -86,15 +110,17 @@ def banner_nodes(analyses: Sequence[Analysis], lang: str | None) -> list[nodes.N
     title["translatable"] = False
     box = nodes.admonition("", title, classes=["attnprof-env-banner", "attnprof-cpu-only", "warning"])
     box += para(words.text("banner.cpu_only", lang))
-    reasons: dict[str, list[str]] = {}
+    box += _get_gpu(lang, docnames, refdoc)
+    reasons: dict[tuple[str, str], list[str]] = {}
     for r in found:
         if not r.ok:
-            reasons.setdefault(r.reason or status_words(r.status, lang), []).append(r.variant)
+            reasons.setdefault((r.reason or "", r.status), []).append(r.variant)
     if reasons:
         items = nodes.bullet_list()
-        for reason, variants in reasons.items():
-            text = words.text("banner.reason_item", lang, variants=", ".join(variants), reason=reason)
-            items += nodes.list_item("", para(text))
+        for (reason, status), variants in reasons.items():
+            shown = reason_node(reason, lang) if reason else status_words(status, lang)
+            text = words_para("banner.reason_item", lang, variants=", ".join(variants), reason=shown)
+            items += nodes.list_item("", text)
         box += items
     for line in lines:
         box += para(line, classes=["attnprof-env-line"])
@@ -110,7 +136,9 @@ class EnvBannerTransform(SphinxTransform):
         placeholders = list(self.document.findall(EnvBannerPlaceholder))
         if not placeholders and not self.config.attnprof_env_banner:
             return
-        banner = banner_nodes(lookup.all_results(self.env), self.config.language)
+        banner = banner_nodes(
+            lookup.all_results(self.env), self.config.language, sorted(self.env.found_docs), self.env.docname
+        )
         if placeholders:
             for node in placeholders:
                 node.replace_self([n.deepcopy() for n in banner])

@@ -1,12 +1,15 @@
 """The reference article's claims checked against this build (:mod:`attnprof.claims`).
 
 ``claims [ID ...]``
-    One row per claim (all when none are named): its id (linked to its row in the ``claims-table``), the published
-    figure, what this build measured (with the detail, or why it could not be checked) and the verdict.
+    One row per claim (all when none are named): its id (linked to its row in the ``claims-table``) and the part of
+    the article it comes from (linked to the article), the verdict, the published figure, and what this build
+    measured (with the detail, or why it could not be checked).
 ``claims-table [ID ...]``
-    The full table, with the claims in brief from the content: a bullet list of ``C<n>: text`` items, one per
-    claim shown (a missing one is a warning), translated with the page. Each row is a link target (``claim-c1``
-    ...) that the ``claims`` directive on other pages links to.
+    The full table, with the claims in brief from the content (after the verdict): a bullet list of ``C<n>: text``
+    items, one per claim shown (a missing one is a warning), translated with the page. Each row is a link target
+    (``claim-c1`` ...) that the ``claims`` directive on other pages links to.
+
+The claim and its verdict come first, so that they stay in view when the table scrolls sideways.
 
 A missing or stale result of a variant a claim needs is a warning, like everywhere else.
 """
@@ -23,7 +26,7 @@ from sphinx.application import Sphinx
 from .. import claims
 from ..analysis import Analysis
 from . import lookup
-from .nodes import AttnprofDirective, para
+from .nodes import AttnprofDirective, para, with_recorded
 
 #: Claims about CPU time: they use the side-by-side CPU-cost measurement when the build has one.
 CPU_CLAIMS = frozenset({"C16", "C17"})
@@ -55,26 +58,28 @@ class Claims(AttnprofDirective):
         found = self.results_for(chosen, out)
         cpu = self.cpu_costs() if any(c.id in CPU_CLAIMS for c in chosen) else None
         body = []
+        recorded_reasons = [a.result.reason for a in found.values() if a.result.reason]
         for claim in chosen:
             verdict = claim.check(found, self.lang, cpu)
-            measured = [para(t) for t in (verdict.measured, verdict.detail, verdict.reason) if t]
+            texts = (verdict.measured, verdict.detail, verdict.reason)
+            measured = [para(*with_recorded(t, recorded_reasons, self.lang)) for t in texts if t]
             cells = [
-                self.claim_cell(claim.id),
-                claim.published(self.lang),
-                measured or self.say("not_available"),
+                [self.claim_cell(claim.id), self.source_cell(claim)],
                 para(
                     self.say(f"verdict.{verdict.verdict}"),
                     classes=["attnprof-verdict", f"attnprof-verdict-{verdict.verdict}"],
                 ),
+                claim.published(self.lang),
+                measured or self.say("not_available"),
             ]
             if self.full:
-                cells.insert(1, statements.get(claim.id, []))
+                cells.insert(2, statements.get(claim.id, []))
             body.append(cells)
-        keys = ["col.claim", "col.published", "col.measured", "col.verdict"]
+        keys = ["col.claim", "col.verdict", "col.published", "col.measured"]
         if self.full:
-            keys.insert(1, "col.statement")
+            keys.insert(2, "col.statement")
         css = ["attnprof-claims-table", "attnprof-claims-full" if self.full else "attnprof-claims"]
-        return [self.table(keys, body, css), *out]
+        return [self.table(keys, body, css, key=(0, 1)), *out]
 
     def claim_cell(self, claim_id: str) -> nodes.Node:
         """The claim's id: a link target in the full table, a link to that target elsewhere."""
@@ -85,9 +90,17 @@ class Claims(AttnprofDirective):
             self.state.document.note_explicit_target(target)
             return para(target, text)
         # no warning when the site has no claims-table: the id then stays plain text
-        return addnodes.pending_xref(
-            "", text, refdomain="std", reftype="ref", reftarget=name, refexplicit=True, refwarn=False
+        return para(
+            addnodes.pending_xref(
+                "", text, refdomain="std", reftype="ref", reftarget=name, refexplicit=True, refwarn=False
+            )
         )
+
+    def source_cell(self, claim: claims.Claim) -> nodes.paragraph:
+        """The part of the article the claim comes from, named in words and linked to the article."""
+        section = claim.source(self.lang)
+        link = nodes.reference("", section, refuri=claims.ARTICLE_URL, classes=["attnprof-claim-source"])
+        return para(link, classes=["attnprof-claim-source"])
 
     def results_for(self, chosen: Sequence[claims.Claim], out: list[nodes.Node]) -> dict[str, Analysis]:
         """Analysed results of the variants the claims use; required ones warn when missing, optional ones do

@@ -10,7 +10,11 @@
 
 Pictures are drawn into the results folder, one per language (the en and ja builds share that folder), and only
 when the result or the drawing code is newer than the file. Each image gets its caption (translated by then) as
-alt text, or a one-sentence summary of what it shows.
+alt text, or a one-sentence summary of what it shows, and its CSS width (:func:`attnprof.pictures.shown_width_px`),
+so that its text is as large on screen as :mod:`attnprof.pictures` drew it for.
+
+A timeline of a result with no GPU activity (a CPU-only build) keeps its caption for the translators only: the
+caption talks about a GPU trace the picture does not show, so the page shows the summary of what it does show.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from sphinx.util.docutils import SphinxDirective
 from .. import pictures, scalingplot, sweep, timeline
 from ..results import Result
 from . import lookup
-from .nodes import AttnprofDirective, not_run_note, para
+from .nodes import AttnprofDirective, not_run_note, para, untold
 from .scaling import SweepDirective
 from .viewer import trace_view
 
@@ -42,22 +46,34 @@ def _stale(png: Path, *inputs_mtime_ns: int) -> bool:
 
 
 def picture_figure(
-    directive: SphinxDirective, png: Path, summary: str, figure_class: str, image_class: str | None = None
+    directive: SphinxDirective,
+    png: Path,
+    summary: str,
+    figure_class: str,
+    image_class: str | None = None,
+    show_caption: bool = True,
 ) -> nodes.figure:
     """A figure of a picture the build drew: the directive's content becomes its caption (translatable; the
-    alt-text transform copies it once translated), ``summary`` is the alt text when there is no caption."""
+    alt-text transform copies it once translated), ``summary`` is the alt text when there is no caption. With
+    ``show_caption=False`` the content is kept for the message catalogs only (:class:`.nodes.untold`)."""
     doc_dir = directive.env.doc2path(directive.env.docname).parent
     figure = nodes.figure("", classes=[figure_class, *directive.options.get("class", [])])
     directive.set_source_info(figure)
     uri = Path(os.path.relpath(png, doc_dir)).as_posix()
     image = nodes.image(uri=uri, classes=[image_class or f"{figure_class}-image"])
     image["attnprof_summary"] = summary
-    if "width" in directive.options:
-        image["width"] = directive.options["width"]
+    image["width"] = directive.options.get("width") or f"{pictures.shown_width_px(png)}px"
     figure += image
     caption_nodes = directive.parse_content_to_nodes() if directive.content else []
     first = caption_nodes[0] if caption_nodes else None
-    if isinstance(first, nodes.paragraph):
+    if not show_caption:
+        # what the picture does show, generated, in place of the page's caption (kept for the catalogs only)
+        caption = nodes.caption("", summary)
+        caption["translatable"] = False
+        figure += caption
+        if caption_nodes:
+            figure += untold("", *caption_nodes)
+    elif isinstance(first, nodes.paragraph):
         caption = nodes.caption(first.rawsource, "", *first.children)
         caption.source, caption.line = first.source, first.line
         figure += caption
@@ -85,10 +101,11 @@ class Timeline(AttnprofDirective):
             return self.problem(found.problem)
         result = found.analysis.result
         if not result.ok:
-            # The caption still goes through the parser, inside the note: its message is extracted for
-            # translation by every build, whether or not this one could run the variant.
+            # The caption describes a trace this build does not have; it still goes through the parser, kept for
+            # the message catalogs only, so every build extracts it whether or not it could run the variant.
             note = not_run_note(result, self.lang)
-            note += self.parse_content_to_nodes() if self.content else []
+            if self.content:
+                note += untold("", *self.parse_content_to_nodes())
             return [note]
         step = self.options.get("step")
         try:
@@ -100,11 +117,11 @@ class Timeline(AttnprofDirective):
         which = "mid" if step is None else step
         png = found.path.parent / "timelines" / f"{result.stem}.step{which}.{picture_lang}.png"
         if _stale(png, found.path.stat().st_mtime_ns, timeline.code_mtime_ns()):
-            summary = timeline.render(result, png, step, picture_lang)
-        else:
-            summary = timeline.summary(result, step)
+            timeline.render(result, png, step, picture_lang)
+        summary = timeline.summary(result, step, self.lang)
         self.env.note_dependency(str(png))
-        out: list[nodes.Node] = [picture_figure(self, png, summary, "attnprof-timeline")]
+        has_gpu_trace = bool(timeline.pick_step(result, step).activities)
+        out: list[nodes.Node] = [picture_figure(self, png, summary, "attnprof-timeline", show_caption=has_gpu_trace)]
         fallback: list[nodes.Node] = []
         if result.trace_file:
             trace_path = found.path.parent / result.trace_file

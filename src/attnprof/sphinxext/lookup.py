@@ -64,6 +64,8 @@ def _bad_file(env: BuildEnvironment, what: str, path: Path, exc: BaseException) 
     """``stale or unreadable result file: PATH: WHAT IS WRONG; HOW TO FIX IT`` (the path said once)."""
     text = str(exc) if str(path) in str(exc) else f"{path}: {exc}"
     return f"stale or unreadable {what}: {text}; {_fix(env, path)}"
+
+
 def analysed(path: Path) -> Analysis:
     """The analysed result in ``path``, from the cache (for writers, which have no page to note a dependency on:
     the directive that named the file did that when the page was read).

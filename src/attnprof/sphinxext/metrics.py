@@ -3,6 +3,9 @@
 ``{metric}`sdpa_flash:gpu_ms``` renders this build's median GPU time of the flash backend, so the sentence around
 it stays the same message for translators whatever the number is. Fields: :data:`METRIC_FIELDS`, and
 ``op:<op name>`` for the mean count of a CPU op per step.
+
+``time`` is that median with the device it ran on (``0.162 ms on the GPU``; ``16.0 ms on the CPU`` on a CPU-only
+build, where ``gpu_ms`` holds CPU time): prose that names no device stays true on every build.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ METRIC_FIELDS: tuple[str, ...] = (
     "gpu_ms",
     "gpu_ms_p10",
     "gpu_ms_p90",
+    "time",
     "cpu_us",
     "dispatch_us",
     "context_us",
@@ -79,7 +83,7 @@ def _main_kernel(row: KernelRow, field: str, lang: str | None) -> Any:
     if field in theoretical:
         return None if theo is None else theoretical[field]()
     return {
-        "main_kernel": row.info.short,
+        "main_kernel": row.info.text(lang),
         "main_kernel_api": row.launch_api,
         "main_kernel_us": row.avg_us and _us(row.avg_us),
         "main_kernel_regs": row.registers_per_thread,
@@ -155,8 +159,12 @@ def metric_text(a: Analysis, field: str, lang: str | None = None) -> str:
             "activities_per_step": (row.activities_per_step, fmt.count),
             "kernels_per_step": (row.kernels_per_step, fmt.count),
         }
-        number, form = figures[field]
-        value = None if number is None else form(number)
+        if field == "time":
+            device = "cuda" if result.device == "cuda" else "cpu"
+            value = None if row.gpu_ms is None else words.text(f"metric.time.{device}", lang, value=_ms(row.gpu_ms))
+        else:
+            number, form = figures[field]
+            value = None if number is None else form(number)
     return words.text("not_available", lang) if value is None else str(value)
 
 
@@ -180,6 +188,8 @@ class MetricRole(SphinxRole):
             return [nodes.problematic(self.rawtext, f"{self.text} ({words.text('status.missing', lang)})")], []
         text = metric_text(found.analysis, field, lang)
         classes = ["attnprof-metric"] + ([] if found.analysis.result.ok else ["attnprof-not-run"])
+        if field == "reason" and found.analysis.result.reason:
+            classes.append("attnprof-message")  # PyTorch's words, as recorded
         node = nodes.inline(self.rawtext, text, classes=classes)
         node["support_smartquotes"] = False
         return [node], []

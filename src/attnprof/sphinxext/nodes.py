@@ -1,23 +1,38 @@
-"""Building blocks of every directive: generated paragraphs, tables, warning boxes, and the base directive.
+"""Building blocks of every directive: generated paragraphs, tables, warning boxes, disclosures, and the base
+directive.
 
 Everything here returns builder-neutral docutils nodes. Generated text (numbers, PyTorch's messages, words from
 :mod:`attnprof.words`) is marked untranslatable, so gettext leaves it out of the catalogs; text written in a
 directive's options or content stays part of the page and is translated like the rest of it.
+
+Two nodes of its own, registered by :func:`setup_nodes`:
+
+* :class:`disclosure`, a summary line with more behind it (HTML ``<details>``; other builders show everything): the
+  full demangled name under a kernel's short label stays one click away, in the search index, and found by the
+  browser's find-in-page.
+* :class:`untold`, content a page keeps only for its translators: a caption or "what the trace reveals" item that
+  this build has nothing to show for (no GPU trace) is dropped from every output but the message catalogs, so a
+  CPU-only build neither shows it nor loses its message.
 """
 
 from __future__ import annotations
 
+import functools
 import re
+import string
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from docutils import nodes
 from docutils.parsers.rst import directives
+from sphinx.application import Sphinx
+from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.docutils import SphinxDirective
 
-from .. import fmt, words
+from .. import fmt, kernels, words
 from ..results import CpuCosts, Result
+from ..variants import VARIANTS
 from . import lookup
 
 #: The options every table directive takes.
@@ -40,6 +55,89 @@ def para(*children: nodes.Node | str, classes: Sequence[str] = ()) -> nodes.para
     return p
 
 
+def word_nodes(key: str, lang: str | None, **fields: nodes.Node | str) -> list[nodes.Node]:
+    """The words of ``key`` as nodes, whose ``{placeholders}`` may be nodes (a link, a literal) or text."""
+    children: list[nodes.Node] = []
+    for literal, name, _spec, _conv in string.Formatter().parse(words.text(key, lang)):
+        if literal:
+            children.append(nodes.Text(literal))
+        if name is not None:
+            value = fields[name]
+            children.append(value if isinstance(value, nodes.Node) else nodes.Text(str(value)))
+    return children
+
+
+def words_para(
+    key: str, lang: str | None, classes: Sequence[str] = (), **fields: nodes.Node | str
+) -> nodes.paragraph:
+    """A generated paragraph of the words of ``key``, whose ``{placeholders}`` may be nodes (a link, a literal)."""
+    return para(*word_nodes(key, lang, **fields), classes=classes)
+
+
+@functools.lru_cache(maxsize=4096)
+def kernel_label(name: str, lang: str | None) -> str:
+    """The decoded short label of a kernel name in the page's language."""
+    return kernels.decode(name).text(lang)
+
+
+class disclosure(nodes.General, nodes.Element):  # docutils names its nodes in lower case
+    """A summary (the first child, a paragraph) and what it discloses (the rest)."""
+
+
+class untold(nodes.General, nodes.Element):
+    """Content kept for the message catalogs only (see the module docstring)."""
+
+
+def make_disclosure(summary: str | nodes.Node, *content: nodes.Node, classes: Sequence[str] = ()) -> disclosure:
+    """A :class:`disclosure` node: ``summary`` (a generated paragraph) shows, ``content`` opens on a click."""
+    node = disclosure("", para(summary) if isinstance(summary, str) else summary, *content)
+    node["classes"] = ["attnprof-disclosure", *classes]
+    return node
+
+
+def _visit_disclosure_html(self: Any, node: disclosure) -> None:
+    self.body.append(self.starttag(node, "details", ""))
+    self.body.append("<summary>")
+    for child in node[0].children:  # the summary's inline content: <summary> holds no paragraph
+        child.walkabout(self)
+    self.body.append("</summary>\n")
+    for child in node.children[1:]:
+        child.walkabout(self)
+    raise nodes.SkipNode
+
+
+def _depart_html(self: Any, node: nodes.Node) -> None:
+    pass
+
+
+def _visit_plain(self: Any, node: nodes.Node) -> None:
+    pass
+
+
+def _depart_plain(self: Any, node: nodes.Node) -> None:
+    pass
+
+
+class DropUntold(SphinxPostTransform):
+    """Remove :class:`untold` content from every output; the gettext builder (format ``""``) keeps it."""
+
+    default_priority = 100
+    formats = ("html", "latex", "texinfo", "text", "man", "xml", "pseudoxml", "epub")
+
+    def run(self, **kwargs: Any) -> None:
+        for node in list(self.document.findall(untold)):
+            node.parent.remove(node)
+
+
+def setup_nodes(app: Sphinx) -> None:
+    """Register the nodes of this module (HTML: ``<details>``; elsewhere their content as is)."""
+    plain = (_visit_plain, _depart_plain)
+    app.add_node(disclosure, html=(_visit_disclosure_html, _depart_html), latex=plain, text=plain, man=plain,
+                 texinfo=plain)  # fmt: skip
+    app.add_node(untold, html=plain, latex=plain, text=plain, man=plain, texinfo=plain)
+    app.add_post_transform(DropUntold)
+
+
 def problem_box(message: str) -> nodes.warning:
     """The visible side of a warning: a warning box with the message."""
     return nodes.warning("", para(message), classes=["attnprof-problem"])
@@ -50,16 +148,55 @@ def status_words(status: str, lang: str | None) -> str:
     return words.text_or(f"status.{status}", status, lang)
 
 
+def recorded(text: str) -> nodes.inline:
+    """A message as it was recorded (PyTorch's reason for not running), marked as such: it stays in the language
+    PyTorch wrote it in, on every page (class ``attnprof-message``)."""
+    node = nodes.inline("", text, classes=["attnprof-message"])
+    node["support_smartquotes"] = False
+    return node
+
+
+#: What :func:`attnprof.profiling.failure` appends to PyTorch's reason when a variant ran on a device it does not
+#: support: `` (<variant title> runs on: cuda)``.
+_RUNS_ON = re.compile(r" \((?P<title>[^()]+) runs on: (?P<devices>[\w, ]+)\)$")
+
+
+def reason_node(reason: str | None, lang: str | None) -> nodes.Node | str:
+    """A recorded reason (:func:`recorded`), or "n/a" in the page's language. Where attnprof added the devices the
+    variant runs on, that part is put in the page's language."""
+    if not reason:
+        return words.text("not_available", lang)
+    m = _RUNS_ON.search(reason)
+    titles = {v.title: v.name for v in VARIANTS.values()}
+    if m is None or m["title"] not in titles:
+        return recorded(reason)
+    runs_on = words.text("status.runs_on", lang, variant=titles[m["title"]], devices=m["devices"])
+    return nodes.inline("", "", recorded(reason[: m.start()]), nodes.Text(runs_on))
+
+
+def with_recorded(text: str, messages: Sequence[str], lang: str | None) -> list[nodes.Node]:
+    """``text`` as nodes, with every occurrence of one of the recorded ``messages`` marked (:func:`reason_node`)."""
+    found = sorted({m for m in messages if m and m in text}, key=len, reverse=True)
+    if not found:
+        return [nodes.Text(text)]
+    parts = re.split("(" + "|".join(re.escape(m) for m in found) + ")", text)
+    out: list[nodes.Node] = []
+    for part in filter(None, parts):
+        shown = reason_node(part, lang) if part in found else part
+        out.append(shown if isinstance(shown, nodes.Node) else nodes.Text(shown))
+    return out
+
+
 def not_run_note(result: Result, lang: str | None) -> nodes.note:
     """A note saying that a variant could not run and why, in PyTorch's words."""
-    text = words.text(
+    text = words_para(
         "status.not_run",
         lang,
         variant=result.variant,
         status=status_words(result.status, lang),
-        reason=result.reason or words.text("not_available", lang),
+        reason=reason_node(result.reason, lang),
     )
-    return nodes.note("", para(text), classes=["attnprof-not-run"])
+    return nodes.note("", text, classes=["attnprof-not-run"])
 
 
 @dataclass
@@ -92,10 +229,16 @@ def build_table(
     rows: Sequence[Sequence[Any]],
     *,
     numeric: Sequence[int] = (),
+    key: Sequence[int] = (0,),
     classes: Sequence[str] = (),
     title: nodes.title | None = None,
 ) -> nodes.table:
-    """A docutils table; ``numeric`` column indexes get the class ``attnprof-num`` (right-aligned by the CSS)."""
+    """A docutils table; ``numeric`` column indexes get the class ``attnprof-num`` (right-aligned by the CSS).
+
+    The ``key`` columns are what a reader must see even when the table is wider than the page: they come first,
+    their cells get the class ``attnprof-key``, and the first of them stays in view while the table scrolls
+    sideways inside its own box (the CSS makes it sticky).
+    """
     table = nodes.table(classes=["attnprof-table", "colwidths-auto", *classes])
     if title is not None:
         table += title
@@ -104,16 +247,19 @@ def build_table(
     for _ in headers:
         tgroup += nodes.colspec(colwidth=1)
     head_row = nodes.row()
-    for h in headers:
-        head_row += _cell(h)
+    for col, h in enumerate(headers):
+        head_row += _cell(h, ["attnprof-key"] if col in key else [])
     tgroup += nodes.thead("", head_row)
     tbody = nodes.tbody()
     for cells in rows:
         row = nodes.row()
         col = 0
         for content in cells:
-            row += _cell(content, ["attnprof-num"] if col in numeric else [])
-            col += content.cols if isinstance(content, Span) else 1
+            spans = isinstance(content, Span)
+            classes = ["attnprof-num"] if col in numeric and not spans else []
+            classes += ["attnprof-key"] if col in key else []
+            row += _cell(content, classes)
+            col += content.cols if spans else 1
         tbody += row
     tgroup += tbody
     return table

@@ -22,7 +22,7 @@ from ..columns import limiter_words
 from ..variants import VARIANTS
 from ..zero_occupancy import HypothesisTest, KernelOccupancy
 from . import lookup
-from .nodes import AttnprofDirective, para
+from .nodes import AttnprofDirective, kernel_label, para
 
 
 class OccupancyTable(AttnprofDirective):
@@ -51,7 +51,7 @@ class OccupancyTable(AttnprofDirective):
             body.append(
                 [
                     nodes.literal("", k.variant),
-                    para(nodes.strong("", k.short or k.name), classes=["attnprof-kernel"]),
+                    para(nodes.strong("", kernel_label(k.name, lang)), classes=["attnprof-kernel"]),
                     nodes.literal("", k.launch_api) if k.launch_api else na,
                     na if k.shared_memory is None else fmt.size(k.shared_memory),
                     na if k.blocks_per_sm is None else fmt.ratio(k.blocks_per_sm),
@@ -83,9 +83,9 @@ class OccupancyTable(AttnprofDirective):
         return nodes.note("", para(self.say("occupancy.no_kernels")), classes=["attnprof-no-gpu"])
 
 
-def _kernel_ref(k: KernelOccupancy, with_launch: bool = False) -> str:
+def _kernel_ref(k: KernelOccupancy, lang: str | None, with_launch: bool = False) -> str:
     """``flash fwd (bf16) [sdpa_flash]``, with ``(cudaLaunchKernel, 12%)`` when asked."""
-    text = f"{k.short} [{k.variant}]"
+    text = f"{kernel_label(k.name, lang)} [{k.variant}]"
     if with_launch:
         reported = "?" if k.reported is None else fmt.ratio(k.reported)
         text += f" ({k.launch_api or '?'}, {reported}%)"
@@ -105,7 +105,7 @@ class OccupancyHypotheses(OccupancyTable):
         none = self.say("occupancy.none")
 
         def names(ks: Sequence[KernelOccupancy]) -> Any:
-            return [para(_kernel_ref(k)) for k in ks] or none
+            return [para(_kernel_ref(k, self.lang)) for k in ks] or none
 
         body = []
         for t in tests:
@@ -145,7 +145,7 @@ class OccupancyHypotheses(OccupancyTable):
         else:
             line = self.say("hyp.line.tie", hypotheses=self._and([t.hypothesis.key for t in best]), **fields)
         against = [
-            self.say("hyp.against", kernel=_kernel_ref(k, with_launch=True), hypothesis=t.hypothesis.key)
+            self.say("hyp.against", kernel=_kernel_ref(k, self.lang, with_launch=True), hypothesis=t.hypothesis.key)
             for t in tests
             if len(t.hypothesis.parts) == 1
             for k in t.counterexamples

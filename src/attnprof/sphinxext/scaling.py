@@ -24,7 +24,7 @@ from .. import fmt, scalingplot, sweep
 from ..sweep import Sweep, SweepPoint
 from ..variants import VARIANTS
 from . import lookup
-from .nodes import TABLE_OPTIONS, AttnprofDirective, Span, para, status_words
+from .nodes import TABLE_OPTIONS, AttnprofDirective, Span, para, reason_node, status_words, words_para
 
 
 def _seq_list(seqs: Sequence[int]) -> str:
@@ -59,12 +59,8 @@ class SweepDirective(AttnprofDirective):
         return self.na(fraction, lambda x: fmt.unit(fmt.number(x * 100, 2), "%"))
 
     def status_cell(self, p: SweepPoint) -> nodes.paragraph:
-        if p.status == "oom" and (p.reason or "").startswith("skipped:"):
-            text = self.say("scaling.cell.oom_skipped")
-        elif p.status == "skipped":
-            text = self.say("scaling.cell.skipped")
-        else:
-            text = status_words(p.status, self.lang)
+        kind, key = self.why(p)
+        text = self.say(key) if kind == "words" else status_words(p.status, self.lang)
         return para(text, classes=["attnprof-not-run"])
 
     def flagged(self, p: SweepPoint | None, text: str) -> str:
@@ -91,19 +87,31 @@ class SweepDirective(AttnprofDirective):
         return [para(self.say("scaling.unstable_note", items=items), classes=["attnprof-unstable"])]
 
     def reasons(self, sw: Sweep, head_dim: int) -> list[nodes.Node]:
-        """Why the points that did not run did not, grouped by variant and reason."""
-        grouped: dict[tuple[str, str], list[int]] = {}
+        """Why the points that did not run did not, grouped by variant and reason: the sweep's own reasons (out of
+        memory at a shorter length, the time budget) in words, PyTorch's as recorded."""
+        grouped: dict[tuple[str, str, str], list[int]] = {}
         for p in sw.points:
             if p.head_dim == head_dim and not p.ok:
-                grouped.setdefault((p.variant, p.reason or status_words(p.status, self.lang)), []).append(p.seq)
+                grouped.setdefault((p.variant, *self.why(p)), []).append(p.seq)
         if not grouped:
             return []
         items = nodes.bullet_list()
-        for (variant, reason), seqs in grouped.items():
+        for (variant, kind, reason), seqs in grouped.items():
             where = self.say("scaling.where", seqs=_seq_list(seqs))
-            items += nodes.list_item("", para(self.say("scaling.reason_item", variant=variant, where=where,
-                                                       reason=reason)))  # fmt: skip
+            shown = self.say(reason) if kind == "words" else reason_node(reason, self.lang)
+            items += nodes.list_item("", words_para("scaling.reason_item", self.lang, variant=variant, where=where,
+                                                    reason=shown))  # fmt: skip
         return [para(self.say("scaling.reasons"), classes=["attnprof-reasons"]), items]
+
+    @staticmethod
+    def why(p: SweepPoint) -> tuple[str, str]:
+        """Why a point did not run: ``("words", key)`` where the sweep itself skipped it, else ``("recorded",
+        PyTorch's reason)`` (``""`` when none was recorded)."""
+        if p.status == "oom" and (p.reason or "").startswith("skipped:"):
+            return "words", "scaling.cell.oom_skipped"
+        if p.status == "skipped":
+            return "words", "scaling.cell.skipped"
+        return "recorded", p.reason or ""
 
 
 class ScalingTable(SweepDirective):

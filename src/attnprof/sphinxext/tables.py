@@ -1,14 +1,18 @@
 """Tables of results: the kernel table of one variant, and tables with one row per variant.
 
 ``kernel-table VARIANT``
-    One row per distinct GPU activity of the variant's profiled steps.
+    One row per distinct GPU activity of the variant's profiled steps: the short decoded name first, the full
+    demangled name one click away (a disclosure), then the time.
 ``compare-table [VARIANT ...]``
-    The at-a-glance table.
+    The at-a-glance table: the variant and its time per forward first. On a build whose rows all ran on the CPU
+    the time column says CPU time.
 ``cpu-cost-table [VARIANT ...]``
     The CPU side of a call, with and without the profiler.
 
 The variant tables take, as content, a bullet list of ``variant: text`` items: the text goes into a last "what the
-trace reveals" column and stays part of the page (gettext extracts and translates it).
+trace reveals" column and stays part of the page (gettext extracts and translates it). In the compare table, a row
+whose result holds no GPU activity says so instead: its item talks about a GPU trace this build does not have (the
+item is kept for the catalogs only, see :class:`.nodes.untold`).
 """
 
 from __future__ import annotations
@@ -22,11 +26,21 @@ from sphinx.application import Sphinx
 
 from .. import fmt
 from ..analysis import Analysis, cpu_cost
-from ..noise import Figure
 from ..columns import KERNEL_COLUMNS, NUMERIC_COLUMNS, kernel_cells
+from ..noise import Figure
 from ..results import CpuCosts
 from ..variants import VARIANTS
-from .nodes import TABLE_OPTIONS, AttnprofDirective, Span, not_run_note, para, status_words
+from .nodes import (
+    TABLE_OPTIONS,
+    AttnprofDirective,
+    Span,
+    make_disclosure,
+    not_run_note,
+    para,
+    reason_node,
+    status_words,
+    untold,
+)
 
 
 class KernelTable(AttnprofDirective):
@@ -55,19 +69,22 @@ class KernelTable(AttnprofDirective):
         na = self.say("not_available")
         body = []
         for r in a.rows:
-            texts = kernel_cells(r, lang)
-            api = texts["col.launch_api"]
-            cells: dict[str, Any] = texts | {
-                "col.kernel": [
-                    para(nodes.strong("", texts["col.kernel"])),
-                    para(nodes.literal("", r.name), classes=["attnprof-fullname"]),
-                ],
+            cells = kernel_cells(r, lang)
+            # the short label shows; the full demangled name is one click away (and in the search index)
+            name_cell = make_disclosure(
+                para(nodes.strong("", r.info.text(lang) or r.name)),
+                para(nodes.literal("", r.name), classes=["attnprof-fullname"]),
+                classes=["attnprof-kernel-name"],
+            )
+            if r.configs > 1:  # launched with more than one grid or block: its averages mix unlike launches
+                name_cell = [name_cell, para(self.say("kernel.configs", n=r.configs), classes=["attnprof-configs"])]
+            api = cells["col.launch_api"]
+            shown: dict[str, Any] = cells | {
+                "col.kernel": name_cell,
                 "col.launch_api": nodes.literal("", api) if api else None,
             }
-            if r.configs > 1:
-                cells["col.kernel"].append(para(self.say("kernel.configs", n=r.configs), classes=["attnprof-configs"]))
-            body.append([na if cells[key] is None else cells[key] for key in KERNEL_COLUMNS])
-        return [self.table(KERNEL_COLUMNS, body, "attnprof-kernel-table", numeric=NUMERIC_COLUMNS)]
+            body.append([na if shown[key] is None else shown[key] for key in KERNEL_COLUMNS])
+        return [self.table(KERNEL_COLUMNS, body, "attnprof-kernel-table", numeric=NUMERIC_COLUMNS, key=(0, 1))]
 
 
 class _VariantTable(AttnprofDirective):
@@ -85,11 +102,26 @@ class _VariantTable(AttnprofDirective):
     columns: ClassVar[tuple[str, ...]] = ()
     #: Indexes (counting the variant's column) of the columns that hold numbers.
     numeric: ClassVar[tuple[int, ...]] = ()
+    #: Indexes of the columns a reader must see when the table scrolls sideways (the variant's, and the time).
+    key: ClassVar[tuple[int, ...]] = (0,)
     table_class: ClassVar[str] = ""
+    #: The "what the trace reveals" items talk about the GPU trace: rows without one say so instead.
+    reveals_need_gpu: ClassVar[bool] = False
 
     def cells(self, a: Analysis) -> list[Any]:
         """The cells after the variant's name, for a result that ran."""
         raise NotImplementedError
+
+    def column_keys(self, analyses: list[Analysis]) -> list[str]:
+        """Word keys of the columns after the variant's name, given the analyses of the rows that have one."""
+        return list(self.columns)
+
+    def reveal_cell(self, a: Analysis | None, item: list[nodes.Node]) -> list[nodes.Node]:
+        """The "what the trace reveals" cell of a row: the item, or, where the GPU trace it talks about is not
+        there, a generated sentence saying so (the item kept for the catalogs only)."""
+        if not self.reveals_need_gpu or (a is not None and a.result.ok and a.rows):
+            return item
+        return [para(self.say("reveals.no_gpu"), classes=["attnprof-no-gpu"]), untold("", *item)]
 
     def run(self) -> list[nodes.Node]:
         variants = self.arguments or list(VARIANTS)
@@ -97,20 +129,25 @@ class _VariantTable(AttnprofDirective):
         width = len(self.columns)
         reveals, out = self.items(variants, "variant")
         body = []
+        analyses = []
         for variant in variants:
             found = self.find(variant)
             a = found.analysis
+            if a is not None:
+                analyses.append(a)
             if a is None:
                 cells: list[Any] = [Span(self.say("status.missing"), width)]
                 out += self.problem(found.problem)
             elif not a.result.ok:
-                text = f"{status_words(a.result.status, lang)}: {a.result.reason or self.say('not_available')}"
-                cells = [Span(para(text, classes=["attnprof-not-run"]), width)]
+                text = para(status_words(a.result.status, lang) + ": ", reason_node(a.result.reason, lang),
+                            classes=["attnprof-not-run"])  # fmt: skip
+                cells = [Span(text, width)]
             else:
                 cells = self.cells(a)
-            body.append([self.variant_cell(variant), *cells, *([reveals.get(variant, [])] if reveals else [])])
-        keys = ["col.variant", *self.columns, *(["col.reveals"] if reveals else [])]
-        return [self.table(keys, body, self.table_class, numeric=self.numeric), *out]
+            reveal = [self.reveal_cell(a, reveals.get(variant, []))] if reveals else []
+            body.append([self.variant_cell(variant), *cells, *reveal])
+        keys = ["col.variant", *self.column_keys(analyses), *(["col.reveals"] if reveals else [])]
+        return [self.table(keys, body, self.table_class, numeric=self.numeric, key=self.key), *out]
 
     def variant_cell(self, variant: str) -> nodes.Node:
         """The variant's name, linked to its page when ``:link-prefix:`` is given and that page exists."""
@@ -137,22 +174,32 @@ class CompareTable(_VariantTable):
     """``compare-table [VARIANT ...]``: the at-a-glance table (every figure from the variant's own run; see
     :class:`attnprof.analysis.SummaryRow` for what each is)."""
 
-    columns = ("col.activities_per_step", "col.kernels_per_step", "col.gpu_ms", "col.cpu_step_us",
-               "col.dispatch_us", "col.tflops", "col.peak_mib", "col.main_kernel")  # fmt: skip
+    columns = ("col.gpu_ms", "col.kernels_per_step", "col.activities_per_step", "col.cpu_step_us", "col.dispatch_us",
+               "col.tflops", "col.peak_mib", "col.main_kernel")  # fmt: skip
     numeric = (1, 2, 3, 4, 5, 6, 7)
+    key = (0, 1)
     table_class = "attnprof-compare-table"
+    reveals_need_gpu = True
+
+    def column_keys(self, analyses: list[Analysis]) -> list[str]:
+        """The time column says CPU time when no row of the table ran on a GPU (the times are then CPU times)."""
+        keys = list(self.columns)
+        if not any(a.result.ok and a.result.device == "cuda" for a in analyses):
+            keys[0] = "col.cpu_ms"
+        return keys
 
     def cells(self, a: Analysis) -> list[Any]:
         row = a.summary
+        main = a.main_kernel()
         return [
-            self.na(row.activities_per_step, fmt.count),
-            self.na(row.kernels_per_step, fmt.count),
             self.na(row.gpu_ms),
+            self.na(row.kernels_per_step, fmt.count),
+            self.na(row.activities_per_step, fmt.count),
             self.na(row.cpu_us),
             self.na(row.dispatch_us),
             self.na(row.tflops),
             self.na(row.peak_mib),
-            row.main_kernel or self.say("not_available"),
+            main.info.text(self.lang) if main is not None else self.say("not_available"),
         ]
 
 

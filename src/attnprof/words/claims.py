@@ -7,6 +7,17 @@ Data only: :mod:`attnprof.words` merges this table with the others and looks wor
 from __future__ import annotations
 
 CLAIMS: dict[str, dict[str, str]] = {
+    # --- where in the article a claim comes from (attnprof.claims.SECTIONS); Japanese: the adaptation's headings ---
+    "article.section.naive": {"en": "§ Naive attention", "ja": "§ 1. 素朴なアテンション実装とプロファイリング"},
+    "article.section.memcpy": {"en": "§ The hidden Memcpy", "ja": "§ 隠れたMemcpyの正体"},
+    "article.section.backends": {
+        "en": "§ SDPA backends compared",
+        "ja": "§ 2. SDPAバックエンド別プロファイラトレース比較",
+    },
+    "article.section.math": {"en": "§ SDPA math backend", "ja": "§ mathバックエンド：リファレンス実装の罠"},
+    "article.section.flash": {"en": "§ SDPA flash backend", "ja": "§ flashバックエンド：低占有率が罠でない理由"},
+    "article.section.cudnn": {"en": "§ SDPA cuDNN backend", "ja": "§ cuDNNバックエンド：生成カーネルの光と影"},
+    "article.section.advice": {"en": "§ SDPA cuDNN backend: practical tip", "ja": "§ 実務のヒント"},
     # --- shared ---
     "reason.no_cuda": {
         "en": "no CUDA device: this build ran on the CPU",

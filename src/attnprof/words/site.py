@@ -35,6 +35,7 @@ SITE: dict[str, dict[str, str]] = {
         "ja": "横並び計測: プロファイル下の呼び出しあたり CPU 時間 (µs)",
     },
     "col.dispatch_side_us": {"en": "Dispatch cost, side by side (µs)", "ja": "横並び計測: ディスパッチコスト (µs)"},
+    "col.cpu_ms": {"en": "CPU time per forward (median, ms)", "ja": "フォワード 1 回の CPU 時間 (中央値, ms)"},
     "col.tflops": {"en": "TFLOP/s", "ja": "TFLOP/s"},
     "col.peak_mib": {"en": "Peak extra memory (MiB)", "ja": "追加メモリのピーク (MiB)"},
     "col.main_kernel": {"en": "Main kernel", "ja": "主カーネル"},
@@ -45,6 +46,10 @@ SITE: dict[str, dict[str, str]] = {
         "ja": "横並び計測: 強制コンテキストのみ (µs)",
     },
     "col.reveals": {"en": "What the trace reveals", "ja": "トレースからわかること"},
+    "reveals.no_gpu": {
+        "en": "This build has no GPU trace of this variant to read.",
+        "ja": "このビルドには、読み解けるこのバリアントの GPU トレースがありません。",
+    },
     # --- claims table ---
     "col.claim": {"en": "Claim", "ja": "主張"},
     "col.published": {"en": "Published (A100)", "ja": "公表値 (A100)"},
@@ -123,12 +128,21 @@ SITE: dict[str, dict[str, str]] = {
         "en": "{variant} did not run ({status}): {reason}",
         "ja": "{variant} は実行されませんでした ({status}): {reason}",
     },
+    "status.runs_on": {"en": " ({variant} runs on: {devices})", "ja": " ({variant} の実行環境: {devices})"},
     "status.no_gpu_activity": {
         "en": "{variant} ran on {device} ({shape}, {dtype}); the trace holds no GPU activity to tabulate.",
         "ja": "{variant} は {device} で実行されました ({shape}, {dtype})。"
         "トレースに表にできる GPU アクティビティはありません。",
     },
     "not_available": {"en": "n/a", "ja": "—"},
+    "metric.time.cuda": {"en": "{value} on the GPU", "ja": "GPU で {value}"},
+    "rank.fastest": {"en": "{a} ({a_ms})", "ja": "{a} ({a_ms})"},
+    "rank.tie": {
+        "en": "{a} ({a_ms}) or {b} ({b_ms}), too close to call",
+        "ja": "{a} ({a_ms}) か {b} ({b_ms}) (僅差で判定できない)",
+    },
+    "rank.unmeasurable": {"en": "not measurable in this build", "ja": "このビルドでは測定不可"},
+    "metric.time.cpu": {"en": "{value} on the CPU", "ja": "CPU で {value}"},
     # --- occupancy limiters ---
     "limiter.registers": {"en": "registers", "ja": "レジスタ"},
     "limiter.shared memory": {"en": "shared memory", "ja": "共有メモリ"},
@@ -168,6 +182,21 @@ SITE: dict[str, dict[str, str]] = {
         "ja": "アノテーション付きの呼び出しが CPU で始まってからの時間 (µs)",
     },
     "timeline.legend.cpu": {"en": "CPU op", "ja": "CPU 演算"},
+    "timeline.no_steps": {"en": "no steps recorded", "ja": "ステップの記録なし"},
+    "timeline.summary": {
+        "en": "Timeline of {variant}, profiler step {step}: {activities} GPU activities ({kernels} kernels) on "
+        "{streams} stream(s) and {events} CPU events; the annotated call took {cpu} µs on the CPU and its GPU work "
+        "{gpu} µs.",
+        "ja": "{variant} のタイムライン (プロファイラのステップ {step}): {streams} 本のストリーム上の "
+        "GPU アクティビティ {activities} 個 (うちカーネル {kernels} 個) と CPU イベント {events} 個。"
+        "アノテーション付きの呼び出しは CPU で {cpu} µs、その GPU の作業は {gpu} µs でした。",
+    },
+    "timeline.summary_cpu": {
+        "en": "Timeline of {variant}, profiler step {step}: {events} CPU events and no GPU activity (run on "
+        "{device}); the annotated call took {cpu} µs.",
+        "ja": "{variant} のタイムライン (プロファイラのステップ {step}): CPU イベント {events} 個、GPU アクティビティ"
+        "なし ({device} で実行)。アノテーション付きの呼び出しは {cpu} µs でした。",
+    },
     "timeline.legend.runtime": {"en": "runtime / driver call", "ja": "ランタイム / ドライバ呼び出し"},
     "timeline.open_with": {
         "en": "(open it in Perfetto UI or chrome://tracing)",
@@ -196,6 +225,12 @@ SITE: dict[str, dict[str, str]] = {
         "それ以外については記録された理由を示します:",
     },
     "banner.reason_item": {"en": "{variants}: {reason}", "ja": "{variants}: {reason}"},
+    "device.cpu": {"en": "CPU ({arch}, {cores} cores)", "ja": "CPU ({arch}、{cores} コア)"},
+    "banner.get_gpu": {
+        "en": "To get the GPU guide, build the site on a machine with a CUDA GPU: run {command} there (see {link}).",
+        "ja": "GPU で計測したガイドを得るには、CUDA GPU のあるマシンでサイトをビルドしてください。そのマシンで "
+        "{command} を実行します ({link} を参照)。",
+    },
     # --- scaling: plots, tables, SDPA's pick, roofline ---
     "scaling.axis.seq": {"en": "Sequence length (tokens)", "ja": "シーケンス長 (トークン数)"},
     "scaling.metric.gpu_ms": {

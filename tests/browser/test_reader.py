@@ -1,0 +1,233 @@
+"""The site as a reader sees it at a laptop's and a phone's width, in both languages: the page never scrolls
+sideways, a table fits its column or scrolls inside its own box with its key columns in view, pictures are drawn
+large enough to read, a kernel's full name is one click away, Japanese pages hold no English prose, every gallery
+page says how to install the package, the sidebar names every page differently, and screenshots of four pages at
+both widths land in ``_build/screenshots``.
+
+Run ``nox -s docs`` first, then ``nox -s browser``.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from attnprof import pictures
+
+from .english import english_runs
+from .pages import LANGUAGES, SCREENSHOTS, VIEWPORTS
+
+if TYPE_CHECKING:
+    from playwright.sync_api import BrowserContext, Page
+
+pytestmark = pytest.mark.browser
+
+#: Smallest text on screen, CSS pixels.
+LEGIBLE_PX = 11
+#: Pages photographed at both widths in both languages: name -> path within a language.
+SCREENSHOT_PAGES = {
+    "landing": "index.html",
+    "claims": "guide/claims.html",
+    "variant-flash": "variants/sdpa-flash.html",
+    "gallery-flash": "auto_examples/05-sdpa-flash.html",
+}
+
+# How wide the page is, and, for every table of the article, whether it fits its box or scrolls inside it with its
+# key columns (th.attnprof-key; the first column of other tables) in view before and after scrolling to its end.
+_LAYOUT_JS = """() => {
+    const root = document.documentElement;
+    const inside = (r, box) => r.left >= box.left - 1 && r.right <= box.right + 1;
+    const tables = [...document.querySelectorAll("article table")].map((table, index) => {
+        const box = table.closest(".table-wrapper") || table.parentElement;
+        const scrolls = box.scrollWidth > box.clientWidth + 1;
+        const marked = [...table.querySelectorAll("thead th.attnprof-key")];
+        const keys = marked.length ? marked : [...table.querySelectorAll("thead th:first-child")];
+        const name = `${index + 1}: ${table.className} "${(keys[0] || table).innerText.trim().slice(0, 30)}"`;
+        const bounds = () => box.getBoundingClientRect();
+        const seenAtStart = keys.map((th) => inside(th.getBoundingClientRect(), bounds()));
+        box.scrollLeft = box.scrollWidth;
+        const firstSeenAtEnd = keys.length > 0 && inside(keys[0].getBoundingClientRect(), bounds());
+        box.scrollLeft = 0;
+        return {name, scrolls, marked: marked.length > 0, overflowX: getComputedStyle(box).overflowX,
+                seenAtStart, firstSeenAtEnd, boxInPage: bounds().right <= root.clientWidth + 1};
+    });
+    const pictures = [...document.querySelectorAll(
+        "figure.attnprof-timeline img, figure.attnprof-scaling-plot img")].map((img) => ({
+            src: img.currentSrc, shown: img.getBoundingClientRect().width, natural: img.naturalWidth}));
+    return {bodyOverflow: root.scrollWidth - root.clientWidth, tables, pictures};
+}"""
+
+# The visible text of a page, one string per block (so that "**成立** (holds)" stays one string), without code (it
+# stays as it is), messages recorded from PyTorch (class attnprof-message: PyTorch's words), and, on the glossary,
+# its terms (each pairs the English term with the Japanese one). The gallery's printed output is read: it is prose
+# to the reader. So is the alt text of images.
+_TEXT_JS = """() => {
+    const skip = "code, kbd, samp, script, style, noscript, .highlight, .math, math, svg, .headerlink, " +
+        "[aria-hidden='true'], .attnprof-message, pre";
+    const block = "p, li, td, th, dd, dt, caption, figcaption, h1, h2, h3, h4, h5, h6, pre, summary, div";
+    const glossary = location.pathname.endsWith("/guide/glossary.html");
+    const texts = new Map();
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        const el = n.parentElement;
+        if (!el || !n.textContent.trim()) continue;
+        if (!el.closest(".sphx-glr-script-out") && el.closest(skip)) continue;
+        if (glossary && el.closest("dt")) continue;
+        if (!el.checkVisibility({visibilityProperty: true})) continue;
+        const owner = el.closest(block) || document.body;
+        texts.set(owner, (texts.get(owner) || "") + n.textContent);
+    }
+    return [...texts.values(), ...[...document.querySelectorAll("img[alt]")].map((img) => img.alt)];
+}"""
+
+# The lines of visible text (innerText keeps line breaks), code blocks included.
+_LINES_JS = "() => document.querySelector('article').innerText.split('\\n')"
+
+
+@pytest.fixture(scope="session")
+def layouts(contexts: dict[str, BrowserContext], base_url: str) -> Callable[[str, str], dict[str, Any]]:
+    """``layouts(viewport, path)``: the layout facts of a page at one width, measured once."""
+
+    @functools.cache
+    def get(viewport: str, path: str) -> dict[str, Any]:
+        page = contexts[viewport].new_page()
+        try:
+            page.goto(base_url + path, wait_until="load")
+            page.evaluate("document.fonts.ready.then(() => true)")
+            return page.evaluate(_LAYOUT_JS)
+        finally:
+            page.close()
+
+    return get
+
+
+# --- every page, at both widths ----------------------------------------------------------------------------------
+
+
+def test_the_page_never_scrolls_sideways(page_path: str, viewport: str, layouts: Callable) -> None:
+    found = layouts(viewport, page_path)
+    assert found["bodyOverflow"] <= 0, f"the page is {found['bodyOverflow']} px wider than the {viewport} screen"
+
+
+def test_tables_fit_or_scroll_inside_with_their_key_columns_in_view(
+    page_path: str, viewport: str, layouts: Callable
+) -> None:
+    problems = []
+    for t in layouts(viewport, page_path)["tables"]:
+        if not t["boxInPage"]:
+            problems.append(f"{t['name']}: its box is wider than the page")
+        if not t["scrolls"]:
+            continue
+        if t["overflowX"] not in ("auto", "scroll"):
+            problems.append(f"{t['name']}: wider than its box, which does not scroll (overflow-x {t['overflowX']})")
+        elif not t["marked"]:
+            problems.append(f"{t['name']}: wider than its box, and no key columns are marked (th.attnprof-key)")
+        elif not all(t["seenAtStart"]):
+            problems.append(f"{t['name']}: key columns out of view before scrolling: {t['seenAtStart']}")
+        elif not t["firstSeenAtEnd"]:
+            problems.append(f"{t['name']}: the first key column scrolls out of view (not sticky)")
+    assert not problems, f"at {viewport} width:\n" + "\n".join(problems)
+
+
+def test_pictures_are_legible_and_sharp(page_path: str, viewport: str, layouts: Callable) -> None:
+    """Text in the build's pictures is at least 11 CSS px on screen, and the PNG has two pixels per CSS pixel."""
+    text_px = pictures.TEXT_PT * pictures.DPI / 72  # the smallest text, in PNG pixels
+    problems = []
+    for img in layouts(viewport, page_path)["pictures"]:
+        scale = img["shown"] / img["natural"] if img["natural"] else 0
+        if text_px * scale < LEGIBLE_PX:
+            problems.append(f"{img['src']}: text {text_px * scale:.1f} px on screen (shown {img['shown']:.0f} px)")
+        if img["natural"] < 1.9 * img["shown"]:
+            problems.append(f"{img['src']}: {img['natural']} px drawn for {img['shown']:.0f} px shown (not hi-dpi)")
+    assert not problems, f"at {viewport} width:\n" + "\n".join(problems)
+
+
+# --- Japanese pages -------------------------------------------------------------------------------------------
+
+
+def test_no_english_sentences_on_japanese_pages(ja_page: str, tab: Page, base_url: str) -> None:
+    """English prose outside code on a Japanese page, counted against the allowlist of :mod:`.english` (kernel
+    names, code, identifiers, product names, units, the article's English title, PyTorch's recorded messages)."""
+    tab.goto(base_url + ja_page, wait_until="load")
+    runs = [run for text in tab.evaluate(_TEXT_JS) for run in english_runs(text)]
+    assert not runs, f"{len(runs)} English sentence(s) on {ja_page}:\n" + "\n".join(dict.fromkeys(runs))
+
+
+# --- the gallery, the guide, the sidebar ------------------------------------------------------------------------
+
+
+def test_gallery_page_shows_the_install_line(gallery_page: str, tab: Page, base_url: str) -> None:
+    """One visible line says how to install what the script needs: ``pip install`` with torch and the attnprof
+    wheel the site publishes."""
+    tab.goto(base_url + gallery_page, wait_until="load")
+    lines = [line for line in tab.evaluate(_LINES_JS) if "pip install" in line]
+    wanted = [line for line in lines if re.search(r"\btorch\b", line) and re.search(r"attnprof\S*\.whl", line)]
+    assert wanted, (
+        f"{gallery_page} has no line with `pip install`, torch and the attnprof wheel (attnprof-*.whl); "
+        f"lines with pip install: {lines}"
+    )
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_no_two_sidebar_entries_read_alike(lang: str, tab: Page, base_url: str) -> None:
+    tab.goto(f"{base_url}{lang}/index.html", wait_until="load")
+    entries = tab.eval_on_selector_all(".sidebar-tree a.reference", "els => els.map((a) => a.innerText.trim())")
+    normalised: dict[str, list[str]] = {}
+    for entry in entries:
+        normalised.setdefault(re.sub(r"\W+", " ", entry.lower()).strip(), []).append(entry)
+    assert len(entries) > 10, entries
+    assert not [e for e in normalised.values() if len(e) > 1], [e for e in normalised.values() if len(e) > 1]
+
+
+def test_guide_page_links_its_gallery_page(variant_page: str, tab: Page, base_url: str) -> None:
+    tab.goto(base_url + variant_page, wait_until="load")
+    hrefs = tab.eval_on_selector_all("article a[href]", "els => els.map((a) => a.href)")
+    assert any("/auto_examples/" in h and re.search(r"/\d\d-[\w-]+\.html", h) for h in hrefs), hrefs
+
+
+def test_full_kernel_name_is_one_click_away(tab: Page, base_url: str) -> None:
+    """The kernel table shows the short label; the full demangled name opens under it, and the search index has
+    it. On a CPU-only build there is no kernel to name: the page says so instead."""
+    tab.goto(f"{base_url}en/variants/sdpa-flash.html", wait_until="load")
+    if tab.locator(".attnprof-env-banner.attnprof-cpu-only").count():
+        assert tab.locator("table.attnprof-kernel-table").count() == 0
+        assert tab.locator(".attnprof-no-gpu").count() >= 1
+        return
+    disclosure = tab.locator("table.attnprof-kernel-table details.attnprof-kernel-name").first
+    full = disclosure.locator(".attnprof-fullname")
+    assert not full.is_visible()
+    disclosure.locator("summary").click()
+    assert full.is_visible()
+    name, label = full.inner_text(), disclosure.locator("summary").inner_text()
+    assert len(name) > len(label)
+    # a word only the full name has, typed into the site's search, finds the page
+    token = max((w for w in re.findall(r"[A-Za-z_]{8,}", name) if w.lower() not in label.lower()), key=len)
+    page = f"{base_url}en/variants/sdpa-flash.html"
+    tab.goto(f"{base_url}en/search.html?q={token}", wait_until="load")
+    hits = "() => [...document.querySelectorAll('#search-results ul.search li a')].map((a) => a.href.split('#')[0])"
+    tab.wait_for_function(f"(url) => ({hits})().includes(url)", arg=page)
+
+
+# --- screenshots --------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", list(SCREENSHOT_PAGES))
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_screenshot(name: str, lang: str, viewport: str, contexts: dict[str, BrowserContext], base_url: str) -> None:
+    """A full-page screenshot: ``_build/screenshots/<name>-<lang>-<width>.png``."""
+    size = VIEWPORTS[viewport]
+    page = contexts[viewport].new_page()
+    try:
+        page.goto(f"{base_url}{lang}/{SCREENSHOT_PAGES[name]}", wait_until="load")
+        page.evaluate("document.fonts.ready.then(() => true)")
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        png = page.screenshot(path=str(SCREENSHOTS / f"{name}-{lang}-{size['width']}.png"), full_page=True)
+    finally:
+        page.close()
+    width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    assert width == size["width"] and height >= size["height"], (width, height)
