@@ -12,7 +12,8 @@ def test_cells_of_the_flash_kernel():
     row = analysis.analyse(trace_result("sdpa_flash")[0]).main_kernel()
     en, ja = columns.kernel_cells(row, "en"), columns.kernel_cells(row, "ja")
     assert list(en) == list(columns.KERNEL_COLUMNS)
-    assert en["col.kernel"] == row.info.short and en["col.family"] == "flash"
+    assert en["col.kernel"] == row.info.text("en") and en["col.family"] == "flash"
+    assert ja["col.kernel"] == row.info.text("ja") and ja["col.family"] == row.info.family_text("ja")
     assert en["col.per_step"] == "1" and en["col.avg_us"] == fmt.number(row.avg_us)
     assert en["col.launch_api"] == row.launch_api
     assert en["col.grid_block"] == f"{fmt.dims(row.grid)} × {fmt.dims(row.block)}"

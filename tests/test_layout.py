@@ -99,7 +99,8 @@ def test_the_occupancy_calculator_and_the_trace_reader_are_leaves():
     assert graph["files"] == set()
     assert graph["results"] == {"noise", "files"}
     assert graph["trace"] == {"results", "files"}
-    assert graph["measure"] == {"noise"}
+    assert graph["measure"] == {"noise", "interrupts"}
+    assert graph["interrupts"] == set()
 
 
 def test_modules_stay_readable():

@@ -86,7 +86,8 @@ def test_find_prefers_cuda(tmp_path):
 
 
 def test_a_cpus_name_is_shown_in_the_pages_language_and_a_gpus_as_recorded():
-    from attnprof.results import CPU_NAME, device_words
+    from attnprof.words import CPU_NAME
+    from attnprof.words import device as device_words
 
     cpu = CPU_NAME.format(arch="x86_64", cores=2)
     assert device_words(cpu, "en") == cpu == "CPU (x86_64, 2 cores)"

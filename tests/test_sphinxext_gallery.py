@@ -102,7 +102,7 @@ def test_a_deleted_result_without_a_gallery_still_says_what_is_missing(project):
 def test_a_truncated_trace_is_a_warning_and_is_not_published(project, tmp_path):
     page = {"index.md": "# Naive\n\n```{timeline} naive\n```\n"}
     app = project(page)
-    assert app.warning.getvalue() == "" and "attnprof-trace-download" in html(app)
+    assert app.warning.getvalue() == "" and "attnprof-viewer-download" in html(app)  # the viewer's download link
     result, _ = trace_result("naive")
     trace = tmp_path / "results" / f"{result.stem}.trace.json.gz"
     whole = trace.read_bytes()
@@ -112,7 +112,9 @@ def test_a_truncated_trace_is_a_warning_and_is_not_published(project, tmp_path):
     warnings = app.warning.getvalue()
     assert f"stale or unreadable trace file: {trace} is a truncated gzip file" in warnings
     assert "delete it and run again the script that wrote it" in warnings and "index.md:3" in warnings
-    assert "attnprof-trace-download" not in html(app) and "attnprof-problem" in html(app)
+    page = html(app)
+    assert "attnprof-viewer-download" not in page and "attnprof-trace-download" not in page
+    assert "attnprof-problem" in page
 
 
 def test_every_gallery_script_declares_the_results_it_writes():

@@ -49,9 +49,9 @@ def kernel_cells(row: KernelRow, lang: str | None) -> dict[str, str | None]:
         limiter = f" ({limiter_words(theo.limiters or theo.limiter, lang)})"
     return {
         "col.kernel": row.info.text(lang) or row.name,
-        "col.family": row.info.family_text(lang),
-        "col.per_step": fmt.count(row.per_step),
         "col.avg_us": fmt.number(row.avg_us),
+        "col.per_step": fmt.count(row.per_step),
+        "col.family": row.info.family_text(lang),
         "col.launch_api": row.launch_api,
         "col.registers": None if row.registers_per_thread is None else str(row.registers_per_thread),
         "col.shared_memory": None if row.shared_memory is None else fmt.size(row.shared_memory),

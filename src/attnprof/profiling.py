@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import __version__, cost, results, trace, variants
+from . import __version__, cost, results, trace, variants, words
 from .inputs import Setup, causal_flops, default_setup, make_inputs, reference_attention, relative_error
 from .measure import (
     DEFAULT_PLAN,
@@ -49,7 +49,7 @@ from .measure import (
     timer_name,
 )
 from .noise import Figure, median_interval
-from .results import CPU_NAME, CpuCostRow, CpuCosts, Environment, Result, Timing
+from .results import CpuCostRow, CpuCosts, Environment, Result, Timing
 
 if TYPE_CHECKING:
     import torch
@@ -172,7 +172,7 @@ def environment(device: str, trace_meta: dict[str, Any] | None = None) -> Enviro
         cuda = torch.version.cuda
     else:
         name = platform.processor() or platform.machine() or "CPU"
-        name = CPU_NAME.format(arch=name, cores=os.cpu_count())
+        name = words.CPU_NAME.format(arch=name, cores=os.cpu_count())
         cudnn = driver = cuda = None
     return Environment(
         device_name=name,

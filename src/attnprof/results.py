@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import files, words
+from . import files
 from .files import UnreadableFile
 from .noise import Figure
 
@@ -203,18 +203,6 @@ class Timing:
 
 def _figure(median: float, lo: float | None, hi: float | None, n: int) -> Figure:
     return Figure(median, median if lo is None else lo, median if hi is None else hi, n)
-
-
-#: How :func:`attnprof.profiling.environment` names a CPU: ``CPU (x86_64, 2 cores)``.
-CPU_NAME = "CPU ({arch}, {cores} cores)"
-_CPU_NAME = re.compile(r"^CPU \((?P<arch>.+), (?P<cores>\d+) cores\)$")
-
-
-def device_words(name: str, language: str | None = None) -> str:
-    """A recorded device name as a page in ``language`` shows it: a GPU's as recorded (``NVIDIA H200``), a CPU's
-    (:data:`CPU_NAME`) in the page's words (``CPU (x86_64、2 コア)``)."""
-    m = _CPU_NAME.match(name)
-    return words.text("device.cpu", language, arch=m["arch"], cores=m["cores"]) if m else name
 
 
 @dataclass

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import pictures, words
-from .results import device_words, write_if_changed
+from .results import write_if_changed
 from .sweep import METRICS, Sweep
 
 if TYPE_CHECKING:
@@ -116,7 +116,7 @@ def _draw(fig: Figure, sweep: Sweep, metric: str, head_dim: int, language: str) 
     ax.grid(True, which="major", color="#DDDDDD", linewidth=0.6)
     ax.set_axisbelow(True)
     title = say("scaling.title", head_dim=head_dim, batch=sweep.batch, heads=sweep.heads, dtype=sweep.dtype,
-                  device=device_words(sweep.environment.device_name, language))  # fmt: skip
+                  device=words.device(sweep.environment.device_name, language))  # fmt: skip
     ax.set_title(title, fontsize=pictures.TITLE_PT, loc="left")
 
     handles = []

@@ -154,17 +154,22 @@ def _launch_row(row: KernelRow, a: GpuActivity, props: dict[str, Any]) -> Kernel
 
 
 class _Kernels:
-    """Kernel entries: one per kernel-table row, and one per other launch configuration of a row."""
+    """Kernel entries: one per kernel-table row (a kernel-table row is one name in one launch configuration), and
+    one per other launch API or size of a row's launches."""
 
     def __init__(self, a: Analysis, strings: _Strings, language: str | None) -> None:
-        self.rows = {r.name: r for r in a.rows}
+        self.rows = {(r.name, analysis.launch_config(r)): r for r in a.rows}
+        self.first = {}
+        for r in a.rows:
+            self.first.setdefault(r.name, r)
         self.props = a.result.device_properties
         self.strings, self.language = strings, language
         self.index: dict[tuple[Any, ...], int] = {}
         self.entries: list[dict[str, Any]] = []
 
     def __call__(self, a: GpuActivity) -> int:
-        row = _launch_row(self.rows[a.name], a, self.props)
+        own = self.rows.get((a.name, analysis.launch_config(a)), self.first[a.name])
+        row = _launch_row(own, a, self.props)
         key = (a.name, repr([getattr(row, f) for f in analysis.CONFIG_FIELDS]), row.launch_api, a.bytes)
         if key not in self.index:
             self.index[key] = len(self.entries)

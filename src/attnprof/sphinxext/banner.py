@@ -19,7 +19,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from .. import words
 from ..analysis import Analysis
-from ..results import Result, device_words
+from ..results import Result
 from . import lookup
 from .nodes import para, reason_node, status_words, words_para
 
@@ -63,7 +63,7 @@ def _lines(found: Sequence[Result], lang: str | None) -> list[str]:
         groups.setdefault(key, []).append(r)
     lines = []
     for (device, driver, cuda, cudnn, torch_version), rs in groups.items():
-        parts = [words.text("banner.measured_on", lang, device=device_words(device, lang))]
+        parts = [words.text("banner.measured_on", lang, device=words.device(device, lang))]
         for key, value in (("driver", driver), ("cuda", cuda), ("cudnn", cudnn), ("torch", torch_version)):
             if value:
                 parts.append(words.text(f"banner.{key}", lang, value=value))

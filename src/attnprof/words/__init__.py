@@ -15,6 +15,7 @@ assembled from data modules, one per part of the site (:mod:`.site`, :mod:`.clai
 
 from __future__ import annotations
 
+import re
 import string
 from collections.abc import Sequence
 
@@ -89,3 +90,15 @@ def limiters(names: Sequence[str], lang: str | None = None) -> str:
 def placeholders(key: str, lang: str) -> set[str]:
     """The ``{fields}`` the text of ``key`` uses in ``lang`` (for checking that translations agree)."""
     return {f for _, f, _, _ in string.Formatter().parse(TABLE[key][lang]) if f}
+
+
+#: How :func:`attnprof.profiling.environment` names a CPU: ``CPU (x86_64, 2 cores)``.
+CPU_NAME = "CPU ({arch}, {cores} cores)"
+_CPU_NAME_RE = re.compile(r"^CPU \((?P<arch>.+), (?P<cores>\d+) cores\)$")
+
+
+def device(name: str, language: str | None = None) -> str:
+    """A recorded device name as a page in ``language`` shows it: a GPU's as recorded (``NVIDIA H200``), a CPU's
+    (:data:`CPU_NAME`) in the page's words (``CPU (x86_64、2 コア)``)."""
+    m = _CPU_NAME_RE.match(name)
+    return text("device.cpu", language, arch=m["arch"], cores=m["cores"]) if m else name
