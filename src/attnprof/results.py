@@ -140,8 +140,9 @@ class Timing:
         timer: ``"cuda_event_prefilled"`` (CUDA events with a GPU busy-wait queued first, so they time the GPU's
             work alone), ``"cuda_event"`` (events from an idle GPU: CPU issue time included) or
             ``"perf_counter"`` (CPU).
-        warmup_s: Wall time of the warm-up calls (includes ``torch.compile`` compilation, if any).
-        profile_s: Wall time of the profiled steps, trace export and parsing included.
+        warmup_s: Wall time of the warm-up calls (includes ``torch.compile`` compilation, if any); ``None`` when
+            the calls were profiled elsewhere (:func:`attnprof.profiling.from_trace`).
+        profile_s: Wall time of the profiled steps, trace export included; ``None`` likewise.
     """
 
     gpu_ms_median: float
@@ -155,8 +156,8 @@ class Timing:
     tflops: float
     rel_error: float
     timer: str = "cuda_event"
-    warmup_s: float = 0.0
-    profile_s: float = 0.0
+    warmup_s: float | None = None
+    profile_s: float | None = None
 
 
 @dataclass

@@ -17,17 +17,20 @@ each, so they run only at ``compiled_seqs``; their other sequence lengths have n
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import statistics
 import time
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import analysis, inputs, trace, variants
 from .measure import GpuSleep, PeakMemory, capture_trace, gpu_sleeper, sync, timed_calls, timer_name
 from .profiling import cuda_missing_reason, environment, failure
+from .reuse import reusable_sweep
 from .sweep import Ceilings, Sweep, SweepPoint
 
 if TYPE_CHECKING:
@@ -309,6 +312,7 @@ def run_sweep(
     *,
     ceilings: Ceilings | None = None,
     progress: Callable[[int, int, SweepPoint], None] | None = None,
+    reuse_from: str | Path | None = None,
 ) -> Sweep:
     """Run a sweep; never raises for a point that cannot run.
 
@@ -320,11 +324,21 @@ def run_sweep(
         config: What to run; :func:`default_config` when omitted.
         ceilings: The device's ceilings (:func:`measure_ceilings`), stored with the sweep.
         progress: Called after every point with ``(done, total, point)``.
+        reuse_from: A folder whose saved sweep is returned instead of measuring again when it stands for this
+            one (:func:`attnprof.reuse.reusable_sweep`), with ``ceilings`` (when given) in place of its own; by
+            default the results folder when ``$ATTNPROF_REUSE`` asks for it (the docs build does, so that its
+            second language measures nothing again).
 
     Returns:
         The sweep, with ``elapsed_s`` and ``complete`` (False when the time budget skipped points).
     """
     cfg = config or default_config()
+    if reuse_from is None and inputs.reuse_measurements():
+        reuse_from = inputs.results_dir()
+    here = environment(cfg.device)
+    saved = reusable_sweep(cfg, reuse_from, here, Path(__file__)) if reuse_from is not None else None
+    if saved is not None:
+        return saved if ceilings is None else dataclasses.replace(saved, ceilings=ceilings)
     t_start = time.perf_counter()
     plan = [(variants.get(n), d, s) for n in cfg.variants for d in cfg.head_dims for s in cfg.seqs_for(n)]
     order = sorted(range(len(plan)), key=lambda i: plan[i][0].compiled)

@@ -15,6 +15,7 @@ One module per family of directives, each with its own ``setup_*``:
 :mod:`.scaling`                 ``scaling-table``, ``roofline-table``, ``sdpa-choice-table``
 :mod:`.figures`                 ``timeline``, ``scaling-plot``, and the pictures' alt text
 :mod:`.banner`                  ``env-banner``, and the banner every page gets
+:mod:`.gallery`                 the gallery pages: the install line, the scripts' language and reuse settings
 ==============================  ================================================================================
 
 Example (MyST)::
@@ -46,6 +47,7 @@ from ..inputs import RESULTS_ENV
 from .banner import setup_banner
 from .claims import setup_claims
 from .figures import setup_figures
+from .gallery import setup_gallery
 from .metrics import setup_metrics
 from .occupancy import setup_occupancy
 from .scaling import setup_scaling
@@ -75,6 +77,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("config-inited", _on_config_inited)
     app.add_css_file("attnprof.css")
     for setup_family in (setup_tables, setup_metrics, setup_claims, setup_occupancy, setup_scaling, setup_figures,
-                         setup_banner):  # fmt: skip
+                         setup_banner, setup_gallery):  # fmt: skip
         setup_family(app)
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True}
