@@ -13,7 +13,7 @@ Where the guide uses these figures: :doc:`../variants/sdpa-cudnn`.
 # %%
 # Inputs
 # ------
-# On a GPU, the article's shape ``[batch=8, heads=16, seq=1024, head_dim=64]`` in bfloat16; without one, a small
+# On a GPU, the variant pages' shape ``[batch=8, heads=16, seq=1024, head_dim=64]`` in bfloat16; without one, a small
 # shape on the CPU, where the CUDA-only backends report why they cannot run.
 import statistics
 import time

@@ -243,7 +243,10 @@ def pot_text(units: Sequence[Unit], script: str) -> str:
     from babel.messages.catalog import Catalog
     from babel.messages.pofile import write_po
 
-    catalog = Catalog(project="attnprof", charset="utf-8")
+    from . import __version__
+
+    catalog = Catalog(project="attnprof", version=__version__, copyright_holder="attnprof contributors",
+                      charset="utf-8", fuzzy=False)  # fmt: skip
     for u in units:
         catalog.add(u.msgid, locations=[(script, u.line)])
     buffer = io.BytesIO()

@@ -96,8 +96,10 @@ def _on_doctree_read(app: Sphinx, doctree: nodes.document) -> None:
     section = next(iter(doctree.findall(nodes.section)), None)
     if section is None:
         return
-    at = 1  # after the title and the paragraphs under it
-    while at < len(section.children) and isinstance(section.children[at], nodes.paragraph):
+    at = 1  # after the title, the paragraphs under it and the provenance banner (attnprof.sphinxext.banner)
+    while at < len(section.children) and (
+        isinstance(section.children[at], nodes.paragraph) or "attnprof-env-banner" in section.children[at]["classes"]
+    ):
         at += 1
     line = install_line(docname, wheel, app.config.language, docname == f"{gallery}/index")
     section.insert(at, line)
