@@ -1,8 +1,12 @@
 """Sphinx configuration of the attnprof site; sources in docs/, this file at the repository root.
 
-Build (the nox session ``docs`` does this for both languages, after building the wheel the gallery publishes)::
+Build (the nox session ``docs`` does this, after building the wheel the gallery publishes)::
 
     python -m pip wheel --no-deps --no-build-isolation -w _build/wheel .
+    python -m attnprof.sitebuild            # both languages, one after the other, in one process
+
+which amounts to::
+
     sphinx-build -W --keep-going -c . -D language=en docs _build/html/en
     python -m attnprof.localize source ja _build/src/ja
     sphinx-build -W --keep-going -c . -D language=ja _build/src/ja/docs _build/html/ja

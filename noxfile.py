@@ -79,31 +79,12 @@ def docs(session: nox.Session) -> None:
     """Build the site in English and Japanese into _build/html/{en,ja}, warnings as errors."""
     _install(session, "cpu", "docs")
     _build_wheel(session)
-    # One language after the other, each from its own source tree (sphinx-gallery writes into it): English from
-    # docs/, Japanese from _build/src/ja, where attnprof.localize puts a copy of docs/ and the scripts translated
-    # through the catalogs. The first build runs the gallery scripts, which measure and save their results in
-    # _build/results; the second runs its own scripts, which reuse those measurements (conf.py says why).
-    for lang in LANGUAGES:
-        source = ROOT / "docs"
-        if lang != DOCS_LANGUAGE:
-            session.run(_python(session), "-m", "attnprof.localize", "source", lang, str(BUILD / "src" / lang))
-            source = BUILD / "src" / lang / "docs"
-        _sphinx(
-            session,
-            "-b",
-            "html",
-            "-W",
-            "--keep-going",
-            "-c",
-            ".",
-            "-D",
-            f"language={lang}",
-            "-d",
-            str(BUILD / "doctrees" / lang),
-            str(source),
-            str(BUILD / "html" / lang),
-            *session.posargs,
-        )
+    # One language after the other, in one Python process (attnprof.sitebuild says why), each from its own source
+    # tree: English from docs/, Japanese from _build/src/ja, where attnprof.localize puts a copy of docs/ and the
+    # gallery scripts translated through the catalogs. The English build's scripts measure and save their results in
+    # _build/results; the Japanese build's scripts reuse those measurements (conf.py, attnprof.reuse).
+    session.run(_python(session), "-m", "attnprof.sitebuild", "--root", str(ROOT), "--out", str(BUILD),
+                *session.posargs)  # fmt: skip
     _write_redirect(BUILD / "html" / "index.html", f"{DOCS_LANGUAGE}/index.html")
     session.log(f"site: {BUILD / 'html' / 'index.html'}")
 
