@@ -132,9 +132,11 @@ def downloads(session: nox.Session) -> None:
     if not (site / DOCS_LANGUAGE / "index.html").is_file():
         session.error(f"no built site in {site}: build it first with `nox -s docs` (or set ATTNPROF_SITE)")
     # The test makes its own virtual environment (torch==2.13.0, the site's wheel, matplotlib, nbclient, ipykernel)
-    # and runs the downloads outside this checkout; this session only needs pytest.
-    _install(session, "test", package=False)
-    session.run(_python(session), "-m", "pytest", "-m", "download", *session.posargs)
+    # and runs the downloads outside this checkout; this session needs pytest alone (so no conftest, which imports
+    # attnprof).
+    _install(session, "downloads", package=False)
+    session.run(_python(session), "-m", "pytest", "--noconftest", "-m", "download", "tests/test_downloads.py",
+                *session.posargs)  # fmt: skip
 
 
 @nox.session(name="docs-live", default=False)
