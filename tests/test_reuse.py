@@ -115,3 +115,19 @@ def test_the_language_of_a_script(monkeypatch):
     assert inputs.language() == "en" and inputs.language("ja") == "ja"
     monkeypatch.setenv(inputs.LANGUAGE_ENV, "ja_JP")
     assert inputs.language() == "ja"
+
+
+def test_a_changed_script_measures_again(tmp_path):
+    """The callable's own file counts as measuring code: editing the gallery script that defines it re-measures."""
+    script = tmp_path / "05-x.py"
+    script.write_text("def attention(q, k, v):\n    return q @ k.transpose(-2, -1) @ v * 0 + v\n")
+    ns: dict = {}
+    exec(compile(script.read_text(), str(script), "exec"), ns)
+    _, trace = _profiled(tmp_path, "naive")
+    folder = tmp_path / "results"
+    first = profiling.from_trace("naive", SMALL, trace, save_to=folder, reuse=True)
+    assert profiling.from_trace("naive", SMALL, trace, attention=ns["attention"], save_to=folder,
+                                reuse=True).timing == first.timing  # fmt: skip
+    os.utime(script, ns=(2**62, 2**62))  # the script changed after the result was saved
+    again = profiling.from_trace("naive", SMALL, trace, attention=ns["attention"], save_to=folder, reuse=True)
+    assert again.timing != first.timing

@@ -342,8 +342,9 @@ def from_trace(
             the registry's when omitted.
         save_to: Folder to write the result and its trace into; nothing is written when ``None``.
         measure: Take the measurements outside the profiler.
-        reuse: Take them from a result saved in ``save_to`` for the same variant, shape, dtype and device
-            instead (:func:`attnprof.reuse.reusable_result`); by default when ``$ATTNPROF_REUSE`` asks for it (the
+        reuse: Take them from a result saved in ``save_to`` for the same variant, shape, dtype and device, written
+            after the file that defines ``attention`` last changed, instead (:func:`attnprof.reuse.reusable_result`);
+            by default when ``$ATTNPROF_REUSE`` asks for it (the
             docs build does, so that its second language measures nothing again).
 
     Returns:
@@ -361,7 +362,9 @@ def from_trace(
     raw = None if trace_file is None else _read_trace(trace_file)
     reuse = reuse_measurements() if reuse is None else reuse
     if reuse and save_to is not None and raw is not None:
-        saved = reusable_result(v.name, setup, save_to, environment(setup.device))
+        defined_in = Path(getattr(getattr(attention, "__code__", None), "co_filename", ""))  # the script, if any
+        more = [defined_in] if defined_in.is_file() else []
+        saved = reusable_result(v.name, setup, save_to, environment(setup.device), *more)
     else:
         saved = None
     missing = cuda_missing_reason() if setup.device == "cuda" else None

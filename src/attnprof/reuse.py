@@ -47,15 +47,17 @@ def same_machine(saved: Environment, here: Environment) -> bool:
     return all(getattr(saved, f) == getattr(here, f) for f in ("device_name", "torch_version", "attnprof_version"))
 
 
-def reusable_result(variant: str, setup: Setup, folder: str | Path, here: Environment) -> Result | None:
+def reusable_result(variant: str, setup: Setup, folder: str | Path, here: Environment,
+                    *more_code: Path) -> Result | None:  # fmt: skip
     """The result of ``variant`` on ``setup`` saved in ``folder``, when its measurements can stand for a new run: it
-    ran (status ``ok``, with a timing), on this machine, after the last change to the measuring code."""
+    ran (status ``ok``, with a timing), on this machine, after the last change to the measuring code (and to
+    ``more_code``: the file that defines the measured callable, a gallery script)."""
     path = Path(folder) / results.result_filename(variant, setup.shape, setup.dtype, setup.device)
     try:
         saved = results.load(path)
     except (FileNotFoundError, results.StaleResultError):
         return None
-    if not saved.ok or saved.timing is None or not measured_by_this_code(path):
+    if not saved.ok or saved.timing is None or not measured_by_this_code(path, *more_code):
         return None
     return saved if same_machine(saved.environment, here) else None
 

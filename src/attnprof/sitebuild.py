@@ -43,6 +43,8 @@ def build(root: Path, out: Path, extra: Sequence[str] = (), languages: Sequence[
     """Build every language in turn; stop at the first that fails. Returns the exit status."""
     from sphinx.cmd.build import build_main
 
+    # The translated trees first: a translated script must not be newer than the measurements the first language's
+    # scripts save, or it would not reuse them (attnprof.reuse compares the script's time with the result's).
     for lang in languages:
         if lang != words.LANGUAGES[0]:
             missing = localize.prepare_source(lang, out / "src" / lang, root)
@@ -52,6 +54,7 @@ def build(root: Path, out: Path, extra: Sequence[str] = (), languages: Sequence[
                 print(f"{len(missing)} messages without a {lang} translation: run `nox -s i18n` and translate them",
                       file=sys.stderr)  # fmt: skip
                 return 1
+    for lang in languages:
         status = build_main(sphinx_args(root, out, lang, source_of(lang, root, out), extra))
         if status:
             return status

@@ -87,3 +87,24 @@ def test_gallery_page_fits_and_screenshot(lang: str, width: int, tab: Page, base
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     png = tab.screenshot(path=str(SCREENSHOTS / f"gallery-{lang}-{width}.png"), full_page=True)
     assert int.from_bytes(png[16:20], "big") == width
+
+
+_TIMING = {
+    "en": re.compile(r"without profiler: ([\d.]+) ms per forward \(median of (\d+)"),
+    "ja": re.compile(r"プロファイラなし: フォワード 1 回 ([\d.]+) ms \(中央値、(\d+) 回"),
+}
+
+
+def test_the_japanese_gallery_measured_nothing_again(site: Path) -> None:
+    """Measure once: the Japanese scripts print the very timing the English scripts measured (reused, not measured
+    again: a second measurement would differ in its last digits)."""
+    found = {}
+    for lang, pattern in _TIMING.items():
+        for page in sorted((site / lang / "auto_examples").glob("[0-9][0-9]-*.html")):
+            match = pattern.search(re.sub(r"<[^>]+>", "", page.read_text(encoding="utf-8")))
+            if match:
+                found.setdefault(page.stem, {})[lang] = match.groups()
+    both = {stem: t for stem, t in found.items() if len(t) == 2}
+    assert len(both) >= 5, found  # every variant that runs on the build's device
+    differ = {stem: t for stem, t in both.items() if t["en"] != t["ja"]}
+    assert not differ, f"measured again in Japanese: {differ}"
