@@ -30,6 +30,11 @@ PYPROJECT = nox.project.load_toml("pyproject.toml")
 BUILD = ROOT / "_build"
 LANGUAGES = ("en", "ja")
 DOCS_LANGUAGE = LANGUAGES[0]
+#: Where the docs build puts the wheel of attnprof that the gallery publishes (conf.py's attnprof_wheel_dir).
+WHEEL_DIR = BUILD / "wheel"
+#: What the wheel is built from: copied into a clean folder first, so that the in-tree build of setuptools leaves
+#: nothing in the checkout and no stale file of an earlier build gets into the wheel.
+WHEEL_SOURCES = ("pyproject.toml", "README.md", "src")
 
 
 def _offline(session: nox.Session) -> bool:
@@ -66,7 +71,7 @@ def _sphinx(session: nox.Session, *args: str) -> None:
 def tests(session: nox.Session) -> None:
     """Run the CPU test suite (no GPU, no browser)."""
     _install(session, "cpu", "test")
-    session.run(_python(session), "-m", "pytest", "-m", "not gpu and not browser", *session.posargs)
+    session.run(_python(session), "-m", "pytest", "-m", "not gpu and not browser and not download", *session.posargs)
 
 
 @nox.session
@@ -88,27 +93,39 @@ def tests_gpu(session: nox.Session) -> None:
 def docs(session: nox.Session) -> None:
     """Build the site in English and Japanese into _build/html/{en,ja}, warnings as errors."""
     _install(session, "cpu", "docs")
-    # One language after the other: the first build runs the gallery scripts (their results land in
-    # _build/results), the second finds them unchanged and reuses them.
-    for lang in LANGUAGES:
-        _sphinx(
-            session,
-            "-b",
-            "html",
-            "-W",
-            "--keep-going",
-            "-c",
-            ".",
-            "-D",
-            f"language={lang}",
-            "-d",
-            str(BUILD / "doctrees" / lang),
-            "docs",
-            str(BUILD / "html" / lang),
-            *session.posargs,
-        )
+    _build_wheel(session)
+    # One language after the other, in one Python process (attnprof.sitebuild says why), each from its own source
+    # tree: English from docs/, Japanese from _build/src/ja, where attnprof.localize puts a copy of docs/ and the
+    # gallery scripts translated through the catalogs. The English build's scripts measure and save their results in
+    # _build/results; the Japanese build's scripts reuse those measurements (conf.py, attnprof.reuse).
+    session.run(_python(session), "-m", "attnprof.sitebuild", "--root", str(ROOT), "--out", str(BUILD),
+                *session.posargs)  # fmt: skip
     _write_redirect(BUILD / "html" / "index.html", f"{DOCS_LANGUAGE}/index.html")
     session.log(f"site: {BUILD / 'html' / 'index.html'}")
+
+
+def _build_wheel(session: nox.Session) -> None:
+    """Build the wheel of attnprof the site publishes into _build/wheel, unless it is newer than its sources."""
+    sources = [
+        path
+        for name in WHEEL_SOURCES
+        for path in ([ROOT / name] if (ROOT / name).is_file() else (ROOT / name).rglob("*"))
+        if path.is_file() and "__pycache__" not in path.parts and ".egg-info" not in str(path)
+    ]
+    newest = max(path.stat().st_mtime_ns for path in sources)
+    wheels = list(WHEEL_DIR.glob("attnprof-*.whl"))
+    if len(wheels) == 1 and wheels[0].stat().st_mtime_ns >= newest:
+        return
+    staging = BUILD / "wheel-src"
+    for folder in (staging, WHEEL_DIR):
+        shutil.rmtree(folder, ignore_errors=True)
+    for path in sources:
+        target = staging / path.relative_to(ROOT)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, target)
+    # No build isolation: the offline GPU builder cannot download setuptools; the docs group installs it here.
+    session.run(_python(session), "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w",
+                str(WHEEL_DIR), str(staging))  # fmt: skip
 
 
 @nox.session(default=False)
@@ -123,10 +140,25 @@ def browser(session: nox.Session) -> None:
     session.run(_python(session), "-m", "pytest", "-m", "browser", *session.posargs)
 
 
+@nox.session(default=False)
+def downloads(session: nox.Session) -> None:
+    """Run a script and a notebook downloaded from the built site in a fresh venv with only torch and its wheel."""
+    site = Path(os.environ.get("ATTNPROF_SITE") or BUILD / "html")
+    if not (site / DOCS_LANGUAGE / "index.html").is_file():
+        session.error(f"no built site in {site}: build it first with `nox -s docs` (or set ATTNPROF_SITE)")
+    # The test makes its own virtual environment (torch==2.13.0, the site's wheel, matplotlib, nbclient, ipykernel)
+    # and runs the downloads outside this checkout; this session needs pytest alone (so no conftest, which imports
+    # attnprof).
+    _install(session, "downloads", package=False)
+    session.run(_python(session), "-m", "pytest", "--noconftest", "-m", "download", "tests/test_downloads.py",
+                *session.posargs)  # fmt: skip
+
+
 @nox.session(name="docs-live", default=False)
 def docs_live(session: nox.Session) -> None:
     """Serve the English site and rebuild it on every change (-- -D language=ja for Japanese)."""
     _install(session, "cpu", "docs", "docs-live")
+    _build_wheel(session)
     session.run(
         _python(session),
         "-m",
@@ -153,6 +185,8 @@ def i18n(session: nox.Session) -> None:
     if gettext_dir.exists():
         shutil.rmtree(gettext_dir)  # a stale .pot would bring back messages of deleted pages
     _sphinx(session, "-b", "gettext", "-W", "--keep-going", "-c", ".", "docs", str(gettext_dir), *session.posargs)
+    # The gallery scripts' line comments are on no page: extract them into examples/<script>.pot beside the rest.
+    session.run(_python(session), "-m", "attnprof.localize", "extract", str(gettext_dir))
     session.run(
         _python(session),
         "-m",

@@ -1,55 +1,112 @@
 """
-SDPA's cuDNN backend: a generated kernel and a driver-API launch
-================================================================
+Run it: cuDNN
+=============
 
-cuDNN builds an attention kernel for the problem at hand. Its trace looks different in two ways the article points
-out: no ``aten::transpose`` on the CPU lane, and a launch through the driver API (``cuLaunchKernelEx``) for which
-the profiler shows 0% occupancy. Check both, and whether the CPU side really costs more.
+cuDNN builds an attention kernel for the problem at hand. Its trace looks different in two ways that the Hugging Face
+article `“Profiling in PyTorch (Part 3): Attention is all you profile”
+<https://huggingface.co/blog/torch-attention-profile>`__ points out: no ``aten::transpose`` on the CPU lane, and a
+launch through the driver API (``cuLaunchKernelEx``) for which the profiler shows 0% occupancy. Check both, and
+whether the CPU side really costs more.
+
+How to read this trace: :doc:`../variants/sdpa-cudnn`.
 """
 
 # %%
 # Inputs
 # ------
-# The reference shape in bfloat16 on a GPU; a small shape on the CPU when there is none (no GPU kernels then,
-# and the times describe the CPU).
+# On a GPU, the article's shape ``[batch=8, heads=16, seq=1024, head_dim=64]`` in bfloat16; without one, a small shape
+# on the CPU (no GPU kernels then, and the times describe the CPU).
 import torch
+import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
+from torch.profiler import ProfilerActivity, profile, record_function, schedule
 
-from attnprof import inputs, profiling, report, timeline, variants
+from attnprof import inputs, profiling, report, timeline
 
+lang = inputs.language()  # the language of the printed output and of the figure
 setup = inputs.default_setup()
-print("running:", setup.describe())
+print(report.setup_line(setup, lang))
 q, k, v = inputs.make_inputs(setup)
 
 # %%
 # The call, and a check against float64
 # -------------------------------------
-# cuDNN attention needs CUDA, cuDNN 9 or newer and float16/bfloat16.
+# ``sdpa_kernel`` lets SDPA use only the backends it names, here cuDNN alone. cuDNN attention needs CUDA, cuDNN 9 or
+# newer and float16 or bfloat16.
+
+
+def attention(q, k, v):
+    # the forcing context is entered inside the call, so the profiler records its cost too
+    with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
+        return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+
+
 try:
     with torch.no_grad():
-        out = variants.sdpa_attention(q, k, v, "CUDNN_ATTENTION")
-    err = inputs.relative_error(out, inputs.reference_attention(q, k, v))
-    print(f"relative error against float64: {err:.1e}")
-except RuntimeError as exc:
-    print("this backend cannot run here:", str(exc).splitlines()[0])
+        out = attention(q, k, v)
+    print(report.error_line(inputs.relative_error(out, inputs.reference_attention(q, k, v)), lang))
+    runs_here = True
+except RuntimeError as exc:  # the backend refuses these inputs or this device, and says why
+    print(report.refused_line(exc, lang))
+    runs_here = False
 
 # %%
-# Profile
-# -------
-# Compare the profiled CPU time of ``sdpa_cudnn_fwd`` with the flash and efficient pages, then with the dispatch
-# cost measured without the profiler: the two need not agree.
-result = profiling.profile("sdpa_cudnn", setup, save_to=inputs.results_dir())
+# Profile it as the article did
+# -----------------------------
+# Three calls first, so that one-time work stays out of the trace. Then five profiler steps with the article's
+# schedule: one skipped (``wait``), one recorded and thrown away (``warmup``), three kept (``active``). Each forward
+# runs inside ``record_function``, a named range that makes it easy to find in the trace, and the GPU is waited for
+# before each ``prof.step()``, so that a step's kernels stay in that step.
+activities = [ProfilerActivity.CPU]
+if setup.device == "cuda":
+    activities.append(ProfilerActivity.CUDA)  # GPU kernels, memcpys and memsets, through CUPTI
+trace_file = None  # stays None where the call cannot run
+
+if runs_here:
+    with torch.no_grad():
+        for _ in range(3):
+            attention(q, k, v)
+        plan = schedule(wait=1, warmup=1, active=3)
+        with profile(activities=activities, schedule=plan, record_shapes=True) as prof:
+            for _ in range(5):
+                with record_function("sdpa_cudnn_fwd"):
+                    attention(q, k, v)
+                if setup.device == "cuda":
+                    torch.cuda.synchronize()
+                prof.step()
+    trace_file = inputs.results_dir() / "sdpa_cudnn_trace.json"
+    trace_file.parent.mkdir(parents=True, exist_ok=True)
+    prof.export_chrome_trace(str(trace_file))
+print(report.trace_line(trace_file, lang))
+
+# %%
+# A first look: the profiler's own table
+# --------------------------------------
+# ``key_averages()`` adds up each op over the three active steps. On a GPU, sort by the time the GPU spent on each
+# op's kernels; on the CPU there is no GPU time, so sort by CPU time. Compare the CPU time of ``sdpa_cudnn_fwd`` with
+# the flash and efficient pages.
+if runs_here:
+    sort_by = "cuda_time_total" if setup.device == "cuda" else "cpu_time_total"
+    print(report.first_look_line(sort_by, lang))
+    print(prof.key_averages().table(sort_by=sort_by, row_limit=10, max_name_column_width=50))
+
+# %%
+# What attnprof reads from the same trace
+# ---------------------------------------
+# attnprof parses the trace file you just exported into its active steps, decodes the kernel names and works out the
+# occupancy from each kernel's registers, threads and shared memory. It also times the call without the profiler. The
+# result is saved where the guide's pages read it.
+result = profiling.from_trace("sdpa_cudnn", setup, trace_file, attention=attention, save_to=inputs.results_dir())
 # sphinx_gallery_attnprof_writes = ["sdpa_cudnn__*.json"]
-print(report.summary(result))
+print(report.summary(result, lang))
 
 # %%
-# What the GPU ran
-# ----------------
-# The kernel name spells out the target architecture, the MMA instruction family (``wmma`` or ``wgmma``), the
-# tuning knob and the tile. Check the launch API column and the reported occupancy.
-print(report.kernel_table(result))
+# The kernel name spells out the target architecture, the MMA instruction family (``wmma`` or ``wgmma``), the tuning
+# knob and the tile. Check the launch API column and the reported occupancy.
+print(report.kernel_table(result, lang=lang))
 
 # %%
 # One step on a timeline
 # ----------------------
 # A memset before the kernel, and both launched from one SDPA call.
-fig = timeline.figure(result)
+fig = timeline.figure(result, language=lang)

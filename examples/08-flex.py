@@ -1,54 +1,120 @@
 """
-FlexAttention: a kernel generated for your mask
-===============================================
+Run it: flex
+============
 
 FlexAttention turns a mask written as a Python function into one Triton kernel through ``torch.compile``, skipping
 blocks the causal mask hides entirely. The first call compiles (seconds); after that, guess: one kernel per step,
-launched through the driver API like every Triton kernel.
+launched through the driver API like every Triton kernel. The profiler schedule and the shape come from the Hugging
+Face article `“Profiling in PyTorch (Part 3): Attention is all you profile”
+<https://huggingface.co/blog/torch-attention-profile>`__.
+
+How to read this trace: :doc:`../guide/beyond`.
 """
 
 # %%
 # Inputs
 # ------
-# The reference shape in bfloat16 on a GPU; a small shape on the CPU when there is none (no GPU kernels then,
-# and the times describe the CPU).
+# On a GPU, the article's shape ``[batch=8, heads=16, seq=1024, head_dim=64]`` in bfloat16; without one, a small shape
+# on the CPU (no GPU kernels then, and the times describe the CPU).
 import torch
+from torch.nn.attention.flex_attention import create_block_mask, flex_attention
+from torch.profiler import ProfilerActivity, profile, record_function, schedule
 
-from attnprof import inputs, profiling, report, timeline, variants
+from attnprof import inputs, profiling, report, timeline
 
+lang = inputs.language()  # the language of the printed output and of the figure
 setup = inputs.default_setup()
-print("running:", setup.describe())
+print(report.setup_line(setup, lang))
 q, k, v = inputs.make_inputs(setup)
 
 # %%
-# Build it, and check against float64
-# -----------------------------------
-# The block mask is built once, outside the timed region; the first call compiles the kernel.
-attn = variants.get("flex").build(setup.shape[2], setup.device)
+# The mask, the call, and a check against float64
+# -----------------------------------------------
+# The mask is a Python function of the positions. ``create_block_mask`` evaluates it once per block of 128 x 128
+# positions, outside the code being profiled, and records which blocks are all masked (skipped) and which are partly
+# masked. ``torch.compile`` turns ``flex_attention`` into one kernel for this mask; the first call compiles it, which
+# takes seconds.
+
+
+def causal(b, h, q_idx, kv_idx):
+    return q_idx >= kv_idx  # a query sees its own position and the ones before it
+
+
+seq = setup.shape[2]
+block_mask = create_block_mask(causal, None, None, seq, seq, device=setup.device)
+compiled_flex = torch.compile(flex_attention)
+
+
+def attention(q, k, v):
+    return compiled_flex(q, k, v, block_mask=block_mask)
+
+
 try:
     with torch.no_grad():
-        err = inputs.relative_error(attn(q, k, v), inputs.reference_attention(q, k, v))
-    print(f"relative error against float64: {err:.1e}")
-except Exception as exc:
-    print("cannot run here:", str(exc).splitlines()[0])
+        out = attention(q, k, v)
+    print(report.error_line(inputs.relative_error(out, inputs.reference_attention(q, k, v)), lang))
+    runs_here = True
+except Exception as exc:  # no compiler for this device, for instance, and says why
+    print(report.refused_line(exc, lang))
+    runs_here = False
 
 # %%
-# Profile
-# -------
-# Warm-up includes compilation, so the three warm-up calls take far longer than the profiled ones.
-result = profiling.profile("flex", setup, save_to=inputs.results_dir())
+# Profile it as the article did
+# -----------------------------
+# Three calls first, so that one-time work (here, compilation) stays out of the trace. Then five profiler steps with
+# the article's schedule: one skipped (``wait``), one recorded and thrown away (``warmup``), three kept (``active``).
+# Each forward runs inside ``record_function``, a named range that makes it easy to find in the trace, and the GPU is
+# waited for before each ``prof.step()``, so that a step's kernels stay in that step.
+activities = [ProfilerActivity.CPU]
+if setup.device == "cuda":
+    activities.append(ProfilerActivity.CUDA)  # GPU kernels, memcpys and memsets, through CUPTI
+trace_file = None  # stays None where the call cannot run
+
+if runs_here:
+    with torch.no_grad():
+        for _ in range(3):
+            attention(q, k, v)
+        plan = schedule(wait=1, warmup=1, active=3)
+        with profile(activities=activities, schedule=plan, record_shapes=True) as prof:
+            for _ in range(5):
+                with record_function("flex_fwd"):
+                    attention(q, k, v)
+                if setup.device == "cuda":
+                    torch.cuda.synchronize()
+                prof.step()
+    trace_file = inputs.results_dir() / "flex_trace.json"
+    trace_file.parent.mkdir(parents=True, exist_ok=True)
+    prof.export_chrome_trace(str(trace_file))
+print(report.trace_line(trace_file, lang))
+
+# %%
+# A first look: the profiler's own table
+# --------------------------------------
+# ``key_averages()`` adds up each op over the three active steps. On a GPU, sort by the time the GPU spent on each
+# op's kernels; on the CPU there is no GPU time, so sort by CPU time. Under ``flex_fwd`` there is little left of the
+# ops of the Python code: the compiled wrapper calls the generated kernel.
+if runs_here:
+    sort_by = "cuda_time_total" if setup.device == "cuda" else "cpu_time_total"
+    print(report.first_look_line(sort_by, lang))
+    print(prof.key_averages().table(sort_by=sort_by, row_limit=10, max_name_column_width=50))
+
+# %%
+# What attnprof reads from the same trace
+# ---------------------------------------
+# attnprof parses the trace file you just exported into its active steps, decodes the kernel names and works out the
+# occupancy from each kernel's registers, threads and shared memory. It also times the call without the profiler. The
+# result is saved where the guide's pages read it.
+result = profiling.from_trace("flex", setup, trace_file, attention=attention, save_to=inputs.results_dir())
 # sphinx_gallery_attnprof_writes = ["flex__*.json"]
-print(report.summary(result))
+print(report.summary(result, lang))
 
 # %%
-# What the GPU ran
-# ----------------
-# One ``triton_tem_fused_flex_attention`` row: a Triton template kernel. Compare its registers and shared memory
-# with flash's.
-print(report.kernel_table(result))
+# One ``triton_tem_fused_flex_attention`` row: a Triton template kernel. Compare its registers and shared memory with
+# flash's.
+print(report.kernel_table(result, lang=lang))
 
 # %%
 # One step on a timeline
 # ----------------------
 # Almost nothing on the CPU lane: the compiled wrapper launches the kernel directly.
-fig = timeline.figure(result)
+fig = timeline.figure(result, language=lang)

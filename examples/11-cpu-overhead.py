@@ -1,31 +1,76 @@
 """
-What a call costs the CPU, with and without the profiler
-========================================================
+Run it: CPU cost per call
+=========================
 
 A profiler trace shows how long the CPU spent on a call, but the profiler itself records every op and so adds to
-that time, not equally for every backend. This script measures the four SDPA variants side by side, with the
-profiler and without it, plus the cost of the ``sdpa_kernel`` context that forces a backend, so that the CPU
-claims of the guide can be checked without the profiler's own cost mixed in.
+that time, not equally for every backend. This script measures one call by hand with and without the profiler, then
+the four SDPA variants side by side, plus the cost of the ``sdpa_kernel`` context that forces a backend, so that the
+CPU claims of the guide can be checked without the profiler's own cost mixed in.
+
+Where the guide uses these figures: :doc:`../variants/sdpa-cudnn`.
 """
 
 # %%
 # Inputs
 # ------
-# The reference shape in bfloat16 on a GPU; a small shape on the CPU when there is none, where the CUDA-only
-# backends report why they cannot run.
+# On a GPU, the variant pages' shape ``[batch=8, heads=16, seq=1024, head_dim=64]`` in bfloat16; without one, a small
+# shape on the CPU, where the CUDA-only backends report why they cannot run.
+import statistics
+import time
+
+import torch
+import torch.nn.functional as F
+from torch.profiler import ProfilerActivity, profile, record_function
+
 from attnprof import inputs, profiling, report
 
+lang = inputs.language()  # the language of the printed output
 setup = inputs.default_setup()
-print("running:", setup.describe())
+print(report.setup_line(setup, lang))
+q, k, v = inputs.make_inputs(setup)
+
+# %%
+# One call by hand
+# ----------------
+# SDPA's own choice, called twenty times. Without the profiler: the time until the call returns, the GPU idle before
+# it (so the call never waits for a full launch queue). With the profiler: the length of the call's
+# ``record_function`` range, which is what a trace shows as the call's CPU time.
+activities = [ProfilerActivity.CPU]
+if setup.device == "cuda":
+    activities.append(ProfilerActivity.CUDA)
+
+
+def sync():
+    if setup.device == "cuda":
+        torch.cuda.synchronize()
+
+
+with torch.no_grad():
+    for _ in range(3):  # warm-up
+        F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    without_us = []
+    for _ in range(20):
+        sync()
+        t0 = time.perf_counter()
+        F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        without_us.append((time.perf_counter() - t0) * 1e6)
+    sync()
+    with profile(activities=activities) as prof:
+        for _ in range(20):
+            with record_function("sdpa_auto_fwd"):
+                F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            sync()
+annotated = next(e for e in prof.key_averages() if e.key == "sdpa_auto_fwd")
+with_us = annotated.cpu_time_total / annotated.count
+print(report.cpu_by_hand_line("sdpa_auto", statistics.median(without_us), with_us, lang))
 
 # %%
 # Measure side by side
 # --------------------
-# CPU timings drift with the machine's state (clock, other processes) by more than the differences between
-# backends, so every backend is measured in the same rounds, in turn, and the medians are compared. First without
-# the profiler: the time until a call returns (the GPU idle before it) and the forcing context alone; then one
-# profiler session over the same rounds, where the length of each ``<variant>_fwd`` annotation is the profiled
-# CPU time.
+# CPU timings drift with the machine's state (clock, other processes) by more than the differences between backends,
+# so every backend is measured in the same rounds, in turn, and the medians are compared. First without the profiler:
+# the time until a call returns (the GPU idle before it) and the forcing context alone; then one profiler session over
+# the same rounds, where the length of each ``<variant>_fwd`` range is the profiled CPU time.
 costs = profiling.measure_cpu_costs(setup=setup, save_to=inputs.results_dir())
 # sphinx_gallery_attnprof_writes = ["cpu_costs__*.json"]
 
@@ -34,6 +79,6 @@ costs = profiling.measure_cpu_costs(setup=setup, save_to=inputs.results_dir())
 # ---------
 # The profiler's share is the part of the profiled time that is not there without the profiler. Compare the
 # orderings: a backend that looks expensive in a trace need not be the expensive one without the profiler. Each
-# figure comes with the range its median may lie in, from the rounds: where two ranges overlap, this machine
-# cannot tell the two backends apart.
-print(report.cpu_cost_table(costs))
+# figure comes with the range its median may lie in, from the rounds: where two ranges overlap, this machine cannot
+# tell the two backends apart.
+print(report.cpu_cost_table(costs, lang))

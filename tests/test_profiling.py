@@ -346,3 +346,67 @@ def test_an_interrupt_stops_the_cpu_cost_comparison(monkeypatch):
     _fake(monkeypatch, "interrupted", call)
     with pytest.raises(KeyboardInterrupt):
         profiling.measure_cpu_costs(["sdpa_flash", "interrupted"], SMALL, rounds=1, calls=1, profiled_calls=1)
+
+
+# --- a trace recorded by the caller (the gallery scripts) -------------------------------------------------------
+
+
+def _record(tmp_path, attention, annotation, setup=SMALL, name="trace.json"):
+    """What a gallery script does: warm up, profile five steps with the article's schedule, export the trace."""
+    from torch.profiler import ProfilerActivity, profile, record_function, schedule
+
+    q, k, v = inputs.make_inputs(setup)
+    with torch.no_grad():
+        for _ in range(3):
+            attention(q, k, v)
+        plan = schedule(wait=1, warmup=1, active=3)
+        with profile(activities=[ProfilerActivity.CPU], schedule=plan, record_shapes=True) as prof:
+            for _ in range(5):
+                with record_function(annotation):
+                    attention(q, k, v)
+                prof.step()
+    path = tmp_path / name
+    prof.export_chrome_trace(str(path))
+    return path
+
+
+def test_from_trace_reads_the_callers_trace_and_measures_the_call(tmp_path):
+    attention = variants.get("naive_inplace").build(SMALL.shape[2], SMALL.device)
+    path = _record(tmp_path, attention, "naive_inplace_fwd")
+    res = profiling.from_trace("naive_inplace", SMALL, path, attention=attention, save_to=tmp_path / "out")
+    assert res.ok and len(res.steps) == 3
+    assert res.steps[0].op_counts().get("aten::masked_fill_", 0) == 1
+    t = res.timing
+    assert t.repetitions >= 15 and t.gpu_ms_median > 0 and t.rel_error < 1e-5
+    assert (t.warmup_s, t.profile_s) == (None, None)  # the caller warmed up and profiled, not attnprof
+    saved = tmp_path / "out" / (res.stem + ".json")
+    assert results.load(saved) == res
+    trace = results.load_trace(saved, res)  # the caller's trace, gzipped beside the result
+    assert trace == json.loads(path.read_text())
+
+
+def test_from_trace_takes_gzipped_traces_and_bytes(tmp_path):
+    attention = variants.get("sdpa_math").build(SMALL.shape[2], SMALL.device)
+    gz = _record(tmp_path, attention, "sdpa_math_fwd", name="trace.json.gz")
+    by_path = profiling.from_trace("sdpa_math", SMALL, gz, measure=False)
+    import gzip
+
+    by_bytes = profiling.from_trace("sdpa_math", SMALL, gzip.decompress(gz.read_bytes()), measure=False)
+    assert by_path.steps == by_bytes.steps and len(by_path.steps) == 3 and by_path.timing is None
+
+
+def test_from_trace_without_a_trace_records_why_the_variant_cannot_run(tmp_path):
+    res = profiling.from_trace("sdpa_efficient", SMALL, None, save_to=tmp_path)
+    assert res.status == "no_cuda" and "runs on: cuda" in res.reason
+    assert results.load(tmp_path / (res.stem + ".json")).status == "no_cuda"
+
+
+def test_from_trace_refuses_a_missing_trace_of_a_call_that_runs_and_a_foreign_trace(tmp_path):
+    with pytest.raises(ValueError, match="no trace of 'naive' given, yet it runs here"):
+        profiling.from_trace("naive", SMALL, None)
+    attention = variants.get("naive").build(SMALL.shape[2], SMALL.device)
+    path = _record(tmp_path, attention, "my_fwd")
+    with pytest.raises(ValueError, match=r"no user_annotation named 'naive_fwd'.*annotations present: .*my_fwd"):
+        profiling.from_trace("naive", SMALL, path, measure=False)
+    with pytest.raises(FileNotFoundError):
+        profiling.from_trace("naive", SMALL, tmp_path / "nope.json")

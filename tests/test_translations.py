@@ -37,7 +37,8 @@ def expected_catalogs(docs: Path = DOCS, examples: Path = EXAMPLES) -> dict[str,
             wanted[rel.with_suffix(".po").as_posix()] = page
     for script in sorted(examples.glob("*.py")):
         if GALLERY_SCRIPT.match(script.name):
-            wanted[f"auto_examples/{script.stem}.po"] = script
+            wanted[f"auto_examples/{script.stem}.po"] = script  # its page: text blocks (attnprof.localize)
+            wanted[f"examples/{script.stem}.po"] = script  # its line comments
     header = next((examples / name for name in GALLERY_HEADERS if (examples / name).is_file()), None)
     if header is not None:
         wanted["auto_examples/index.po"] = header
@@ -84,6 +85,16 @@ def catalog_problems(po: Path, root: Path = ROOT) -> list[str]:
 # --- the repository's catalogs ---------------------------------------------------------------------------------
 
 CATALOGS = sorted(catalog_dir().rglob("*.po"))
+
+
+@pytest.mark.parametrize("script", sorted(EXAMPLES.glob("[0-9][0-9]-*.py")), ids=lambda p: p.name)
+def test_every_word_of_a_gallery_script_is_translated(script: Path) -> None:
+    """The Japanese gallery runs translated scripts (attnprof.localize): every title, paragraph and line comment of
+    the English script must have a translation, or the Japanese build stops."""
+    from attnprof import localize
+
+    _, missing = localize.translate_script(script, DOCS / "locales", LANGUAGE)
+    assert not missing, "run `nox -s i18n` and translate:\n" + "\n".join(map(str, missing))
 
 
 def test_every_page_has_a_catalog() -> None:
@@ -173,6 +184,7 @@ def test_checker_names_pages_without_catalogs(tmp_path: Path) -> None:
     assert sorted(expected_catalogs(docs, examples)) == [
         "auto_examples/01-naive.po",
         "auto_examples/index.po",
+        "examples/01-naive.po",
         "guide/claims.po",
         "index.po",
     ]
@@ -182,7 +194,9 @@ def test_checker_names_pages_without_catalogs(tmp_path: Path) -> None:
     assert missing_catalogs(docs, examples) == [
         "docs/guide/claims.md has no catalog docs/locales/ja/LC_MESSAGES/guide/claims.po",
         "examples/01-naive.py has no catalog docs/locales/ja/LC_MESSAGES/auto_examples/01-naive.po",
+        "examples/01-naive.py has no catalog docs/locales/ja/LC_MESSAGES/examples/01-naive.po",
     ]
     _write(catalogs / "guide" / "claims.po", COMPLETE)
     _write(catalogs / "auto_examples" / "01-naive.po", COMPLETE)
+    _write(catalogs / "examples" / "01-naive.po", COMPLETE)
     assert missing_catalogs(docs, examples) == []

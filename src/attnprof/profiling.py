@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import datetime as _dt
 import functools
+import gzip
+import json
 import os
 import platform
 import statistics
@@ -31,7 +33,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import __version__, cost, results, trace, variants, words
-from .inputs import Setup, causal_flops, default_setup, make_inputs, reference_attention, relative_error
+from .inputs import (
+    Setup,
+    causal_flops,
+    default_setup,
+    make_inputs,
+    reference_attention,
+    relative_error,
+    reuse_measurements,
+)
 from .measure import (
     DEFAULT_PLAN,
     PeakMemory,
@@ -50,6 +60,7 @@ from .measure import (
 )
 from .noise import Figure, median_interval
 from .results import CpuCostRow, CpuCosts, Environment, Result, Timing
+from .reuse import reusable_costs, reusable_result
 
 if TYPE_CHECKING:
     import torch
@@ -223,8 +234,8 @@ def reference_check(out: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torc
             torch.cuda.empty_cache()
 
 
-def _timing(call: Callable[[], Any], v: variants.Variant, setup: Setup, err: float | None, warmup_s: float,
-            profile_s: float) -> Timing:  # fmt: skip
+def _timing(call: Callable[[], Any], v: variants.Variant, setup: Setup, err: float | None,
+            warmup_s: float | None, profile_s: float | None) -> Timing:  # fmt: skip
     """The measurements taken without the profiler (see the module docstring).
 
     The GPU time is taken by :func:`attnprof.measure.time_shape` with :data:`attnprof.measure.DEFAULT_PLAN`, the
@@ -261,6 +272,39 @@ def _timing(call: Callable[[], Any], v: variants.Variant, setup: Setup, err: flo
     )
 
 
+def _failed(v: variants.Variant, setup: Setup, status: str, reason: str, save_to: str | Path | None) -> Result:
+    """The result of a variant that could not run here (saved when ``save_to`` is given)."""
+    res = Result(v.name, list(setup.shape), setup.dtype, setup.device, status, environment(setup.device), reason)
+    if save_to is not None:
+        results.save(res, Path(save_to))
+    return res
+
+
+def _finish(v: variants.Variant, setup: Setup, raw: bytes, timing: Timing | None, save_to: str | Path | None,
+            check: tuple[str | None, str | None], seen: int) -> Result:  # fmt: skip
+    """The result of a run from its exported Chrome trace (parsed by :mod:`attnprof.trace`), its timing and its
+    reference check; the trace is saved beside the result when ``save_to`` is given, unless an interrupt arrived
+    since ``seen`` (:func:`attnprof.measure.interrupts_seen`). :func:`profile` and :func:`from_trace` end here."""
+    parsed = json.loads(raw)
+    res = Result(
+        v.name,
+        list(setup.shape),
+        setup.dtype,
+        setup.device,
+        "ok",
+        environment(setup.device, trace.trace_metadata(parsed)),
+        device_properties=trace.device_properties(parsed),
+        steps=trace.parse_trace(parsed, v.annotation),
+        timing=timing,
+        reference_check=check[0],
+        reference_reason=check[1],
+    )
+    raise_if_interrupted(seen)  # one that a library swallowed: stop before saving anything
+    if save_to is not None:
+        results.save(res, Path(save_to), raw)
+    return res
+
+
 def profile(
     variant: str,
     setup: Setup | None = None,
@@ -289,19 +333,10 @@ def profile(
 
     v = variants.get(variant)
     setup = setup or default_setup()
-    base = dict(variant=v.name, shape=list(setup.shape), dtype=setup.dtype, device=setup.device)
-
-    def failed(status: str, reason: str) -> Result:
-        res = Result(**base, status=status, reason=reason, environment=environment(setup.device))
-        if save_to is not None:
-            results.save(res, Path(save_to))
-        return res
-
     missing = cuda_missing_reason() if setup.device == "cuda" else None
     if missing:
-        return failed("no_cuda", missing)
+        return _failed(v, setup, "no_cuda", missing, save_to)
 
-    trace_bytes: bytes | None = None
     with torch.no_grad(), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -320,32 +355,111 @@ def profile(
             del out
 
             t0 = time.perf_counter()
-            trace_bytes, parsed = capture_trace(call, v.annotation, setup.device)
-            steps = trace.parse_trace(parsed, v.annotation)
+            raw, _ = capture_trace(call, v.annotation, setup.device)
             profile_s = time.perf_counter() - t0
 
             timing = _timing(call, v, setup, err, warmup_s, profile_s) if measure else None
         except Exception as exc:  # failure is data: the result says why (an interrupt is not a failure)
             reraise_interrupt(exc, seen)
-            status, reason = failure(exc, caught, v, setup.device)
             if setup.device == "cuda":
                 torch.cuda.empty_cache()
-            return failed(status, reason)
+            return _failed(v, setup, *failure(exc, caught, v, setup.device), save_to)
+    return _finish(v, setup, raw, timing, save_to, (check, check_reason), seen)
 
-    res = Result(
-        **base,
-        status="ok",
-        environment=environment(setup.device, trace.trace_metadata(parsed)),
-        device_properties=trace.device_properties(parsed),
-        steps=steps,
-        timing=timing,
-        reference_check=check,
-        reference_reason=check_reason,
-    )
-    raise_if_interrupted(seen)  # one that a library swallowed: stop before saving anything
-    if save_to is not None:
-        results.save(res, Path(save_to), trace_bytes)
-    return res
+
+# --- a trace recorded elsewhere (the gallery scripts' own profiler) -------------------------------------------------
+
+
+def _read_trace(trace_file: str | Path | bytes) -> bytes:
+    if isinstance(trace_file, bytes):
+        return trace_file
+    path = Path(trace_file)
+    data = path.read_bytes()
+    return gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data
+
+
+def from_trace(
+    variant: str,
+    setup: Setup | None = None,
+    trace_file: str | Path | bytes | None = None,
+    *,
+    attention: Callable[..., Any] | None = None,
+    save_to: str | Path | None = None,
+    measure: bool = True,
+    reuse: bool | None = None,
+) -> Result:
+    """The result of a run whose trace was recorded by the caller's own profiler: a gallery script profiles its
+    variant inline, exports the trace, and hands it here, so the trace it recorded is the one the pages read.
+
+    Like :func:`profile` after its profiler session: the trace is parsed by :mod:`attnprof.trace`, the call is
+    measured without the profiler (:class:`~attnprof.results.Timing`, the warm-up and profiling wall times left
+    out: the caller did those), and the result is saved with the trace beside it. Never raises for a variant that
+    cannot run.
+
+    Args:
+        variant: The registry name of what the trace recorded; each call inside ``record_function`` of its
+            annotation (``"<variant>_fwd"``).
+        setup: Shape, dtype and device of the recorded calls; :func:`default_setup` when omitted.
+        trace_file: The exported Chrome trace (``.json`` or ``.json.gz``, or its bytes); ``None`` when the call
+            could not run, in which case the variant is called once more to record why, in PyTorch's words.
+        attention: The ``(q, k, v) -> out`` callable the trace recorded (measured without the profiler);
+            the registry's when omitted.
+        save_to: Folder to write the result and its trace into; nothing is written when ``None``.
+        measure: Take the measurements outside the profiler.
+        reuse: Take them from a result saved in ``save_to`` for the same variant, shape, dtype and device, written
+            after the file that defines ``attention`` last changed, instead (:func:`attnprof.reuse.reusable_result`);
+            by default when ``$ATTNPROF_REUSE`` asks for it (the
+            docs build does, so that its second language measures nothing again).
+
+    Returns:
+        The result; check ``result.status`` before reading ``steps`` or ``timing``.
+
+    Raises:
+        ValueError: for an unknown variant, a trace without the variant's annotation, or no trace of a call that
+            runs.
+        FileNotFoundError: for a trace file that is not there.
+    """
+    seen = interrupts_seen()
+    import torch
+
+    v = variants.get(variant)
+    setup = setup or default_setup()
+    raw = None if trace_file is None else _read_trace(trace_file)
+    reuse = reuse_measurements() if reuse is None else reuse
+    if reuse and save_to is not None and raw is not None:
+        defined_in = Path(getattr(getattr(attention, "__code__", None), "co_filename", ""))  # the script, if any
+        more = [defined_in] if defined_in.is_file() else []
+        saved = reusable_result(v.name, setup, save_to, environment(setup.device), *more)
+    else:
+        saved = None
+    missing = cuda_missing_reason() if setup.device == "cuda" else None
+    if missing:
+        return _failed(v, setup, "no_cuda", missing, save_to)
+
+    timing = saved.timing if saved is not None else None
+    check = (saved.reference_check, saved.reference_reason) if saved is not None else (None, None)
+    with torch.no_grad(), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            q, k, v_ = make_inputs(setup)
+            fn = attention if attention is not None else v.build(setup.shape[2], setup.device)
+
+            def call() -> torch.Tensor:
+                return fn(q, k, v_)
+
+            if saved is None:
+                out = call()
+                *check, err = reference_check(out, q, k, v_, setup)
+                del out
+                timing = _timing(call, v, setup, err, None, None) if measure and raw is not None else None
+        except Exception as exc:  # failure is data: the result says why (an interrupt is not a failure)
+            reraise_interrupt(exc, seen)
+            if setup.device == "cuda":
+                torch.cuda.empty_cache()
+            return _failed(v, setup, *failure(exc, caught, v, setup.device), save_to)
+    if raw is None:
+        raise ValueError(f"no trace of {variant!r} given, yet it runs here: export the profiler's trace and pass it")
+    return _finish(v, setup, raw, timing, save_to, (check[0], check[1]), seen)
 
 
 def profile_all(
@@ -363,6 +477,7 @@ def measure_cpu_costs(
     calls: int = 10,
     profiled_calls: int = 3,
     save_to: str | Path | None = None,
+    reuse: bool | None = None,
 ) -> CpuCosts:
     """CPU cost per call of several variants, with and without the profiler, measured side by side.
 
@@ -380,12 +495,20 @@ def measure_cpu_costs(
     ``names`` defaults to the variants the registry marks for this comparison (``Variant.cpu_cost``: the
     article's three fused backends and SDPA's own choice). A variant that cannot run gets a row saying why; it never
     stops the others. Bad names raise ``ValueError``.
+
+    With ``reuse`` (by default when ``$ATTNPROF_REUSE`` asks for it, as the docs build does), a measurement saved in
+    ``save_to`` for the same variants, shape, dtype and rounds, by the same code on the same machine, is returned
+    instead of measuring again.
     """
     import torch
     from torch.profiler import record_function
 
     chosen = [variants.get(n) for n in (variants.names(cpu_cost=True) if names is None else names)]
     setup = setup or default_setup()
+    if (reuse_measurements() if reuse is None else reuse) and save_to is not None:
+        saved = reusable_costs([v.name for v in chosen], setup, rounds, save_to, environment(setup.device))
+        if saved is not None:
+            return saved
     rows = {v.name: CpuCostRow(v.name, "ok") for v in chosen}
     calls_of: dict[str, Callable[[], Any]] = {}
     missing = cuda_missing_reason() if setup.device == "cuda" else None

@@ -156,8 +156,9 @@ class Timing:
         timer: ``"cuda_event_prefilled"`` (CUDA events with a GPU busy-wait queued first, so they time the GPU's
             work alone), ``"cuda_event"`` (events from an idle GPU: CPU issue time included) or
             ``"perf_counter"`` (CPU).
-        warmup_s: Wall time of the warm-up calls (includes ``torch.compile`` compilation, if any).
-        profile_s: Wall time of the profiled steps, trace export and parsing included.
+        warmup_s: Wall time of the warm-up calls (includes ``torch.compile`` compilation, if any); ``None`` when
+            the calls were profiled elsewhere (:func:`attnprof.profiling.from_trace`).
+        profile_s: Wall time of the profiled steps, trace export included; ``None`` likewise.
         gpu_ms_lo: Lower end of the 95% confidence interval of the median GPU time
             (:func:`attnprof.noise.median_interval`).
         gpu_ms_hi: Upper end of it.
@@ -179,8 +180,8 @@ class Timing:
     tflops: float
     rel_error: float | None
     timer: str = "cuda_event"
-    warmup_s: float = 0.0
-    profile_s: float = 0.0
+    warmup_s: float | None = None
+    profile_s: float | None = None
     gpu_ms_lo: float | None = None
     gpu_ms_hi: float | None = None
     dispatch_us_lo: float | None = None

@@ -31,6 +31,7 @@ import time
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import analysis, cost, inputs, trace, variants
@@ -49,6 +50,7 @@ from .measure import (
     timer_name,
 )
 from .profiling import cuda_missing_reason, environment, failure
+from .reuse import reusable_sweep
 from .sweep import Ceilings, Sweep, SweepPoint
 
 if TYPE_CHECKING:
@@ -341,6 +343,7 @@ def run_sweep(
     progress: Callable[[int, int, SweepPoint], None] | None = None,
     memory_limit: cost.Limit | None = None,
     strict_budget: bool = False,
+    reuse_from: str | Path | None = None,
 ) -> Sweep:
     """Run a sweep; never raises for a point that cannot run.
 
@@ -357,12 +360,22 @@ def run_sweep(
         strict_budget: Also stop a point under way when the budget runs out, between two of its calls (``skipped``);
             without it (the docs build's sweep, whose budget is tuned for this) the point under way finishes. The
             command line's ``--budget-s`` is strict.
+        reuse_from: A folder whose saved sweep is returned instead of measuring again when it stands for this
+            one (:func:`attnprof.reuse.reusable_sweep`), with ``ceilings`` (when given) in place of its own; by
+            default the results folder when ``$ATTNPROF_REUSE`` asks for it (the docs build does, so that its
+            second language measures nothing again).
 
     Returns:
         The sweep, with ``elapsed_s``, ``complete`` (False when the time budget skipped points) and ``stopped``
         (where it stopped and how many points were skipped).
     """
     cfg = config or default_config()
+    if reuse_from is None and inputs.reuse_measurements():
+        reuse_from = inputs.results_dir()
+    here = environment(cfg.device)
+    saved = reusable_sweep(cfg, reuse_from, here, Path(__file__)) if reuse_from is not None else None
+    if saved is not None:
+        return saved if ceilings is None else dataclasses.replace(saved, ceilings=ceilings)
     t_start = time.perf_counter()
     plan = [(variants.get(n), d, s) for n in cfg.variants for d in cfg.head_dims for s in cfg.seqs_for(n)]
     order = sorted(range(len(plan)), key=lambda i: plan[i][0].compiled)

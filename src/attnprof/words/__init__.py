@@ -2,10 +2,11 @@
 
 Prose comes from the pages and is translated with gettext. The words the package writes itself (column headers,
 the provenance banner, status words, units, claim verdicts and their sentences, picture labels, decoded kernel
-labels, the trace viewer's words) come from :data:`TABLE`, picked by the build's ``language``. The table is
-assembled from data modules, one per part of the site (:mod:`.site`, :mod:`.claims`, :mod:`.kernels`,
-:mod:`.viewer`); a key lives in exactly one of them (checked on import), and every key has every language of
-:data:`LANGUAGES` (a test checks it). ``{placeholders}`` are filled with :meth:`str.format`.
+labels, the trace viewer's words, the printed reports of the gallery scripts) come from :data:`TABLE`, picked by
+the build's ``language``. The table is assembled from data modules, one per part of the site (:mod:`.site`,
+:mod:`.claims`, :mod:`.kernels`, :mod:`.viewer`, :mod:`.report`); a key lives in exactly one of them (checked on
+import), and every key has every language of :data:`LANGUAGES` (a test checks it). ``{placeholders}`` are filled
+with :meth:`str.format`.
 
 >>> text("status.oom", "ja")
 'メモリ不足'
@@ -21,6 +22,7 @@ from collections.abc import Sequence
 
 from . import claims as _claims
 from . import kernels as _kernels
+from . import report as _report
 from . import site as _site
 from . import viewer as _viewer
 
@@ -39,7 +41,9 @@ def _merge(*tables: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
 
 
 #: Every key -> ``{language: text}``.
-TABLE: dict[str, dict[str, str]] = _merge(_site.SITE, _claims.CLAIMS, _kernels.KERNELS, _viewer.VIEWER)
+TABLE: dict[str, dict[str, str]] = _merge(
+    _site.SITE, _claims.CLAIMS, _kernels.KERNELS, _viewer.VIEWER, _report.REPORT
+)
 
 
 def language(name: str | None) -> str:

@@ -1,0 +1,95 @@
+"""attnprof.report: the terminal tables and the gallery scripts' lines, in English and Japanese."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from attnprof import inputs, report, sweeprun, words
+from attnprof.results import CpuCostRow, CpuCosts
+from helpers import h200_environment, h200_sweep, trace_result
+
+
+def _starts(line: str, pattern: str) -> list[int]:
+    """The display columns at which the matches of ``pattern`` in ``line`` start."""
+    return [report.display_width(line[: m.start()]) for m in re.finditer(pattern, line)]
+
+
+def test_japanese_kernel_table_lines_up_by_display_width():
+    result, _ = trace_result("sdpa_flash")
+    text = report.kernel_table(result, lang="ja")
+    header, rule, *body = text.splitlines()
+    assert header.split()[:3] == ["カーネル", "種類", "ステップあたり"]
+    assert _starts(header, r"\S+(?: \S+)*") == _starts(rule, r"-+")  # each header over its column
+    assert body and "flash_fwd" in body[0] and "(レジスタ)" in text  # the limiter in Japanese
+
+
+def test_english_text_is_unchanged_by_the_language_support():
+    result, _ = trace_result("naive")
+    assert report.kernel_table(result).splitlines()[0].split("  ")[0] == "kernel"
+    lines = report.summary(result).splitlines()
+    assert lines[0] == "naive: [8, 16, 1024, 64] bfloat16 on cuda"
+    assert lines[1].startswith("  per step: ") and "profiled CPU time" in lines[1]
+    assert "peak extra 3 MiB, rel. error" in lines[2]
+
+
+def test_japanese_summary_and_failures():
+    result, _ = trace_result("naive")
+    lines = report.summary(result, "ja").splitlines()
+    assert lines[0] == "naive: [8, 16, 1024, 64] bfloat16、cuda 上"
+    assert lines[1].startswith("  ステップあたり: GPU アクティビティ")
+    assert "追加メモリのピーク 3 MiB" in lines[2] and "CUDA イベント" in lines[2]
+    failed = type(result)("sdpa_cudnn", [1, 4, 256, 64], "bfloat16", "cpu", "no_cuda", h200_environment(),
+                          "RuntimeError: No viable backend")  # fmt: skip
+    assert (
+        report.summary(failed, "ja").splitlines()[1]
+        == "  実行できません (CUDA デバイスなし): RuntimeError: No viable backend"
+    )
+    assert report.kernel_table(failed, lang="ja") == "sdpa_cudnn: CUDA デバイスなし - RuntimeError: No viable backend"
+    assert report.kernel_table(failed) == "sdpa_cudnn: no_cuda - RuntimeError: No viable backend"
+
+
+def test_lines_of_the_gallery_scripts():
+    cpu = inputs.make_setup((1, 4, 256, 64), "bf16", "cpu")
+    assert report.setup_line(cpu, "ja").splitlines() == [
+        "実行: [1, 4, 256, 64] bfloat16、cpu 上",
+        words.text("report.cpu_fallback", "ja"),
+    ]
+    assert report.setup_line(inputs.make_setup((8, 16, 1024, 64), "bf16", "cuda")) == (
+        "running: [8, 16, 1024, 64] bfloat16 on cuda"
+    )
+    assert report.error_line(0.00391, "ja") == "float64 との相対誤差: 3.9e-03"
+    refused = RuntimeError("No available kernel. Aborting execution.\nmore")
+    assert report.refused_line(refused) == "cannot run here: RuntimeError: No available kernel. Aborting execution."
+    assert report.trace_line(None, "ja") == words.text("report.no_trace", "ja")
+    assert report.one_point_line(1024, [3.0, 1.0, 2.0], "cuda") == (
+        "one call at seq 1024, timed by hand: 2 ms (CUDA events, median of 3)"
+    )
+    plan = report.sweep_plan(sweeprun.default_config("cpu"), "ja").splitlines()
+    assert plan[0].startswith("デバイス: cpu、バリアント: sdpa_math") and len(plan) == 2
+    assert report.ceilings_line(None, "ja") == "CPU には上限の計測はありません"
+
+
+def test_japanese_sweep_tables_and_summary():
+    sw = h200_sweep()
+    table = report.sweep_table(sw, "gpu_ms", head_dim=64, lang="ja")
+    assert table.splitlines()[0].startswith("head_dim 64: フォワード 1 回の時間、中央値 (ms)、バッチ 8、ヘッド 16")
+    assert "メモリ不足" in table and "数値のない点の理由:" in table
+    summary = report.sweep_summary(sw, "ja")
+    assert "上限: bf16 行列積 720 TFLOP/s" in summary and "での SDPA の選択: cudnn (最速のバックエンド)" in summary
+
+
+def test_cpu_cost_table_in_japanese():
+    costs = CpuCosts("cuda", [8, 16, 1024, 64], "bfloat16", 10, h200_environment(), [
+        CpuCostRow("sdpa_flash", "ok", profiled_us=60.0, dispatch_us=40.0, context_us=3.0, samples=[30, 100]),
+        CpuCostRow("sdpa_cudnn", "unsupported", "RuntimeError: no"),
+    ])  # fmt: skip
+    text = report.cpu_cost_table(costs, "ja")
+    assert text.splitlines()[0] == "NVIDIA H200 で 10 ラウンドを交互に計測"
+    assert "30 / 100 回" in text and "この環境では非対応" in text and "33%" in text
+
+
+@pytest.mark.parametrize(("text", "width"), [("abc", 3), ("カーネル", 8), ("GPU 時間", 8), ("", 0)])
+def test_display_width(text, width):
+    assert report.display_width(text) == width

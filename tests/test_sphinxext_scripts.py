@@ -1,0 +1,77 @@
+"""attnprof.sphinxext.scripts: the install line of the gallery pages, the wheel they link, and what the scripts that
+sphinx-gallery runs in the build's process are told."""
+
+from __future__ import annotations
+
+import os
+
+from docutils import nodes
+
+from attnprof import inputs, words
+from helpers import doctree, html
+
+
+def _install_lines(tree: nodes.document) -> list[nodes.paragraph]:
+    return [p for p in tree.findall(nodes.paragraph) if "attnprof-install" in p["classes"]]
+
+
+PAGES = {
+    "index.md": "# Home\n\n```{toctree}\nauto_examples/index\n```\n",
+    "auto_examples/index.rst": "Gallery\n=======\n\nScripts to run.\n\n.. toctree::\n\n   05-sdpa-flash\n",
+    "auto_examples/05-sdpa-flash.rst": (
+        "Run it: flash\n=============\n\nFlash, profiled.\n\nInputs\n------\n\nText.\n"
+    ),
+}
+
+
+def _wheel(tmp_path):
+    folder = tmp_path / "wheel"
+    folder.mkdir()
+    (folder / "attnprof-0.1.0-py3-none-any.whl").write_bytes(b"PK\x05\x06" + bytes(18))
+    return folder
+
+
+def test_every_gallery_page_says_how_to_install_and_run_it(project, tmp_path):
+    folder = _wheel(tmp_path)
+    app = project(PAGES, variants=(), conf=f"attnprof_wheel_dir = {str(folder)!r}")
+    assert app.warning.getvalue() == ""
+    page = doctree(app, "auto_examples/05-sdpa-flash")
+    (line,) = _install_lines(page)
+    section = line.parent
+    after = section.children[section.index(line) + 1]
+    assert isinstance(after, nodes.section) and after[0].astext() == "Inputs"  # under the page's introduction
+    assert section.children[section.index(line) - 1].astext() == "Flash, profiled."
+    text = line.astext()
+    assert "pip install torch matplotlib attnprof-0.1.0-py3-none-any.whl" in text
+    assert "python 05-sdpa-flash.py" in text
+    out = html(app, "auto_examples/05-sdpa-flash")
+    assert 'href="../_static/attnprof-0.1.0-py3-none-any.whl"' in out
+    assert (app.outdir / "_static" / "attnprof-0.1.0-py3-none-any.whl").is_file()
+    index = doctree(app, "auto_examples/index")
+    (index_line,) = _install_lines(index)
+    assert index_line.astext().startswith("Run them yourself") and "python NN-topic.py" in index_line.astext()
+    assert not _install_lines(doctree(app))
+
+
+def test_the_line_is_in_the_builds_language(project, tmp_path):
+    app = project(PAGES, variants=(), language="ja", conf=f"attnprof_wheel_dir = {str(_wheel(tmp_path))!r}")
+    assert app.warning.getvalue() == ""
+    text = html(app, "auto_examples/05-sdpa-flash")
+    assert words.text("gallery.install", "ja").split("{")[0] in text
+
+
+def test_a_configured_folder_without_a_wheel_warns_once(project, tmp_path):
+    empty = tmp_path / "nowheel"
+    empty.mkdir()
+    app = project(PAGES, variants=(), conf=f"attnprof_wheel_dir = {str(empty)!r}")
+    warnings = app.warning.getvalue()
+    assert warnings.count("no attnprof wheel in") == 1 and "pip wheel --no-deps --no-build-isolation" in warnings
+    gettext = project(PAGES, variants=(), builder="gettext", conf=f"attnprof_wheel_dir = {str(empty)!r}")
+    assert gettext.warning.getvalue() == ""  # the line belongs to the HTML pages only
+
+
+def test_the_scripts_learn_the_language_and_whether_to_reuse(project, tmp_path):
+    project(PAGES, variants=(), language="ja", conf="attnprof_reuse_measurements = True")
+    assert os.environ[inputs.LANGUAGE_ENV] == "ja" and inputs.language() == "ja" and inputs.reuse_measurements()
+    project(PAGES, variants=(), language="en")
+    assert inputs.language() == "en" and not inputs.reuse_measurements()
