@@ -9,7 +9,7 @@ import time
 import pytest
 import torch
 
-from attnprof import analysis, claims, inputs, profiling, report, results, sweeprun, variants
+from attnprof import analysis, claims, cpucosts, inputs, profiling, report, results, sweeprun, variants
 
 pytestmark = pytest.mark.gpu
 
@@ -124,7 +124,7 @@ def test_gpu_time_is_the_kernels_not_the_cpu_issue_time(ref_results):
 
 
 def test_side_by_side_cpu_costs_on_the_gpu(tmp_path):
-    costs = profiling.measure_cpu_costs(variants.names(cpu_cost=True), REF, rounds=4, calls=5, save_to=tmp_path)
+    costs = cpucosts.measure_cpu_costs(variants.names(cpu_cost=True), REF, rounds=4, calls=5, save_to=tmp_path)
     print("\n" + report.cpu_cost_table(costs))
     for r in costs.rows:
         assert r.status == "ok", (r.variant, r.reason)
@@ -155,7 +155,7 @@ def test_claim_verdicts_repeat_within_one_process(ref_results, tmp_path):
     res, _ = ref_results
     first = {v: analysis.analyse(res[v]) for v in CLAIM_VARIANTS}
     second = {v: analysis.analyse(profiling.profile(v, REF, save_to=tmp_path)) for v in CLAIM_VARIANTS}
-    costs = [profiling.measure_cpu_costs(setup=REF) for _ in range(2)]
+    costs = [cpucosts.measure_cpu_costs(setup=REF) for _ in range(2)]
     va, vb = _verdicts(first, costs[0]), _verdicts(second, costs[1])
     for claim_id in claims.CLAIMS:
         a, b = va[claim_id], vb[claim_id]

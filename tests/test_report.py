@@ -7,6 +7,7 @@ import re
 import pytest
 
 from attnprof import inputs, report, sweeprun, words
+from attnprof.noise import Figure
 from attnprof.results import CpuCostRow, CpuCosts
 from helpers import h200_environment, h200_sweep, trace_result
 
@@ -30,7 +31,7 @@ def test_english_text_is_unchanged_by_the_language_support():
     assert report.kernel_table(result).splitlines()[0].split("  ")[0] == "kernel"
     lines = report.summary(result).splitlines()
     assert lines[0] == "naive: [8, 16, 1024, 64] bfloat16 on cuda"
-    assert lines[1].startswith("  per step: ") and "profiled CPU time" in lines[1]
+    assert lines[1].startswith("  per step: ") and "CPU time per profiled step" in lines[1]
     assert "peak extra 3 MiB, rel. error" in lines[2]
 
 
@@ -82,12 +83,13 @@ def test_japanese_sweep_tables_and_summary():
 
 def test_cpu_cost_table_in_japanese():
     costs = CpuCosts("cuda", [8, 16, 1024, 64], "bfloat16", 10, h200_environment(), [
-        CpuCostRow("sdpa_flash", "ok", profiled_us=60.0, dispatch_us=40.0, context_us=3.0, samples=[30, 100]),
+        CpuCostRow("sdpa_flash", "ok", profiled=Figure(60.0, 58.0, 63.0, 10), dispatch=Figure(40.0, 39.0, 41.0, 10),
+                   context=Figure(3.0, 2.9, 3.1, 10), samples=[30, 100]),
         CpuCostRow("sdpa_cudnn", "unsupported", "RuntimeError: no"),
     ])  # fmt: skip
     text = report.cpu_cost_table(costs, "ja")
-    assert text.splitlines()[0] == "NVIDIA H200 で 10 ラウンドを交互に計測"
-    assert "30 / 100 回" in text and "この環境では非対応" in text and "33%" in text
+    assert text.splitlines()[0].startswith("NVIDIA H200 で 10 ラウンドを交互に計測 (各ラウンドの中央値の中央値")
+    assert "60 (58-63)" in text and "30 / 100 回" in text and "この環境では非対応" in text and "33%" in text
 
 
 @pytest.mark.parametrize(("text", "width"), [("abc", 3), ("カーネル", 8), ("GPU 時間", 8), ("", 0)])

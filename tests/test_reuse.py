@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from attnprof import inputs, profiling, results, reuse, sweep, sweeprun, variants
+from attnprof import cpucosts, inputs, profiling, results, reuse, sweep, sweeprun, variants
 
 SMALL = inputs.make_setup((1, 2, 64, 32), "float32", "cpu")
 
@@ -82,10 +82,10 @@ def test_what_may_not_be_reused(tmp_path):
 def test_cpu_costs_are_reused_when_the_same_comparison_was_saved(tmp_path):
     names = ["sdpa_math", "sdpa_auto"]
     kw = dict(rounds=2, calls=2, profiled_calls=1, save_to=tmp_path)
-    first = profiling.measure_cpu_costs(names, SMALL, reuse=True, **kw)
-    assert profiling.measure_cpu_costs(names, SMALL, reuse=True, **kw) == first
-    assert profiling.measure_cpu_costs(["sdpa_math"], SMALL, reuse=True, **kw) != first  # another comparison
-    second = profiling.measure_cpu_costs(names, SMALL, reuse=False, **kw)
+    first = cpucosts.measure_cpu_costs(names, SMALL, reuse=True, **kw)
+    assert cpucosts.measure_cpu_costs(names, SMALL, reuse=True, **kw) == first
+    assert cpucosts.measure_cpu_costs(["sdpa_math"], SMALL, reuse=True, **kw) != first  # another comparison
+    second = cpucosts.measure_cpu_costs(names, SMALL, reuse=False, **kw)
     assert second.environment.date >= first.environment.date and second.rows != first.rows
     _age(tmp_path / "cpu_costs__cpu.json")
     assert reuse.reusable_costs(names, SMALL, 2, tmp_path, profiling.environment("cpu")) is None

@@ -380,7 +380,7 @@ def cpu_cost(variant: str, analysis: Analysis | None, measured: CpuCostRow | Non
     Args:
         variant: The variant.
         analysis: Its analysed result, or ``None`` when it has none.
-        measured: Its row of the side-by-side measurement (:func:`attnprof.profiling.measure_cpu_costs`); when
+        measured: Its row of the side-by-side measurement (:func:`attnprof.cpucosts.measure_cpu_costs`); when
             given, its figures are used, as they were taken in the same rounds as the other variants'. Otherwise
             the figures come from the variant's own result (the CPU time per profiled step, ``Timing``).
     """

@@ -15,7 +15,7 @@ Where the intervals come from:
   the distribution of the samples.
 * **CPU times** (dispatch cost, the forcing context, profiled CPU time) drift with the state of the machine by more
   than they vary from call to call, so single calls are not independent samples of one figure. They are measured
-  in interleaved rounds (:func:`attnprof.profiling.measure_cpu_costs`); each round gives one median, and the
+  in interleaved rounds (:func:`attnprof.cpucosts.measure_cpu_costs`); each round gives one median, and the
   interval is the confidence interval of the median over the rounds' medians. Rounds capture drift within a
   build, not between builds.
 * **A handful of samples** (the three active profiler steps): the interval is the whole range, which is all that

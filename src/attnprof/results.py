@@ -389,7 +389,7 @@ CPU_COSTS_VERSION = 2
 
 @dataclass
 class CpuCostRow:
-    """One variant's CPU cost per call, from :func:`attnprof.profiling.measure_cpu_costs`.
+    """One variant's CPU cost per call, from :func:`attnprof.cpucosts.measure_cpu_costs`.
 
     Each figure is the median of the rounds' medians, with the 95% confidence interval of that median over the
     rounds (:func:`attnprof.noise.median_interval`): the rounds, not the single calls, are the independent samples,

@@ -4,7 +4,7 @@ The docs build runs every gallery script once per language. The first language m
 runs the same scripts (translated) and, told so by ``$ATTNPROF_REUSE`` (:func:`attnprof.inputs.reuse_measurements`),
 takes the measurements from the saved files instead of measuring again: the timing of a variant without the
 profiler (:func:`attnprof.profiling.from_trace`), the side-by-side CPU costs
-(:func:`attnprof.profiling.measure_cpu_costs`) and the sequence-length sweep (:func:`attnprof.sweeprun.run_sweep`).
+(:func:`attnprof.cpucosts.measure_cpu_costs`) and the sequence-length sweep (:func:`attnprof.sweeprun.run_sweep`).
 A script's own short profiler run is repeated; it is cheap, and it is what its page prints.
 
 A saved measurement stands for a new one only when nothing that decides its numbers changed: the same variant,
@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import results
+from .files import UnreadableFile
 from .results import CpuCosts, Environment, Result
 from .sweep import Sweep
 from .sweep import filename as sweep_filename
@@ -29,10 +30,10 @@ if TYPE_CHECKING:
     from .inputs import Setup
 
 #: The modules whose code decides a measurement: a file older than any of them is never reused.
-MEASURING_CODE = ("measure", "profiling", "inputs", "variants", "results", "reuse")
+MEASURING_CODE = ("measure", "noise", "profiling", "cpucosts", "inputs", "variants", "results", "reuse")
 #: What a saved sweep must share with a configuration to stand for it.
-SWEEP_PLAN = ("variants", "seqs", "head_dims", "batch", "heads", "dtype", "device", "compiled_seqs", "warmup", "reps",
-              "reps_slow", "slow_ms", "budget_s")  # fmt: skip
+SWEEP_PLAN = ("variants", "seqs", "head_dims", "batch", "heads", "dtype", "device", "compiled_seqs", "plan",
+              "budget_s")  # fmt: skip
 
 
 def measured_by_this_code(path: Path, *more_code: Path) -> bool:
@@ -55,7 +56,7 @@ def reusable_result(variant: str, setup: Setup, folder: str | Path, here: Enviro
     path = Path(folder) / results.result_filename(variant, setup.shape, setup.dtype, setup.device)
     try:
         saved = results.load(path)
-    except (FileNotFoundError, results.StaleResultError):
+    except (FileNotFoundError, UnreadableFile):
         return None
     if not saved.ok or saved.timing is None or not measured_by_this_code(path, *more_code):
         return None
@@ -69,7 +70,7 @@ def reusable_costs(names: list[str], setup: Setup, rounds: int, folder: str | Pa
     path = Path(folder) / f"cpu_costs__{setup.device}.json"
     try:
         saved = results.load_cpu_costs(path)
-    except (FileNotFoundError, results.StaleResultError):
+    except (FileNotFoundError, UnreadableFile):
         return None
     same = (saved.shape, saved.dtype, saved.rounds, [r.variant for r in saved.rows]) == (
         list(setup.shape), setup.dtype, rounds, list(names))  # fmt: skip
@@ -85,10 +86,11 @@ def reusable_sweep(config: Any, folder: str | Path, here: Environment, *more_cod
     path = Path(folder) / sweep_filename(config.device)
     try:
         saved = load_sweep(path)
-    except (FileNotFoundError, results.StaleResultError):
+    except (FileNotFoundError, UnreadableFile):
         return None
     for name in SWEEP_PLAN:
         wanted = getattr(config, name)
+        wanted = wanted.to_dict() if hasattr(wanted, "to_dict") else wanted  # the timing plan, as the file holds it
         if getattr(saved, name) != (list(wanted) if isinstance(wanted, tuple) else wanted):
             return None
     if not measured_by_this_code(path, *more_code):

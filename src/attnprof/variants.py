@@ -144,7 +144,7 @@ class Variant:
         scores_in_float32: The scores are computed in float32 at least, whatever the input dtype (SDPA's math
             backend upcasts float16 and bfloat16).
         fused: One of the three fused SDPA backends the reference article compares.
-        cpu_cost: Measured in the side-by-side CPU-cost comparison (:func:`attnprof.profiling.measure_cpu_costs`).
+        cpu_cost: Measured in the side-by-side CPU-cost comparison (:func:`attnprof.cpucosts.measure_cpu_costs`).
     """
 
     name: str

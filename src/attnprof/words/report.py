@@ -61,7 +61,8 @@ REPORT: dict[str, dict[str, str]] = {
         "en": "  without profiler: {ms} ms per forward (median of {reps}, 95% CI {lo}-{hi}, {timer}{flag}), "
         "dispatch cost {dispatch_us} us (median), {tflops} TFLOP/s, peak extra {peak}, rel. error {error}",
         "ja": "  プロファイラなし: フォワード 1 回 {ms} ms (中央値、{reps} 回、95% 信頼区間 {lo}-{hi}、"
-        "{timer}{flag})、ディスパッチコスト {dispatch_us} us (中央値)、{tflops} TFLOP/s、追加メモリのピーク {peak}、相対誤差 {error}",
+        "{timer}{flag})、ディスパッチコスト {dispatch_us} us (中央値)、{tflops} TFLOP/s、"
+        "追加メモリのピーク {peak}、相対誤差 {error}",
     },
     "report.unstable_flag": {
         "en": ", UNSTABLE: samples spread more than 10% after a retry",
