@@ -3,7 +3,9 @@
 The profiled part reproduces the article's set-up: inputs made once, three warm-up calls, then
 ``torch.profiler.profile`` with ``schedule(wait=1, warmup=1, active=3, repeat=1)`` over five steps, each forward
 inside ``record_function("<variant>_fwd")`` under ``torch.no_grad()``, the device synchronised before each
-``prof.step()``. The Chrome trace is parsed by :mod:`attnprof.trace` into the active steps.
+``prof.step()``. The Chrome trace is parsed by :mod:`attnprof.trace` into the active steps. Other workloads
+(:mod:`attnprof.workloads`) are profiled the same way, with their own step and annotation: a training step
+(forward and backward, autograd on) or a decoding step.
 
 The measured part runs without the profiler: CUDA events around single calls (median of many), CPU time to issue
 one call without waiting for the GPU, the cost of the backend-forcing context alone, peak extra device memory,
@@ -27,10 +29,11 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import __version__, results, trace, variants
-from .inputs import Setup, causal_flops, default_setup, make_inputs, reference_attention, relative_error
+from . import __version__, results, trace, variants, workloads
+from .inputs import Setup, default_setup, make_inputs
 from .measure import (
     PeakMemory,
+    read_bandwidth,
     capture_trace,
     exported,
     gpu_sleeper,
@@ -42,7 +45,7 @@ from .measure import (
     timed_calls,
     timer_name,
 )
-from .results import CpuCostRow, CpuCosts, Environment, Result, Timing
+from .results import CpuCostRow, CpuCosts, DecodeFigures, Environment, GraphFigures, Result, Timing
 
 if TYPE_CHECKING:
     import torch
@@ -178,12 +181,11 @@ def environment(device: str, trace_meta: dict[str, Any] | None = None) -> Enviro
 
 
 def _timing(call: Callable[[], Any], v: variants.Variant, setup: Setup, err: float, warmup_s: float,
-            profile_s: float) -> Timing:  # fmt: skip
+            profile_s: float, flops: float) -> Timing:  # fmt: skip
     """The measurements taken without the profiler (see the module docstring)."""
     sleep = gpu_sleeper(setup.device)
     gpu = timed_calls(call, setup.device, min_reps=15, budget_ms=250.0, sleep=sleep).gpu_ms
     med = statistics.median(gpu)
-    flops = causal_flops(setup.shape)
     with PeakMemory(setup.device) as peak:
         out = call()
     del out
@@ -204,33 +206,58 @@ def _timing(call: Callable[[], Any], v: variants.Variant, setup: Setup, err: flo
     )
 
 
+def _decode_figures(step: workloads.Step, v: variants.Variant, setup: Setup, timing: Timing | None, graph: bool,
+                    caught: list[warnings.WarningMessage]) -> DecodeFigures:  # fmt: skip
+    """Bytes, bandwidth against the read ceiling, and (``graph``) the step replayed from a CUDA graph."""
+    nbytes = workloads.decode_bytes(setup)
+    gbs = nbytes / (timing.gpu_ms_median * 1e-3) / 1e9 if timing is not None else float("nan")
+    ceiling = read_bandwidth(setup.device)
+    figures = DecodeFigures(nbytes, gbs, *(ceiling or (None, None)))
+    if graph:
+        try:
+            figures.graph = workloads.graph_figures(step, f"{v.name}_decode_graph", setup.device)
+        except Exception as exc:  # failure is data: the comparison says why
+            status, reason = ("no_cuda", str(exc)) if setup.device != "cuda" else failure(exc, caught, v, "cuda")
+            figures.graph = GraphFigures(status, reason)
+    return figures
+
+
 def profile(
     variant: str,
     setup: Setup | None = None,
     *,
+    workload: str = "prefill",
     save_to: str | Path | None = None,
     measure: bool = True,
+    graph: bool = False,
 ) -> Result:
-    """Profile one variant and measure it; never raises for a variant that cannot run.
+    """Profile one variant on one workload and measure it; never raises for a variant that cannot run.
 
     Args:
         variant: A name from :data:`attnprof.variants.VARIANTS`.
-        setup: Shape, dtype and device; :func:`default_setup` when omitted.
+        setup: Shape, dtype and device (and KV cache, for decoding); the workload's default
+            (:func:`attnprof.workloads.default_setup`) when omitted.
+        workload: ``"prefill"`` (the article's forward), ``"train"`` or ``"decode"`` (:mod:`attnprof.workloads`).
         save_to: Folder to write the result and its trace into (see :func:`attnprof.results.save`); nothing is
             written when ``None``.
-        measure: Also take the measurements outside the profiler (:class:`~attnprof.results.Timing`).
+        measure: Also take the measurements outside the profiler (:class:`~attnprof.results.Timing`, and the
+            workload's own figures).
+        graph: Decoding only: also capture the step in a CUDA graph and measure it beside the eager step.
 
     Returns:
         The result; check ``result.status`` before reading ``steps`` or ``timing``.
 
     Raises:
-        ValueError: for an unknown variant.
+        ValueError: for an unknown variant or workload, a variant that does not take part in the workload, or a
+            setup that does not fit it.
     """
     import torch
 
-    v = variants.get(variant)
-    setup = setup or default_setup()
-    base = dict(variant=v.name, shape=list(setup.shape), dtype=setup.dtype, device=setup.device)
+    v = workloads.check(variant, workload)
+    w = workloads.get(workload)
+    setup = workloads.check_setup(w.name, setup or workloads.default_setup(w.name))
+    base = dict(variant=v.name, shape=list(setup.shape), dtype=setup.dtype, device=setup.device, workload=w.name,
+                kv_heads=setup.kv_heads, kv_len=setup.kv_len)  # fmt: skip
 
     def failed(status: str, reason: str) -> Result:
         res = Result(**base, status=status, reason=reason, environment=environment(setup.device))
@@ -243,34 +270,40 @@ def profile(
         return failed("no_cuda", missing)
 
     trace_bytes: bytes | None = None
-    with torch.no_grad(), warnings.catch_warnings(record=True) as caught:
+    figures: dict[str, Any] = {}
+    grad_mode = torch.enable_grad() if w.grad else torch.no_grad()
+    with grad_mode, warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            q, k, v_ = make_inputs(setup)
-            fn = v.build(setup.shape[2], setup.device)
-
-            def call() -> torch.Tensor:
-                return fn(q, k, v_)
-
+            step = w.prepare(v, setup)
             t0 = time.perf_counter()
             for _ in range(3):
-                out = call()
+                step.call()
             sync(setup.device)
             warmup_s = time.perf_counter() - t0
-            err = relative_error(out, reference_attention(q, k, v_))
-            del out
+            err, grad_err = step.error()
 
             t0 = time.perf_counter()
-            trace_bytes, parsed = capture_trace(call, v.annotation, setup.device)
-            steps = trace.parse_trace(parsed, v.annotation)
+            annotation = w.annotation(v.name)
+            trace_bytes, parsed = capture_trace(step.body, annotation, setup.device)
+            steps = trace.parse_trace(parsed, annotation)
             profile_s = time.perf_counter() - t0
 
-            timing = _timing(call, v, setup, err, warmup_s, profile_s) if measure else None
+            timing = None
+            if measure:
+                timing = _timing(step.call, v, setup, err, warmup_s, profile_s, w.flops(setup))
+                if w.name == "train":
+                    figures["train_figures"] = workloads.train_figures(step, setup, grad_err)
+                if w.name == "decode":
+                    figures["decode_figures"] = _decode_figures(step, v, setup, timing, graph, caught)
+            del step
         except Exception as exc:  # failure is data: the result says why
             status, reason = failure(exc, caught, v, setup.device)
             if setup.device == "cuda":
                 torch.cuda.empty_cache()
             return failed(status, reason)
+    if setup.device == "cuda":
+        torch.cuda.empty_cache()
 
     res = Result(
         **base,
@@ -279,6 +312,7 @@ def profile(
         device_properties=trace.device_properties(parsed),
         steps=steps,
         timing=timing,
+        **figures,
     )
     if save_to is not None:
         results.save(res, Path(save_to), trace_bytes)

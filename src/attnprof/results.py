@@ -1,10 +1,10 @@
 """The result file format: what one profiled run of one variant produced.
 
-One JSON file per variant x shape x dtype x device, named by :func:`result_filename`, with the raw profiler
-trace beside it as ``<same stem>.trace.json.gz``. The format is versioned by :data:`SCHEMA_VERSION`; a reader
+One JSON file per variant x workload x shape x dtype x device, named by :func:`result_filename`, with the raw
+profiler trace beside it as ``<same stem>.trace.json.gz``. The format is versioned by :data:`SCHEMA_VERSION`; a reader
 that meets another version refuses the file (:class:`StaleResultError`) instead of guessing.
 
-Format (version 1), top-level keys of the JSON object:
+Format (version 2), top-level keys of the JSON object:
 
 ``schema_version``
     Integer, :data:`SCHEMA_VERSION`.
@@ -24,6 +24,11 @@ Format (version 1), top-level keys of the JSON object:
     :class:`Timing`, measured outside the profiler, or ``null``.
 ``trace_file``
     File name of the gzipped Chrome trace beside the JSON file, or ``null``.
+``workload``, ``kv_heads``, ``kv_len``, ``train_figures``, ``decode_figures``
+    The workload (:mod:`attnprof.workloads`: ``"prefill"``, ``"train"``, ``"decode"``), the KV cache of a decoding
+    step (``null`` otherwise), and what only that workload measures: :class:`TrainFigures` (the forward alone,
+    memory saved for the backward, gradient error) or :class:`DecodeFigures` (bytes moved, achieved bandwidth
+    against the read ceiling, and the step replayed from a CUDA graph, :class:`GraphFigures`), ``null`` otherwise.
 
 All times are microseconds unless a field name says otherwise; all memory sizes are bytes.
 """
@@ -41,7 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 #: Statuses a result can carry.
 STATUSES = ("ok", "unsupported", "no_cuda", "oom", "error")
@@ -88,7 +93,8 @@ class CpuOp:
     """One CPU-side event under the step's annotation: an ATen op, a nested annotation, or a runtime call.
 
     ``parent`` is the index of the enclosing op in the step's ``cpu_ops`` list (``None`` at the top level) and
-    ``depth`` its nesting level (0 at the top).
+    ``depth`` its nesting level (0 at the top) on its thread; ``thread`` is ``""`` on the annotating thread, else
+    the name of the thread that ran it (``pt_autograd_0``: the backward of a training step, see :mod:`.trace`).
     """
 
     name: str
@@ -97,6 +103,7 @@ class CpuOp:
     duration_us: float
     depth: int = 0
     parent: int | None = None
+    thread: str = ""
 
 
 @dataclass
@@ -175,6 +182,79 @@ class Environment:
     platform: str = ""
 
 
+# --- what only one workload measures (attnprof.workloads) -------------------------------------------------------
+
+
+@dataclass
+class TrainFigures:
+    """What a training step measures beyond :class:`Timing` (whose figures are then the whole step's): the forward
+    alone (median and percentiles, ms, autograd recording, as in training), device memory still allocated after the
+    forward (the output and what autograd saved; ``None`` on the CPU), and the largest relative error of the three
+    gradients against a float64 reference."""
+
+    fwd_ms_median: float
+    fwd_ms_p10: float
+    fwd_ms_p90: float
+    fwd_repetitions: int
+    saved_bytes: int | None
+    grad_rel_error: float
+
+
+@dataclass
+class GraphFigures:
+    """The decoding step captured in a CUDA graph and replayed, side by side with the eager step (medians, µs).
+
+    ``cpu``: CPU time until the call returns, the GPU idle at the start; ``wall``: CUDA events from an idle GPU
+    without pre-fill (the CPU's issue time counts); ``gpu``: CUDA events with the GPU pre-filled
+    (:func:`attnprof.measure.timed_calls`). ``status`` is ``"ok"`` or why the step could not be captured (with
+    PyTorch's ``reason``); ``steps`` are the replays under the profiler (annotation ``<variant>_decode_graph``).
+    """
+
+    status: str
+    reason: str | None = None
+    eager_cpu_us: float | None = None
+    graph_cpu_us: float | None = None
+    eager_wall_us: float | None = None
+    graph_wall_us: float | None = None
+    eager_gpu_us: float | None = None
+    graph_gpu_us: float | None = None
+    repetitions: int = 0
+    replay_matches: bool | None = None
+    steps: list[StepTrace] = field(default_factory=list)
+
+
+@dataclass
+class DecodeFigures:
+    """What a decoding step measures beyond :class:`Timing`: the bytes it cannot avoid moving
+    (:func:`attnprof.workloads.decode_bytes`), those bytes over the median GPU time (GB/s), the device's read
+    bandwidth measured in the same process (:func:`attnprof.measure.read_bandwidth`; ``None`` on the CPU) and the
+    size of the buffer it read, and the step replayed from a CUDA graph (variants marked ``Variant.graph``)."""
+
+    bytes: int
+    gbs: float
+    read_ceiling_gbs: float | None = None
+    read_ceiling_bytes: int | None = None
+    graph: GraphFigures | None = None
+
+    @property
+    def read_fraction(self) -> float | None:
+        """Achieved bandwidth as a fraction of the read ceiling, or ``None`` without a ceiling."""
+        return self.gbs / self.read_ceiling_gbs if self.read_ceiling_gbs else None
+
+
+def _step(s: dict[str, Any]) -> StepTrace:
+    acts, ops = [GpuActivity(**a) for a in s["activities"]], [CpuOp(**o) for o in s["cpu_ops"]]
+    return StepTrace(**{**s, "activities": acts, "cpu_ops": ops})
+
+
+def _decode_figures(d: dict[str, Any] | None) -> DecodeFigures | None:
+    if d is None:
+        return None
+    g = d.get("graph")
+    graph = None if g is None else GraphFigures(**{**g, "steps": [_step(s) for s in g.get("steps", [])]})
+    return DecodeFigures(**{**d, "graph": graph})
+
+
 @dataclass
 class Result:
     """Everything one run of one variant produced. See the module docstring for the file format."""
@@ -191,6 +271,12 @@ class Result:
     timing: Timing | None = None
     trace_file: str | None = None
     schema_version: int = SCHEMA_VERSION
+    # --- the workload (issue 14): which one, its KV cache, and what only it measures ---
+    workload: str = "prefill"
+    kv_heads: int | None = None
+    kv_len: int | None = None
+    train_figures: TrainFigures | None = None
+    decode_figures: DecodeFigures | None = None
 
     @property
     def ok(self) -> bool:
@@ -200,7 +286,8 @@ class Result:
     @property
     def stem(self) -> str:
         """File name without extension, see :func:`result_filename`."""
-        return result_stem(self.variant, self.shape, self.dtype, self.device)
+        return result_stem(self.variant, self.shape, self.dtype, self.device, self.workload, self.kv_heads,
+                           self.kv_len)  # fmt: skip
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON-ready form (plain dicts and lists)."""
@@ -221,33 +308,32 @@ class Result:
             )
         d = dict(data)
         d["environment"] = Environment(**d["environment"])
-        d["steps"] = [
-            StepTrace(
-                **{
-                    **s,
-                    "activities": [GpuActivity(**a) for a in s["activities"]],
-                    "cpu_ops": [CpuOp(**o) for o in s["cpu_ops"]],
-                }
-            )
-            for s in d.get("steps", [])
-        ]
+        d["steps"] = [_step(s) for s in d.get("steps", [])]
         if d.get("timing") is not None:
             d["timing"] = Timing(**d["timing"])
+        if d.get("train_figures") is not None:
+            d["train_figures"] = TrainFigures(**d["train_figures"])
+        d["decode_figures"] = _decode_figures(d.get("decode_figures"))
         return cls(**d)
 
 
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
 
-def result_stem(variant: str, shape: list[int] | tuple[int, ...], dtype: str, device: str) -> str:
-    """``naive__8x16x1024x64__bfloat16__cuda``: the name shared by a result and its trace."""
+def result_stem(variant: str, shape: list[int] | tuple[int, ...], dtype: str, device: str,
+                workload: str = "prefill", kv_heads: int | None = None, kv_len: int | None = None) -> str:  # fmt: skip
+    """The name shared by a result and its trace: ``naive__prefill__8x16x1024x64__bfloat16__cuda``; a KV cache adds
+    its heads and length to the shape: ``sdpa_flash__decode__8x32x1x128_kv8x4096__bfloat16__cuda``."""
     dims = "x".join(str(int(n)) for n in shape)
-    return _SAFE.sub("_", f"{variant}__{dims}__{dtype}__{device}")
+    if kv_heads is not None or kv_len is not None:
+        dims += f"_kv{kv_heads or shape[1]}x{kv_len or shape[2]}"
+    return _SAFE.sub("_", f"{variant}__{workload}__{dims}__{dtype}__{device}")
 
 
-def result_filename(variant: str, shape: list[int] | tuple[int, ...], dtype: str, device: str) -> str:
-    """The JSON file name of a result."""
-    return result_stem(variant, shape, dtype, device) + ".json"
+def result_filename(variant: str, shape: list[int] | tuple[int, ...], dtype: str, device: str,
+                    workload: str = "prefill", kv_heads: int | None = None, kv_len: int | None = None) -> str:  # fmt: skip
+    """The JSON file name of a result (see :func:`result_stem`)."""
+    return result_stem(variant, shape, dtype, device, workload, kv_heads, kv_len) + ".json"
 
 
 def json_bytes(data: dict[str, Any]) -> bytes:
@@ -326,10 +412,10 @@ def load_trace(result_path: Path, result: Result) -> dict[str, Any] | None:
         return json.load(f)
 
 
-def find(directory: Path, variant: str) -> list[Path]:
-    """Result files for ``variant`` in ``directory``, CUDA results first, then by name."""
+def find(directory: Path, variant: str, workload: str = "prefill") -> list[Path]:
+    """Result files for ``variant`` and ``workload`` in ``directory``, CUDA results first, then by name."""
     directory = Path(directory)
-    paths = sorted(directory.glob(f"{_SAFE.sub('_', variant)}__*.json"))
+    paths = sorted(directory.glob(f"{_SAFE.sub('_', variant)}__{_SAFE.sub('_', workload)}__*.json"))
     return sorted(paths, key=lambda p: (not p.stem.endswith("__cuda"), p.name))
 
 
