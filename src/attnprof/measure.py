@@ -217,9 +217,10 @@ def read_bandwidth(device: str, nbytes: int = READ_BYTES, reps: int = 10) -> tup
     """How fast the device reads memory: ``(GB/s, bytes read)``, or ``None`` on the CPU or without CUDA.
 
     A sum over ``nbytes`` of float32 in device memory (random, made on the device), timed like every call here
-    (:func:`timed_calls` with the GPU pre-filled, median of ``reps`` after three warm-up calls). Only the bytes read count: the result is
-    one number. This is the ceiling of a step that reads much and writes little, such as decoding, which a copy's
-    figure (bytes read plus bytes written) does not give. Measured once per process and size, then reused.
+    (:func:`timed_calls` with the GPU pre-filled, median of ``reps`` after three warm-up calls). Only the bytes
+    read count: the result is one number. This is the ceiling of a step that reads much and writes little, such
+    as decoding, which a copy's figure (bytes read plus bytes written) does not give. Measured once per process
+    and size, then reused.
     """
     if device != "cuda":
         return None

@@ -33,11 +33,11 @@ from . import __version__, results, trace, variants, workloads
 from .inputs import Setup, default_setup, make_inputs
 from .measure import (
     PeakMemory,
-    read_bandwidth,
     capture_trace,
     exported,
     gpu_sleeper,
     percentile,
+    read_bandwidth,
     recording,
     sync,
     time_context_us,
@@ -48,7 +48,7 @@ from .measure import (
 from .results import CpuCostRow, CpuCosts, DecodeFigures, Environment, GraphFigures, Result, Timing
 
 if TYPE_CHECKING:
-    import torch
+    pass
 
 # --- failure as data ------------------------------------------------------------------------------------------------
 

@@ -320,8 +320,15 @@ class Result:
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
 
-def result_stem(variant: str, shape: list[int] | tuple[int, ...], dtype: str, device: str,
-                workload: str = "prefill", kv_heads: int | None = None, kv_len: int | None = None) -> str:  # fmt: skip
+def result_stem(
+    variant: str,
+    shape: list[int] | tuple[int, ...],
+    dtype: str,
+    device: str,
+    workload: str = "prefill",
+    kv_heads: int | None = None,
+    kv_len: int | None = None,
+) -> str:
     """The name shared by a result and its trace: ``naive__prefill__8x16x1024x64__bfloat16__cuda``; a KV cache adds
     its heads and length to the shape: ``sdpa_flash__decode__8x32x1x128_kv8x4096__bfloat16__cuda``."""
     dims = "x".join(str(int(n)) for n in shape)
@@ -330,10 +337,9 @@ def result_stem(variant: str, shape: list[int] | tuple[int, ...], dtype: str, de
     return _SAFE.sub("_", f"{variant}__{workload}__{dims}__{dtype}__{device}")
 
 
-def result_filename(variant: str, shape: list[int] | tuple[int, ...], dtype: str, device: str,
-                    workload: str = "prefill", kv_heads: int | None = None, kv_len: int | None = None) -> str:  # fmt: skip
-    """The JSON file name of a result (see :func:`result_stem`)."""
-    return result_stem(variant, shape, dtype, device, workload, kv_heads, kv_len) + ".json"
+def result_filename(variant: str, shape: list[int] | tuple[int, ...], dtype: str, device: str, *rest: Any) -> str:
+    """The JSON file name of a result; ``rest`` is :func:`result_stem`'s workload, kv_heads and kv_len."""
+    return result_stem(variant, shape, dtype, device, *rest) + ".json"
 
 
 def json_bytes(data: dict[str, Any]) -> bytes:

@@ -113,6 +113,11 @@ class Workload:
         return f"{variant}_{phase}"
 
 
+def prefill_flops(setup: Setup) -> float:
+    """FLOPs of one causal forward (:func:`attnprof.inputs.causal_flops`)."""
+    return inputs.causal_flops(setup.shape)
+
+
 def train_flops(setup: Setup) -> float:
     """FLOPs of one training step: the causal forward's, times 1 + :data:`BACKWARD_FLOP_FACTOR`."""
     return (1.0 + BACKWARD_FLOP_FACTOR) * inputs.causal_flops(setup.shape)
@@ -219,15 +224,7 @@ def _decode(v: variants.Variant, setup: Setup) -> Step:
 WORKLOADS: dict[str, Workload] = {
     w.name: w
     for w in (
-        Workload(
-            "prefill",
-            "Prefill: one causal forward",
-            "fwd",
-            (),
-            False,
-            lambda s: inputs.causal_flops(s.shape),
-            _prefill,
-        ),  # fmt: skip
+        Workload("prefill", "Prefill: one causal forward", "fwd", (), False, prefill_flops, _prefill),
         Workload("train", "Training: forward and backward", "train", ("fwd", "bwd"), True, train_flops, _train),
         Workload("decode", "Decoding: one token against a KV cache", "decode", (), False, decode_flops, _decode),
     )
@@ -256,7 +253,8 @@ def check(variant: str, workload: str) -> variants.Variant:
     v, w = variants.get(variant), get(workload)
     if not v.supports(w.name):
         raise ValueError(
-            f"variant {v.name!r} does not take part in the {w.name} workload ({v.why_not(w.name) or 'no form for it'}); "
+            f"variant {v.name!r} does not take part in the {w.name} workload "
+            f"({v.why_not(w.name) or 'no form for it'}); "
             f"choose one of: {', '.join(variants.for_workload(w.name))}"
         )
     return v
@@ -348,7 +346,7 @@ def plan(workload: str, device: str, names: tuple[str, ...] | None = None) -> li
     return out
 
 
-# --- measuring what only one workload measures -----------------------------------------------------------------------
+# --- measuring what only one workload measures ----------------------------------------------------------------------
 
 
 def train_figures(step: Step, setup: Setup, grad_error: float | None) -> TrainFigures:
