@@ -236,7 +236,8 @@ class DecisionRow:
     Attributes:
         workload: ``"train"``, ``"prefill"`` or ``"decode"``.
         length: The sequence length (train, prefill) or cache length (decode).
-        entries: Every candidate that ran, fastest first (median GPU time).
+        entries: Every candidate that ran, fastest first (median GPU time); SDPA's own choice is not one of
+            them (it runs one of the forced backends) but ``auto``.
         too_close: The winner and the runner-up are too close to call (:func:`too_close_to_call`).
         forcing: ``"helps"`` (a forced backend beats SDPA's own choice beyond the noise), ``"no_gain"`` (it does
             not), or ``"unknown"`` (SDPA's choice or every forced backend is missing).
@@ -272,11 +273,13 @@ class DecisionRow:
 
 def decision_row(workload: str, length: int, entries: Iterable[Entry]) -> DecisionRow:
     """Rank the candidates of one workload at one length and work out the rest of the row."""
-    ranked = sorted(entries, key=lambda e: e.band.median)
+    entries = list(entries)
+    # SDPA's own choice runs one of the forced backends: it is compared with them, not ranked among them
+    ranked = sorted((e for e in entries if e.variant != "sdpa_auto"), key=lambda e: e.band.median)
     row = DecisionRow(workload, length, ranked)
     if len(ranked) > 1:
         row.too_close = too_close_to_call(ranked[0].band, ranked[1].band)
-    by = {e.variant: e for e in ranked}
+    by = {e.variant: e for e in entries}
     row.auto = by.get("sdpa_auto")
     forced = [e for e in ranked if e.variant in variants.forced()]
     row.best_forced = forced[0] if forced else None
