@@ -419,9 +419,10 @@ def load_trace(result_path: Path, result: Result) -> dict[str, Any] | None:
 
 
 def find(directory: Path, variant: str, workload: str = "prefill") -> list[Path]:
-    """Result files for ``variant`` and ``workload`` in ``directory``, CUDA results first, then by name."""
-    directory = Path(directory)
-    paths = sorted(directory.glob(f"{_SAFE.sub('_', variant)}__{_SAFE.sub('_', workload)}__*.json"))
+    """Result files for ``variant`` (``"*"``: every variant) and ``workload`` in ``directory``, CUDA results first,
+    then by name."""
+    name = "*" if variant == "*" else _SAFE.sub("_", variant)
+    paths = sorted(Path(directory).glob(f"{name}__{_SAFE.sub('_', workload)}__*.json"))
     return sorted(paths, key=lambda p: (not p.stem.endswith("__cuda"), p.name))
 
 

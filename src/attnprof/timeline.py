@@ -3,7 +3,8 @@
 The picture is what Perfetto or ``chrome://tracing`` shows for the same step, reduced to what the guide talks
 about:
 
-- CPU rows, one per nesting depth, with the ops recorded under the annotated forward call;
+- CPU rows, one per nesting depth, with the ops recorded under the annotated call (and, for a training step, one
+  per depth of the autograd engine's thread, which runs the backward);
 - a row of CUDA runtime and driver calls (``cudaLaunchKernel``, ``cuLaunchKernelEx``, synchronisations, ...);
 - one row per GPU stream with the kernels, memcpys and memsets, colored by kernel family
   (:data:`FAMILY_COLORS`, the same on every page) and labelled with their decoded short names where they fit;
@@ -120,6 +121,9 @@ def pick_step(result: Result, step: int | None = None) -> StepTrace:
 
 def _layout(result: Result, step: int | None, language: str | None = None) -> _Layout:
     head = f"{result.variant}, {list(result.shape)} {result.dtype} ({result.device})"
+    if result.workload != "prefill":
+        cache = f" {list(result.shape[:1])[0]}x{result.kv_heads}x{result.kv_len}" if result.kv_len else ""
+        head = f"{result.variant} {result.workload}{cache}, {list(result.shape)} {result.dtype} ({result.device})"
     if not result.ok or not result.steps:
         msg = f"{result.variant} did not run ({result.status}): {result.reason or 'no steps recorded'}"
         return _Layout(head, msg, [], [], [], 1.0, message=msg, language=words.language(language))
@@ -128,12 +132,17 @@ def _layout(result: Result, step: int | None, language: str | None = None) -> _L
     # CPU ops by depth; runtime and driver calls on a row of their own
     cpu_ops = [op for op in st.cpu_ops if op.category not in _RUNTIME_CATEGORIES]
     runtime_ops = [op for op in st.cpu_ops if op.category in _RUNTIME_CATEGORIES]
-    depths = sorted({op.depth for op in cpu_ops})
-    rows: list[_Row] = [_Row(words.text("timeline.row.cpu", language, depth=d)) for d in depths]
-    depth_row = {d: i for i, d in enumerate(depths)}
+    # one row per thread and depth: the annotating thread first, then (training) the autograd engine's thread
+    lanes = sorted({(op.thread, op.depth) for op in cpu_ops})
+    rows: list[_Row] = [
+        _Row(words.text("timeline.row.thread", language, thread=t, depth=d) if t else
+             words.text("timeline.row.cpu", language, depth=d))
+        for t, d in lanes
+    ]  # fmt: skip
+    lane_row = {lane: i for i, lane in enumerate(lanes)}
     for op in cpu_ops:
         color = CPU_COLORS[min(op.depth, len(CPU_COLORS) - 1)]
-        rows[depth_row[op.depth]].bars.append(_Bar(op.start_us, op.duration_us, _op_label(op), color))
+        rows[lane_row[(op.thread, op.depth)]].bars.append(_Bar(op.start_us, op.duration_us, _op_label(op), color))
 
     launches = _launch_calls(st, runtime_ops)
     runtime_row = None

@@ -2,7 +2,7 @@
 
 ``timeline VARIANT``
     One active step drawn by :mod:`attnprof.timeline` (``:step:``, the middle one by default), the content as
-    caption, and a link to the raw trace.
+    caption, and a link to the raw trace; ``:workload:`` (and ``:kv-len:``) picks a training or decoding result.
 ``scaling-plot``
     One metric (``:metric:``) of the sweep against sequence length at one head_dim (``:head-dim:``), drawn by
     :mod:`attnprof.scalingplot`, the content as caption.
@@ -28,7 +28,7 @@ from sphinx.util.docutils import SphinxDirective
 from .. import pictures, scalingplot, sweep, timeline
 from ..results import Result
 from . import lookup
-from .nodes import AttnprofDirective, not_run_note, para
+from .nodes import WORKLOAD_OPTIONS, AttnprofDirective, not_run_note, para
 from .scaling import SweepDirective
 
 #: Figure classes whose images get their caption as alt text.
@@ -75,6 +75,7 @@ class Timeline(AttnprofDirective):
         "width": directives.length_or_percentage_or_unitless,
         "name": directives.unchanged,
         "class": directives.class_option,
+        **WORKLOAD_OPTIONS,
     }
 
     def run(self) -> list[nodes.Node]:

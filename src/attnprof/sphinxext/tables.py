@@ -1,7 +1,8 @@
 """Tables of results: the kernel table of one variant, and tables with one row per variant.
 
 ``kernel-table VARIANT``
-    One row per distinct GPU activity of the variant's profiled steps.
+    One row per distinct GPU activity of the variant's profiled steps; ``:workload:`` (and ``:kv-len:``) picks the
+    training or decoding result, ``:phase:`` the forward or backward of a training step.
 ``compare-table [VARIANT ...]``
     The at-a-glance table.
 ``cpu-cost-table [VARIANT ...]``
@@ -24,7 +25,17 @@ from .. import fmt
 from ..analysis import Analysis, cpu_cost
 from ..results import CpuCosts
 from ..variants import VARIANTS
-from .nodes import TABLE_OPTIONS, AttnprofDirective, Span, limiter_words, not_run_note, para, status_words
+from . import lookup
+from .nodes import (
+    TABLE_OPTIONS,
+    WORKLOAD_OPTIONS,
+    AttnprofDirective,
+    Span,
+    limiter_words,
+    not_run_note,
+    para,
+    status_words,
+)
 
 
 class KernelTable(AttnprofDirective):
@@ -32,6 +43,7 @@ class KernelTable(AttnprofDirective):
 
     required_arguments = 1
     has_content = False
+    option_spec: ClassVar = {**TABLE_OPTIONS, **WORKLOAD_OPTIONS, "phase": directives.unchanged}
 
     def run(self) -> list[nodes.Node]:
         found = self.find(self.arguments[0])
@@ -41,7 +53,12 @@ class KernelTable(AttnprofDirective):
         result = a.result
         if not result.ok:
             return [not_run_note(result, lang)]
-        if not a.rows:
+        phase = self.options.get("phase")
+        rows = a.rows if phase is None else a.phases.get(phase)
+        if rows is None:
+            message = f"kernel-table {result.variant!r}: no phase {phase!r}; choose one of: {', '.join(a.phases)}"
+            return self.problem(lookup.warn(message, "phase", self.get_location()))
+        if not rows:
             text = self.say(
                 "status.no_gpu_activity",
                 variant=result.variant,
@@ -52,7 +69,7 @@ class KernelTable(AttnprofDirective):
             return [nodes.note("", para(text), classes=["attnprof-no-gpu"])]
         na = self.say("not_available")
         body = []
-        for r in a.rows:
+        for r in rows:
             theo = r.theoretical
             name_cell = [
                 para(nodes.strong("", r.info.short or r.name)),

@@ -13,6 +13,8 @@ WORKLOADS: dict[str, dict[str, str]] = {
     "workload.length.train": {"en": "seq {n}", "ja": "系列長 {n}"},
     "workload.length.prefill": {"en": "seq {n}", "ja": "系列長 {n}"},
     "workload.length.decode": {"en": "KV cache {n}", "ja": "KV キャッシュ {n}"},
+    # --- timelines ---
+    "timeline.row.thread": {"en": "{thread}, depth {depth}", "ja": "{thread} (深さ {depth})"},
     # --- train-table ---
     "col.step_ms": {"en": "Training step (median, ms)", "ja": "学習ステップ (中央値, ms)"},
     "col.fwd_ms": {"en": "Forward (ms)", "ja": "フォワード (ms)"},
