@@ -122,8 +122,9 @@ def pick_step(result: Result, step: int | None = None) -> StepTrace:
 def _layout(result: Result, step: int | None, language: str | None = None) -> _Layout:
     head = f"{result.variant}, {list(result.shape)} {result.dtype} ({result.device})"
     if result.workload != "prefill":
-        cache = f" {list(result.shape[:1])[0]}x{result.kv_heads}x{result.kv_len}" if result.kv_len else ""
-        head = f"{result.variant} {result.workload}{cache}, {list(result.shape)} {result.dtype} ({result.device})"
+        head = f"{result.variant} ({result.workload}), {list(result.shape)} {result.dtype} ({result.device})"
+        if result.kv_len:
+            head += f", KV cache {result.kv_heads}×{result.kv_len}"
     if not result.ok or not result.steps:
         msg = f"{result.variant} did not run ({result.status}): {result.reason or 'no steps recorded'}"
         return _Layout(head, msg, [], [], [], 1.0, message=msg, language=words.language(language))

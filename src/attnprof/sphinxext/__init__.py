@@ -15,6 +15,8 @@ One module per family of directives, each with its own ``setup_*``:
 :mod:`.scaling`                 ``scaling-table``, ``roofline-table``, ``sdpa-choice-table``
 :mod:`.figures`                 ``timeline``, ``scaling-plot``, and the pictures' alt text
 :mod:`.banner`                  ``env-banner``, and the banner every page gets
+:mod:`.workloads`               ``train-table``, ``decode-table``, ``decode-kernel-table``, ``graph-table``,
+                                ``decision``, ``decision-summary``
 ==============================  ================================================================================
 
 Example (MyST)::
@@ -50,6 +52,7 @@ from .metrics import setup_metrics
 from .occupancy import setup_occupancy
 from .scaling import setup_scaling
 from .tables import setup_tables
+from .workloads import setup_workloads
 
 _PACKAGE_DIR = Path(__file__).parent.parent
 
@@ -75,6 +78,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("config-inited", _on_config_inited)
     app.add_css_file("attnprof.css")
     for setup_family in (setup_tables, setup_metrics, setup_claims, setup_occupancy, setup_scaling, setup_figures,
-                         setup_banner):  # fmt: skip
+                         setup_banner, setup_workloads):  # fmt: skip
         setup_family(app)
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True}

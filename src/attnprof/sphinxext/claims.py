@@ -8,7 +8,9 @@
     claim shown (a missing one is a warning), translated with the page. Each row is a link target (``claim-c1``
     ...) that the ``claims`` directive on other pages links to.
 
-A missing or stale result of a variant a claim needs is a warning, like everywhere else.
+A missing or stale result of a variant a claim needs is a warning, like everywhere else. The claims about the other
+workloads (C18-) read the whole build (:func:`.lookup.find_build`); a table of those alone heads its second column
+"our guess" instead of "published".
 """
 
 from __future__ import annotations
@@ -52,11 +54,13 @@ class Claims(AttnprofDirective):
             missing = [c.id for c in chosen if c.id not in statements]
             if missing:
                 out += self.bad_content(f"{self.name} has no statement for {', '.join(missing)}")
-        found = self.results_for(chosen, out)
+        found = self.results_for([c for c in chosen if c.workload == "prefill"], out)
         cpu = self.cpu_costs() if any(c.id in CPU_CLAIMS for c in chosen) else None
+        others = tuple(dict.fromkeys(c.workload for c in chosen if c.workload != "prefill"))
+        build = lookup.find_build(self.env, self.get_location(), others) if others else None
         body = []
         for claim in chosen:
-            verdict = claim.check(found, self.lang, cpu)
+            verdict = claim.check(found, self.lang, cpu, build)
             measured = [para(t) for t in (verdict.measured, verdict.detail, verdict.reason) if t]
             cells = [
                 self.claim_cell(claim.id),
@@ -70,7 +74,9 @@ class Claims(AttnprofDirective):
             if self.full:
                 cells.insert(1, statements.get(claim.id, []))
             body.append(cells)
-        keys = ["col.claim", "col.published", "col.measured", "col.verdict"]
+        # the article's claims have a published figure; this site's own (C18-) have a guess
+        published = "col.guess" if chosen and all(c.workload != "prefill" for c in chosen) else "col.published"
+        keys = ["col.claim", published, "col.measured", "col.verdict"]
         if self.full:
             keys.insert(1, "col.statement")
         css = ["attnprof-claims-table", "attnprof-claims-full" if self.full else "attnprof-claims"]
