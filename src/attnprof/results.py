@@ -25,10 +25,8 @@ Format (version 2), top-level keys of the JSON object:
 ``trace_file``
     File name of the gzipped Chrome trace beside the JSON file, or ``null``.
 ``workload``, ``kv_heads``, ``kv_len``, ``train_figures``, ``decode_figures``
-    The workload (:mod:`attnprof.workloads`: ``"prefill"``, ``"train"``, ``"decode"``), the KV cache of a decoding
-    step (``null`` otherwise), and what only that workload measures: :class:`TrainFigures` (the forward alone,
-    memory saved for the backward, gradient error) or :class:`DecodeFigures` (bytes moved, achieved bandwidth
-    against the read ceiling, and the step replayed from a CUDA graph, :class:`GraphFigures`), ``null`` otherwise.
+    The workload (:mod:`attnprof.workloads`), a decoding step's KV cache, and what only that workload measures
+    (:class:`TrainFigures`, :class:`DecodeFigures` with :class:`GraphFigures`); ``null`` where they do not apply.
 
 All times are microseconds unless a field name says otherwise; all memory sizes are bytes.
 """
@@ -248,11 +246,9 @@ def _step(s: dict[str, Any]) -> StepTrace:
 
 
 def _decode_figures(d: dict[str, Any] | None) -> DecodeFigures | None:
-    if d is None:
-        return None
-    g = d.get("graph")
+    g = d.get("graph") if d is not None else None
     graph = None if g is None else GraphFigures(**{**g, "steps": [_step(s) for s in g.get("steps", [])]})
-    return DecodeFigures(**{**d, "graph": graph})
+    return None if d is None else DecodeFigures(**{**d, "graph": graph})
 
 
 @dataclass
@@ -320,15 +316,8 @@ class Result:
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
 
-def result_stem(
-    variant: str,
-    shape: list[int] | tuple[int, ...],
-    dtype: str,
-    device: str,
-    workload: str = "prefill",
-    kv_heads: int | None = None,
-    kv_len: int | None = None,
-) -> str:
+def result_stem(variant: str, shape: list[int] | tuple[int, ...], dtype: str, device: str, workload: str = "prefill",
+                kv_heads: int | None = None, kv_len: int | None = None) -> str:  # fmt: skip
     """The name shared by a result and its trace: ``naive__prefill__8x16x1024x64__bfloat16__cuda``; a KV cache adds
     its heads and length to the shape: ``sdpa_flash__decode__8x32x1x128_kv8x4096__bfloat16__cuda``."""
     dims = "x".join(str(int(n)) for n in shape)

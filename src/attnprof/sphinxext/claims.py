@@ -1,8 +1,9 @@
 """The reference article's claims checked against this build (:mod:`attnprof.claims`).
 
 ``claims [ID ...]``
-    One row per claim (all when none are named): its id (linked to its row in the ``claims-table``), the published
-    figure, what this build measured (with the detail, or why it could not be checked) and the verdict.
+    One row per claim (the article's, C1-C17, when none are named): its id (linked to its row in the
+    ``claims-table``), the published figure, what this build measured (with the detail, or why it could not be
+    checked) and the verdict.
 ``claims-table [ID ...]``
     The full table, with the claims in brief from the content: a bullet list of ``C<n>: text`` items, one per
     claim shown (a missing one is a warning), translated with the page. Each row is a link target (``claim-c1``
@@ -32,7 +33,7 @@ CPU_CLAIMS = frozenset({"C16", "C17"})
 
 
 class Claims(AttnprofDirective):
-    """``claims [ID ...]``: the article's claims (all when none are named) checked against this build."""
+    """``claims [ID ...]``: claims (the article's when none are named) checked against this build."""
 
     optional_arguments = len(claims.CLAIMS)
     has_content = False
@@ -42,7 +43,7 @@ class Claims(AttnprofDirective):
     def run(self) -> list[nodes.Node]:
         out: list[nodes.Node] = []
         chosen: list[claims.Claim] = []
-        for claim_id in self.arguments or list(claims.CLAIMS):
+        for claim_id in self.arguments or list(claims.ARTICLE_CLAIMS):
             try:
                 chosen.append(claims.get(claim_id))
             except KeyError as exc:
