@@ -8,6 +8,10 @@ Usage::
     attnprof sweep [--variants V ...] [--seqs S ...] [--head-dims D ...] [--batch N] [--heads N] [--dtype bf16]
                    [--device cuda|cpu] [--compiled-seqs S ...] [--budget-s SECONDS] [--out FILE]
 
+``profile``, ``compare`` and ``sweep`` also take ``--workload prefill|train|decode`` (:mod:`attnprof.workloads`;
+prefill by default) and, for decoding, ``--kv-heads N --kv-len L`` (the KV cache; the shape's ``S`` is then the one
+new token). A training or decoding sweep runs ``--seqs`` as sequence or cache lengths (the build's by default).
+
 The device defaults to CUDA when there is one, else the CPU; the shape to :func:`attnprof.inputs.default_setup`'s
 (``8,16,1024,64`` on CUDA, ``1,4,256,64`` on the CPU) and the dtype to bf16. A variant that cannot run is a row
 (or a summary) that says why, and the exit status is 0. Bad input (an unknown variant, dtype or device, a malformed
@@ -28,7 +32,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, NoReturn
 
-from . import __version__, inputs, profiling, report, results, sweep, sweeprun, variants
+from . import __version__, inputs, profiling, report, results, sweep, sweeprun, variants, workloads
+from .analysis import analyse
+from .workload_analysis import Build
 
 #: Exit status for bad input.
 USAGE_ERROR = 2
@@ -144,10 +150,11 @@ def cmd_list(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
 def cmd_profile(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     """``attnprof profile``: the kernel table and summary of one variant (or its result as JSON)."""
     (name,) = _variant_names([args.variant])
-    setup = _setup(args)
+    _check_workload(name, args.workload)
+    setup = _workload_setup(args)
     trace_to = Path(args.trace) if args.trace else None
     with tempfile.TemporaryDirectory() as tmp:
-        res = profiling.profile(name, setup, save_to=tmp if trace_to else None)
+        res = profiling.profile(name, setup, workload=args.workload, save_to=tmp if trace_to else None)
         if trace_to is not None:
             if res.trace_file:
                 src = Path(tmp) / res.trace_file
@@ -162,22 +169,24 @@ def cmd_profile(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     if args.json:
         out.write(results.dumps(res).decode())
         return 0
-    out.write(report.kernel_table(res) + "\n\n" + report.summary(res) + "\n")
+    out.write(report.kernel_table(res) + "\n\n" + report.workload_summary(res) + "\n")
     return 0
 
 
 def cmd_compare(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     """``attnprof compare``: one row per variant (all when none are named)."""
-    names = _variant_names(args.variants) if args.variants else list(variants.VARIANTS)
-    setup = _setup(args)
+    names = _variant_names(args.variants) if args.variants else list(variants.for_workload(args.workload))
+    for name in names:
+        _check_workload(name, args.workload)
+    setup = _workload_setup(args)
     found = []
     for name in names:
-        err.write(f"profiling {name} ({setup.describe()})\n")
-        found.append(profiling.profile(name, setup))
+        err.write(f"profiling {name} ({args.workload}, {setup.describe()})\n")
+        found.append(profiling.profile(name, setup, workload=args.workload))
     if args.json:
         out.write(json.dumps([r.to_dict() for r in found], indent=1, sort_keys=True, ensure_ascii=False) + "\n")
         return 0
-    out.write(f"{setup.describe()}\n\n{report.compare_table(found)}\n")
+    out.write(f"{args.workload}: {setup.describe()}\n\n{_workload_table(args.workload, found)}\n")
     return 0
 
 
@@ -205,6 +214,8 @@ class ProgressBar:
 
 def cmd_sweep(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     """``attnprof sweep``: time every variant over sequence lengths and head dims."""
+    if args.workload != "prefill":
+        return cmd_workload_sweep(args, out, err)
     device = _device(args.device)
     try:
         cfg = sweeprun.make_config(
@@ -236,6 +247,84 @@ def cmd_sweep(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     return 0
 
 
+# --- the other workloads: training and decoding ---------------------------------------------------------------------
+
+
+def _check_workload(name: str, workload: str) -> None:
+    try:
+        workloads.check(name, workload)
+    except ValueError as exc:
+        raise BadInput(str(exc)) from None
+
+
+def _workload_setup(args: argparse.Namespace, kv_len: int | str | None = None) -> inputs.Setup:
+    """The setup of ``--workload``: the shape (the workload's default when left out), dtype, device, and for
+    decoding the KV cache (``--kv-heads``, ``--kv-len``; defaults when the shape is left out too)."""
+    device = _device(args.device)
+    base = workloads.default_setup(args.workload, device)
+    kv_heads, kv_len = args.kv_heads, kv_len or args.kv_len
+    if args.workload == "decode" and args.shape is None:
+        kv_heads, kv_len = kv_heads or base.kv_heads, kv_len or base.kv_len
+    shape = args.shape if args.shape is not None else base.shape
+    try:
+        setup = inputs.make_setup(shape, args.dtype or base.dtype, device, kv_heads=kv_heads, kv_len=kv_len)
+        return workloads.check_setup(args.workload, setup)
+    except ValueError as exc:
+        raise BadInput(str(exc)) from None
+
+
+def _workload_table(workload: str, found: list[results.Result]) -> str:
+    if workload == "prefill":
+        return report.compare_table(found)
+    build = Build({workload: [analyse(r) for r in found]})
+    return report.train_table(build.train_rows()) if workload == "train" else report.decode_table(build.decode_rows())
+
+
+def cmd_workload_sweep(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+    """``attnprof sweep --workload train|decode``: profile the variants over sequence (train) or cache (decode)
+    lengths, ``--seqs`` (the build's plan when left out)."""
+    device = _device(args.device)
+    names = _variant_names(_numbers(args.variants) or []) or None
+    for name in names or ():
+        _check_workload(name, args.workload)
+    lengths = _numbers(args.seqs)
+    if lengths is None:
+        plan = workloads.plan(args.workload, device, tuple(names) if names else None)
+        runs = [(p.variant, p.setup) for p in plan]
+    else:
+        try:
+            lengths = [str(inputs.positive_int("length", n, "4096")) for n in lengths]
+        except ValueError as exc:
+            raise BadInput(str(exc)) from None
+        chosen = names or list(variants.for_workload(args.workload))
+        runs = []
+        for n in lengths:
+            if args.workload == "decode":
+                setup = _workload_setup(args, kv_len=n)
+            else:
+                b, h, _, d = _workload_setup(args).shape
+                args_n = argparse.Namespace(**{**vars(args), "shape": f"{b},{h},{n},{d}"})
+                setup = _workload_setup(args_n)
+            runs += [(v, setup) for v in chosen]
+    found = []
+    for i, (name, setup) in enumerate(runs, start=1):
+        err.write(f"[{i}/{len(runs)}] {name} {args.workload} {setup.describe()}\n")
+        found.append(profiling.profile(name, setup, workload=args.workload))
+    out.write(_workload_table(args.workload, found) + "\n")
+    if args.out:
+        data = json.dumps([r.to_dict() for r in found], indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+        results.write_if_changed(Path(args.out), data.encode())
+        err.write(f"results written to {args.out}\n")
+    return 0
+
+
+def _add_workload_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--workload", default="prefill", choices=list(workloads.WORKLOADS),
+                   help="prefill (one causal forward; default), train (forward + backward) or decode")  # fmt: skip
+    p.add_argument("--kv-heads", default=None, help="decode: KV heads, a divisor of the query heads (e.g. 8)")
+    p.add_argument("--kv-len", default=None, help="decode: KV cache length (e.g. 4096)")
+
+
 # --- the parser -----------------------------------------------------------------------------------------------------
 
 
@@ -260,6 +349,7 @@ def parser() -> argparse.ArgumentParser:
     p = sub.add_parser("profile", help="profile one variant: kernel table and summary")
     p.add_argument("variant", help=f"one of: {', '.join(variants.VARIANTS)}")
     _add_setup_options(p)
+    _add_workload_options(p)
     p.add_argument("--trace", metavar="FILE", help="also write the Chrome trace (gzipped if FILE ends in .gz)")
     p.add_argument("--json", action="store_true", help="print the result as JSON instead of tables")
     p.set_defaults(run=cmd_profile)
@@ -267,6 +357,7 @@ def parser() -> argparse.ArgumentParser:
     p = sub.add_parser("compare", help="profile several variants: one row each")
     p.add_argument("variants", nargs="*", help="variants to compare (default: all)")
     _add_setup_options(p)
+    _add_workload_options(p)
     p.add_argument("--json", action="store_true", help="print the results as a JSON list instead of a table")
     p.set_defaults(run=cmd_compare)
 
@@ -282,6 +373,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--budget-s", type=str, default=None, help="time budget in seconds (default: 30 on CUDA, 60 on the CPU)"
     )
+    _add_workload_options(p)
     p.add_argument("--out", metavar="FILE", help="write the sweep as JSON to FILE")
     p.set_defaults(run=cmd_sweep)
     return top
