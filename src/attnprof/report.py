@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from .analysis import Analysis, analyse, cpu_cost
 from .results import CpuCosts, Result
 from .sweep import METRICS, Sweep
-from .workload_analysis import DecodeRow, TrainRow
+from .workload_analysis import DecodeRow, TrainRow, train_row
 
 
 def _fmt(x: float | None, spec: str, none: str = "-") -> str:
@@ -30,13 +30,14 @@ def _analysed(result: Result | Analysis) -> Analysis:
     return result if isinstance(result, Analysis) else analyse(result)
 
 
-def kernel_table(result: Result | Analysis, width: int = 48) -> str:
-    """One row per distinct GPU activity of the active steps: what the kernel table on the site shows."""
+def kernel_table(result: Result | Analysis, width: int = 48, phase: str | None = None) -> str:
+    """One row per distinct GPU activity of the active steps: what the kernel table on the site shows; ``phase``
+    (``"fwd"``, ``"bwd"``) keeps only that phase of a training step."""
     a = _analysed(result)
     result = a.result
     if not result.ok:
         return f"{result.variant}: {result.status} - {result.reason}"
-    rows = a.rows
+    rows = a.rows if phase is None else a.phases.get(phase, ())
     if not rows:
         return f"{result.variant}: no GPU activity recorded (device: {result.device})"
     body = []
@@ -241,11 +242,11 @@ def workload_summary(result: Result | Analysis) -> str:
         lines[0] = lines[0].replace("\n", f", KV cache {res.kv_heads} heads x {res.kv_len}\n", 1)
     f, d = res.train_figures, res.decode_figures
     if res.ok and f is not None and res.timing is not None:
-        bwd = res.timing.gpu_ms_median - f.fwd_ms_median
+        row = train_row(a)
         saved = "n/a" if f.saved_bytes is None else f"{f.saved_bytes / 2**20:.1f}"
-        lines.append(f"  training step: forward {f.fwd_ms_median:.3f} ms + backward {bwd:.3f} ms "
-                     f"(backward/forward {bwd / f.fwd_ms_median:.2f}); kept for the backward {saved} MiB; "
-                     f"gradient error {f.grad_rel_error:.1e}")  # fmt: skip
+        lines.append(f"  training step: forward {f.fwd_ms_median:.3f} ms + backward {_fmt(row.bwd_ms, '.3f', 'n/a')} "
+                     f"ms (backward/forward {_fmt(row.bwd_over_fwd, '.2f', 'n/a')}); kept for the backward {saved} "
+                     f"MiB; gradient error {f.grad_rel_error:.1e}")  # fmt: skip
     if res.ok and d is not None:
         ceiling = (
             "" if d.read_fraction is None else f", {100 * d.read_fraction:.0f}% of {d.read_ceiling_gbs:.0f} GB/s"

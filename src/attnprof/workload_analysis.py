@@ -73,7 +73,10 @@ def _per_step(rows: Iterable[KernelRow]) -> float:
 
 @dataclass
 class TrainRow:
-    """One variant's training step: times (ms, medians without the profiler), the backward's share, memory."""
+    """One variant's training step: times (ms, medians without the profiler), the backward's share, memory.
+
+    The backward's time is the step's median minus the forward's; ``None`` where that is not positive (the two
+    medians are noise apart, as on a busy CPU)."""
 
     variant: str
     status: str
@@ -104,8 +107,10 @@ def train_row(a: Analysis) -> TrainRow:
     row.step_ms, row.tflops, row.peak_mib, row.band = t.gpu_ms_median, t.tflops, _mib(t.peak_extra_bytes), _band(a)
     if f is not None:
         row.fwd_ms = f.fwd_ms_median
-        row.bwd_ms = t.gpu_ms_median - f.fwd_ms_median
-        row.bwd_over_fwd = row.bwd_ms / f.fwd_ms_median if f.fwd_ms_median > 0 else None
+        # a step measured no longer than its forward (CPU noise) has no backward time to show
+        bwd = t.gpu_ms_median - f.fwd_ms_median
+        row.bwd_ms = bwd if bwd > 0 else None
+        row.bwd_over_fwd = bwd / f.fwd_ms_median if bwd > 0 and f.fwd_ms_median > 0 else None
         row.saved_mib, row.grad_error = _mib(f.saved_bytes), f.grad_rel_error
     if a.phases:
         row.fwd_kernels = _per_step(a.phases.get("fwd", ()))
@@ -134,11 +139,13 @@ class DecodeRow:
     backend: str | None = None
     peak_mib: float | None = None
     band: Band | None = None
+    device: str = "cuda"
 
     @property
     def launch_bound(self) -> bool | None:
-        """Issuing the step takes the CPU longer than the GPU takes to run it."""
-        if self.dispatch_us is None or self.gpu_us is None:
+        """Issuing the step takes the CPU longer than the GPU takes to run it (``None`` on the CPU, which does all
+        the work itself, or where either was not measured)."""
+        if self.device != "cuda" or self.dispatch_us is None or self.gpu_us is None:
             return None
         return self.dispatch_us > self.gpu_us
 
@@ -146,7 +153,7 @@ class DecodeRow:
 def decode_row(a: Analysis) -> DecodeRow:
     """The decoding row of one analysed decoding result."""
     r = a.result
-    row = DecodeRow(r.variant, r.kv_len or 0, r.status, r.reason)
+    row = DecodeRow(r.variant, r.kv_len or 0, r.status, r.reason, device=r.device)
     t, d = r.timing, r.decode_figures
     if not r.ok or t is None:
         return row
