@@ -6,8 +6,8 @@
     kernel.
 ``decode-table``
     A row per variant, a column per cache length, one metric (``:metric:``: ``gpu_us``, ``gbs``, ``read_pct``,
-    ``dispatch_us``) in the cells; below it the read bandwidth it is compared with, and the variants that never ran
-    with PyTorch's reason.
+    ``dispatch_us``) in the cells; below it the read bandwidth it is compared with (bandwidth metrics), and the
+    variants that never ran with PyTorch's reason (the time table).
 ``decode-kernel-table``
     At one cache length (``:kv-len:``, the longest by default): the kernels each variant runs per step, decoded,
     and its issue time against its GPU time.
@@ -150,7 +150,8 @@ class DecodeTable(_BuildDirective):
             text = self.say("decode.ceiling", gbs=fmt.number(ceiling.read_ceiling_gbs or 0),
                             size=fmt.size(ceiling.read_ceiling_bytes or 0))  # fmt: skip
             out.append(para(text, classes=["attnprof-table-note"]))
-        return out + notes
+        # the refusals once per page's first table (the time table), not under every metric
+        return out + (notes if metric == "gpu_us" else [])
 
 
 class DecodeKernelTable(_BuildDirective):
