@@ -49,8 +49,8 @@ DECODE_KV_HEADS = 8
 DECODE_LENS: tuple[int, ...] = (1024, 4096, 16384, 65536, 131072)
 #: Variants whose decoding step takes tens of milliseconds at long caches run only up to this length in the build.
 DECODE_SLOW_MAX_LEN = 16384
-#: Variants that compile (one kernel per cache length) run at this length only in the build.
-DECODE_COMPILED_LEN = 8192
+#: Variants that compile (one kernel per cache length) run at this length only in the build (one of DECODE_LENS).
+DECODE_COMPILED_LEN = 16384
 #: The cache length of the CUDA-graph comparison.
 GRAPH_LEN = 4096
 #: Decoding on the CPU: a small shape, the same grouping (4 query heads per KV head).
