@@ -492,7 +492,7 @@ def _workload_kernel_names() -> set[str]:
         ("void pytorch_flash::flash_bwd_dot_do_o_kernel", "flash", "flash bwd dot(dO, O) hd64 (bf16)",
          {"direction": "bwd", "step": "dot(dO, O)", "head_dim": "64"}),
         ("void pytorch_flash::flash_bwd_dq_dk_dv_loop_seqk_parallel", "flash",
-         "flash bwd dQ dK dV hd64 128x128 (bf16)", {"block_m": "128", "block_n": "128", "warps": "8", "dtype": "bf16"}),
+         "flash bwd dQ dK dV hd64 128x128 (bf16)", {"block_m": "128", "warps": "8", "dtype": "bf16"}),
         ("void pytorch_flash::flash_bwd_convert_dq", "flash", "flash bwd convert dQ hd64 (bf16)",
          {"step": "convert dQ"}),
         ("void pytorch_flash::flash_fwd_splitkv_kernel", "flash", "flash split-KV fwd hd128 (bf16)",
