@@ -59,8 +59,8 @@ class _BuildDirective(AttnprofDirective):
     def num(self, value: float | None, form: Callable[[float], str] = fmt.number) -> str:
         return self.na(value, form)
 
-    def arrow(self, a: float | None, b: float | None) -> str:
-        return self.say("graph.arrow", a=self.num(a), b=self.num(b))
+    def arrow(self, a: float | None, b: float | None, form: Callable[[float], str] = fmt.number) -> str:
+        return self.say("graph.arrow", a=self.num(a, form), b=self.num(b, form))
 
     def not_run(self, status: str, reason: str | None, width: int) -> Span:
         text = f"{status_words(status, self.lang)}: {reason or self.say('not_available')}"
@@ -199,12 +199,12 @@ class GraphTable(_BuildDirective):
             if r.status != "ok":
                 body.append([nodes.literal("", r.variant), str(r.kv_len), self.not_run(r.status, r.reason, 5)])
                 continue
-            launches = self.arrow(r.eager_launches, r.graph_launches)
+            launches = self.arrow(r.eager_launches, r.graph_launches, fmt.count)
             if r.graph_launch_api:
                 launches = self.say("graph.launch_api", n=launches, api=r.graph_launch_api)
             body.append([nodes.literal("", r.variant), str(r.kv_len), self.arrow(r.eager_cpu_us, r.graph_cpu_us),
                          self.arrow(r.eager_wall_us, r.graph_wall_us), self.arrow(r.eager_gpu_us, r.graph_gpu_us),
-                         self.arrow(r.eager_kernels, r.graph_kernels), launches])  # fmt: skip
+                         self.arrow(r.eager_kernels, r.graph_kernels, fmt.count), launches])  # fmt: skip
             if r.replay_matches is False:
                 notes.append(nodes.warning("", para(self.say("graph.mismatch", variant=r.variant))))
         keys = ["col.variant", *self.columns]
