@@ -10,7 +10,8 @@ Usage::
 
 ``profile``, ``compare`` and ``sweep`` also take ``--workload prefill|train|decode`` (:mod:`attnprof.workloads`;
 prefill by default) and, for decoding, ``--kv-heads N --kv-len L`` (the KV cache; the shape's ``S`` is then the one
-new token). A training or decoding sweep runs ``--seqs`` as sequence or cache lengths (the build's by default).
+new token). A training or decoding sweep runs ``--seqs`` as sequence or cache lengths (the build's plan by default)
+at ``--batch``, ``--heads`` and the first ``--head-dims``.
 
 The device defaults to CUDA when there is one, else the CPU; the shape to :func:`attnprof.inputs.default_setup`'s
 (``8,16,1024,64`` on CUDA, ``1,4,256,64`` on the CPU) and the dtype to bf16. A variant that cannot run is a row
@@ -257,20 +258,36 @@ def _check_workload(name: str, workload: str) -> None:
         raise BadInput(str(exc)) from None
 
 
-def _workload_setup(args: argparse.Namespace, kv_len: int | str | None = None) -> inputs.Setup:
-    """The setup of ``--workload``: the shape (the workload's default when left out), dtype, device, and for
-    decoding the KV cache (``--kv-heads``, ``--kv-len``; defaults when the shape is left out too)."""
+def _workload_setup(
+    args: argparse.Namespace, kv_len: int | str | None = None, shape: str | None = None
+) -> inputs.Setup:
+    """The setup of ``--workload``: the shape (``shape``, ``--shape``, or the workload's default), dtype, device, and
+    for decoding the KV cache (``--kv-heads``, ``--kv-len``; defaults when no shape is given either)."""
     device = _device(args.device)
     base = workloads.default_setup(args.workload, device)
+    shape = shape or getattr(args, "shape", None)
     kv_heads, kv_len = args.kv_heads, kv_len or args.kv_len
-    if args.workload == "decode" and args.shape is None:
+    if args.workload == "decode" and shape is None:
         kv_heads, kv_len = kv_heads or base.kv_heads, kv_len or base.kv_len
-    shape = args.shape if args.shape is not None else base.shape
     try:
-        setup = inputs.make_setup(shape, args.dtype or base.dtype, device, kv_heads=kv_heads, kv_len=kv_len)
+        setup = inputs.make_setup(shape or base.shape, args.dtype or base.dtype, device, kv_heads=kv_heads,
+                                  kv_len=kv_len)  # fmt: skip
         return workloads.check_setup(args.workload, setup)
     except ValueError as exc:
         raise BadInput(str(exc)) from None
+
+
+def _sweep_shape(args: argparse.Namespace, length: str) -> str:
+    """``B,H,S,D`` of one point of a training or decoding sweep: ``--batch``, ``--heads`` and the first of
+    ``--head-dims`` (the workload's defaults where left out); ``S`` is the length (training) or 1 (decoding)."""
+    b, h, _, d = workloads.default_setup(args.workload, _device(args.device)).shape
+    dims = _numbers(args.head_dims) or [d]
+    try:
+        b, h, d = (inputs.positive_int(n, v, e) for n, v, e in (("batch", args.batch or b, "8"),
+                   ("heads", args.heads or h, "16"), ("head_dim", dims[0], "64")))  # fmt: skip
+    except ValueError as exc:
+        raise BadInput(str(exc)) from None
+    return f"{b},{h},{1 if args.workload == 'decode' else length},{d}"
 
 
 def _workload_table(workload: str, found: list[results.Result]) -> str:
@@ -299,12 +316,8 @@ def cmd_workload_sweep(args: argparse.Namespace, out: IO[str], err: IO[str]) -> 
         chosen = names or list(variants.for_workload(args.workload))
         runs = []
         for n in lengths:
-            if args.workload == "decode":
-                setup = _workload_setup(args, kv_len=n)
-            else:
-                b, h, _, d = _workload_setup(args).shape
-                args_n = argparse.Namespace(**{**vars(args), "shape": f"{b},{h},{n},{d}"})
-                setup = _workload_setup(args_n)
+            kv_len = n if args.workload == "decode" else None
+            setup = _workload_setup(args, kv_len=kv_len, shape=_sweep_shape(args, n))
             runs += [(v, setup) for v in chosen]
     found = []
     for i, (name, setup) in enumerate(runs, start=1):
