@@ -102,7 +102,12 @@ def test_the_build_plan_on_the_cpu_compiles_nothing_but_keeps_the_cuda_only_vari
     assert "flex" not in train and "compiled_naive" not in train and "sdpa_cudnn" in train
     decode = workloads.plan("decode", "cpu")
     assert {p.setup.kv_len for p in decode} == set(workloads.CPU_DECODE_LENS)
-    assert not any(p.graph for p in decode) and "flex" not in {p.variant for p in decode}
+    assert "flex" not in {p.variant for p in decode}
+    # the CUDA-graph comparison is planned on the CPU too, where its result records why it cannot run
+    assert {(p.variant, p.setup.kv_len) for p in decode if p.graph} == {
+        (v, workloads.GRAPH_LEN) for v in variants.names(graph=True)
+    }
+    assert workloads.GRAPH_LEN in workloads.CPU_DECODE_LENS
 
 
 def test_the_reference_broadcasts_kv_heads_like_repeat_interleave():
@@ -157,3 +162,11 @@ def test_in_place_masking_trains_like_out_of_place():
         grads[name] = [t.grad.clone() for t in step.tensors[:3]]
     for a, b in zip(grads["naive"], grads["naive_inplace"], strict=True):
         torch.testing.assert_close(a, b)
+
+
+def test_the_read_ceiling_times_a_full_reduction():
+    from attnprof import measure
+
+    x = torch.arange(8, dtype=torch.float32)
+    assert measure.read_all(x).item() == 28.0  # the call read_bandwidth times, on any device
+    assert measure.read_bandwidth("cpu") is None

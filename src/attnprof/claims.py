@@ -806,7 +806,8 @@ def _c21(ctx: _Check) -> Verdict:
 
 def _c22(ctx: _Check) -> Verdict:
     """Every fused SDPA backend (memory-efficient, flash, cuDNN) runs the grouped-query decoding step
-    (``enable_gqa=True``) at every cache length measured; a refusal is quoted in PyTorch's words."""
+    (``enable_gqa=True``) at every cache length measured; a refusal (status ``unsupported``) is quoted in PyTorch's
+    words, and a step that failed otherwise leaves the claim unmeasurable."""
     refused: dict[str, str] = {}
     accepted = []
     for row in ctx.build.decode_rows():
@@ -814,8 +815,11 @@ def _c22(ctx: _Check) -> Verdict:
             continue
         if row.status == "ok":
             accepted.append(row.variant)
-        elif row.status in ("unsupported", "error"):
+        elif row.status == "unsupported":
             refused.setdefault(row.variant, (row.reason or "").split(" | ")[-1].split(". ")[0])
+        elif row.variant not in accepted:  # failed otherwise (out of memory, an error): that answers nothing
+            return ctx.unmeasurable(ctx.t("reason.not_run", variant=row.variant, status=row.status,
+                                          reason=row.reason or ctx.t("unknown_reason")))  # fmt: skip
     ran = [_short(v) for v in dict.fromkeys(accepted) if v not in refused]
     measured = ctx.t("C22.measured", accepted=ctx.join(ran), refused=ctx.join(_short(v) for v in refused))
     detail = [ctx.t("C22.detail.reason", variant=_short(v), reason=r) for v, r in refused.items()]

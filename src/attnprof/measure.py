@@ -213,6 +213,11 @@ READ_BYTES = 2 * 2**30
 _READ_CACHE: dict[tuple[str, int], tuple[float, int]] = {}
 
 
+def read_all(x: Any) -> Any:
+    """What :func:`read_bandwidth` times: the sum of every element of ``x`` (a 0-dim tensor; reads all of ``x``)."""
+    return x.sum()
+
+
 def read_bandwidth(device: str, nbytes: int = READ_BYTES, reps: int = 10) -> tuple[float, int] | None:
     """How fast the device reads memory: ``(GB/s, bytes read)``, or ``None`` on the CPU or without CUDA.
 
@@ -232,11 +237,10 @@ def read_bandwidth(device: str, nbytes: int = READ_BYTES, reps: int = 10) -> tup
     if key not in _READ_CACHE:
         gen = torch.Generator(device="cuda").manual_seed(0)
         x = torch.rand(nbytes // 4, generator=gen, device="cuda", dtype=torch.float32)
-        out = torch.empty((), device="cuda", dtype=torch.float32)
         for _ in range(3):
-            torch.sum(x, out=out)
+            read_all(x)
         sleep = gpu_sleeper("cuda")
-        ms = percentile(timed_calls(lambda: torch.sum(x, out=out), "cuda", min_reps=reps, sleep=sleep).gpu_ms, 50)
+        ms = percentile(timed_calls(lambda: read_all(x), "cuda", min_reps=reps, sleep=sleep).gpu_ms, 50)
         _READ_CACHE[key] = (x.numel() * 4 / (ms * 1e-3) / 1e9, x.numel() * 4)
         del x
         torch.cuda.empty_cache()

@@ -180,11 +180,16 @@ def environment(device: str, trace_meta: dict[str, Any] | None = None) -> Enviro
 # --- the profiled run -----------------------------------------------------------------------------------------------
 
 
+#: Timed calls of a training or decoding step: at least 15, more within 100 ms of GPU time, at most 100 (their
+#: builds measure dozens of steps; prefill keeps its 250 ms and 500).
+WORKLOAD_BUDGET_MS, WORKLOAD_MAX_REPS = 100.0, 100
+
+
 def _timing(call: Callable[[], Any], v: variants.Variant, setup: Setup, err: float, warmup_s: float,
-            profile_s: float, flops: float) -> Timing:  # fmt: skip
+            profile_s: float, flops: float, budget_ms: float = 250.0, max_reps: int = 500) -> Timing:  # fmt: skip
     """The measurements taken without the profiler (see the module docstring)."""
     sleep = gpu_sleeper(setup.device)
-    gpu = timed_calls(call, setup.device, min_reps=15, budget_ms=250.0, sleep=sleep).gpu_ms
+    gpu = timed_calls(call, setup.device, min_reps=15, budget_ms=budget_ms, max_reps=max_reps, sleep=sleep).gpu_ms
     med = statistics.median(gpu)
     with PeakMemory(setup.device) as peak:
         out = call()
@@ -291,7 +296,8 @@ def profile(
 
             timing = None
             if measure:
-                timing = _timing(step.call, v, setup, err, warmup_s, profile_s, w.flops(setup))
+                budget = {} if w.name == "prefill" else dict(budget_ms=WORKLOAD_BUDGET_MS, max_reps=WORKLOAD_MAX_REPS)
+                timing = _timing(step.call, v, setup, err, warmup_s, profile_s, w.flops(setup), **budget)
                 if w.name == "train":
                     figures["train_figures"] = workloads.train_figures(step, setup, grad_err)
                 if w.name == "decode":
