@@ -96,8 +96,8 @@ print(prof.key_averages().table(sort_by=sort_by, row_limit=12, max_name_column_w
 # %%
 # Every variant, one training step each
 # -------------------------------------
-# attnprof runs the same step for every variant that trains (on a GPU all but ``compiled_naive``: compiling its
-# backward takes seconds and teaches nothing FlexAttention's does not), times the whole step and the forward alone
+# attnprof runs the same step for every variant that trains, except the two that compile (compiling a backward takes
+# seconds; profile them with ``attnprof profile flex --workload train``), times the whole step and the forward alone
 # without the profiler, and measures the memory the forward leaves for the backward. It reads each trace with the
 # backward's launches taken from the autograd thread, and saves the results for the guide's pages.
 found = []

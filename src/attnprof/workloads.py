@@ -43,6 +43,9 @@ BACKWARD_FLOP_FACTOR = 2.5
 #: Seed of the fixed upstream gradient of a training step.
 GRAD_SEED = 7
 
+#: Variants the build does not train: compiling their backward takes seconds of the build's time budget (FlexAttention
+#: about five on an H200, the most of any variant), so they are left to ``attnprof profile V --workload train``.
+TRAIN_NOT_IN_BUILD: tuple[str, ...] = ("compiled_naive", "flex")
 #: Decoding on CUDA: batch, query heads, one token, head dim; KV heads; the cache lengths the build measures.
 DECODE_SHAPE: tuple[int, int, int, int] = (8, 32, 1, 128)
 DECODE_KV_HEADS = 8
@@ -316,9 +319,9 @@ class Planned:
 def plan(workload: str, device: str, names: tuple[str, ...] | None = None) -> list[Planned]:
     """What the build measures for ``workload`` on ``device``, in order (the gallery scripts run this).
 
-    Training: every variant that trains, at the default shape, except ``compiled_naive`` (its backward teaches
-    nothing FlexAttention's does not, for seconds of compiling); on the CPU no variant that compiles (the CUDA-only
-    ones stay: their results record why they cannot run).
+    Training: every variant that trains, at the default shape, except those that compile
+    (:data:`TRAIN_NOT_IN_BUILD`); on the CPU no variant that compiles either (the CUDA-only ones stay: their results
+    record why they cannot run).
     Decoding on CUDA: the fused variants at every length of :data:`DECODE_LENS`, the slow ones (math, naive) up to
     :data:`DECODE_SLOW_MAX_LEN`, the compiled one (flex) at :data:`DECODE_COMPILED_LEN` only, and the CUDA-graph
     comparison at :data:`GRAPH_LEN` for the variants the registry marks (``Variant.graph``). On the CPU, the variants
@@ -333,7 +336,7 @@ def plan(workload: str, device: str, names: tuple[str, ...] | None = None) -> li
         chosen = [v for v in chosen if not v.compiled]
     if w.name != "decode":
         setup = default_setup(w.name, device)
-        skip = () if names or w.name != "train" else ("compiled_naive",)
+        skip = () if names or w.name != "train" else TRAIN_NOT_IN_BUILD
         return [Planned(v.name, setup) for v in chosen if v.name not in skip]
     base = default_setup("decode", device)
     lens = DECODE_LENS if device == "cuda" else CPU_DECODE_LENS
