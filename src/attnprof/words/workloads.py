@@ -112,8 +112,8 @@ WORKLOADS: dict[str, dict[str, str]] = {
     "what.graph": {"en": "the CUDA-graph comparison", "ja": "CUDA グラフとの比較"},
     # --- C18 ---
     "C18.published": {
-        "en": "guess: SDPA's own choice trains within 10% of the fastest forced backend",
-        "ja": "予想: SDPA 自身の選択は、強制した最速バックエンドの 10% 以内の時間で学習する",
+        "en": "SDPA's own choice trains within 10% of the fastest forced backend",
+        "ja": "SDPA 自身の選択は、強制した最速バックエンドの 10% 以内の時間で学習する",
     },
     "C18.measured": {
         "en": "SDPA ran {picked}: {auto} ms per step, {percent}% of the fastest forced backend ({fastest}, "
@@ -123,8 +123,8 @@ WORKLOADS: dict[str, dict[str, str]] = {
     },
     # --- C19 ---
     "C19.published": {
-        "en": "guess: backward = 2.5 × forward (the FLOP count), ±20%",
-        "ja": "予想: バックワード = フォワードの 2.5 倍 (FLOP 数のとおり)、±20%",
+        "en": "backward = 2.5 × forward (the FLOP count), ±20%",
+        "ja": "バックワード = フォワードの 2.5 倍 (FLOP 数のとおり)、±20%",
     },
     "C19.measured": {"en": "backward / forward: {ratios}", "ja": "バックワード / フォワード: {ratios}"},
     "C19.detail.math": {
@@ -139,8 +139,8 @@ WORKLOADS: dict[str, dict[str, str]] = {
     },
     # --- C20 ---
     "C20.published": {
-        "en": "guess: math needs at least 4 × the memory of the fused backends to train",
-        "ja": "予想: math の学習には融合バックエンドの 4 倍以上のメモリが要る",
+        "en": "math needs at least 4 × the memory of the fused backends to train",
+        "ja": "math の学習には融合バックエンドの 4 倍以上のメモリが要る",
     },
     "C20.measured": {
         "en": "peak extra memory of a step: math {math} MiB, largest fused ({variant}) {fused} MiB: {factor}×",
@@ -153,8 +153,8 @@ WORKLOADS: dict[str, dict[str, str]] = {
     },
     # --- C21 ---
     "C21.published": {
-        "en": "guess: SDPA's own choice decodes within 10% of the fastest forced backend at every cache length",
-        "ja": "予想: どの KV キャッシュ長でも、SDPA 自身の選択は強制した最速バックエンドの 10% 以内でデコードする",
+        "en": "SDPA's own choice decodes within 10% of the fastest forced backend at every cache length",
+        "ja": "どの KV キャッシュ長でも、SDPA 自身の選択は強制した最速バックエンドの 10% 以内でデコードする",
     },
     "C21.measured": {
         "en": "SDPA ran {picked}; worst at KV cache {length}: {percent}% of the fastest forced backend ({fastest})",
@@ -163,15 +163,15 @@ WORKLOADS: dict[str, dict[str, str]] = {
     },
     # --- C22 ---
     "C22.published": {
-        "en": "guess: every fused backend accepts grouped KV heads (enable_gqa=True)",
-        "ja": "予想: どの融合バックエンドもグループ化された KV ヘッド (enable_gqa=True) を受け付ける",
+        "en": "every fused backend accepts grouped KV heads (enable_gqa=True)",
+        "ja": "どの融合バックエンドもグループ化された KV ヘッド (enable_gqa=True) を受け付ける",
     },
     "C22.measured": {"en": "ran: {accepted}; refused: {refused}", "ja": "実行: {accepted}。拒否: {refused}"},
     "C22.detail.reason": {"en": "{variant}: “{reason}”", "ja": "{variant}: “{reason}”"},
     # --- C23 ---
     "C23.published": {
-        "en": "guess: at the longest cache, decoding reaches ≥ 80% of the read bandwidth",
-        "ja": "予想: 最長の KV キャッシュでは、デコードが読み出し帯域幅の 80% 以上に達する",
+        "en": "at the longest cache, decoding reaches ≥ 80% of the read bandwidth",
+        "ja": "最長の KV キャッシュでは、デコードが読み出し帯域幅の 80% 以上に達する",
     },
     "C23.measured": {
         "en": "{variant} at KV cache {length}: {gbs} GB/s, {percent}% of the read bandwidth ({ceiling} GB/s)",
@@ -183,8 +183,8 @@ WORKLOADS: dict[str, dict[str, str]] = {
     },
     # --- C24 ---
     "C24.published": {
-        "en": "guess: at the shortest cache, issuing a decoding step takes longer than running it",
-        "ja": "予想: 最短の KV キャッシュでは、デコードステップの発行が実行より長くかかる",
+        "en": "at the shortest cache, issuing a decoding step takes longer than running it",
+        "ja": "最短の KV キャッシュでは、デコードステップの発行が実行より長くかかる",
     },
     "C24.measured": {
         "en": "KV cache {length}: issue {dispatch} µs, GPU {gpu} µs",
@@ -192,8 +192,8 @@ WORKLOADS: dict[str, dict[str, str]] = {
     },
     # --- C25 ---
     "C25.published": {
-        "en": "guess: a CUDA graph cuts the CPU time ≥ 3× and leaves the GPU time within ±10%",
-        "ja": "予想: CUDA グラフで CPU 時間が 3 分の 1 以下になり、GPU 時間は ±10% 以内のまま",
+        "en": "a CUDA graph cuts the CPU time ≥ 3× and leaves the GPU time within ±10%",
+        "ja": "CUDA グラフで CPU 時間が 3 分の 1 以下になり、GPU 時間は ±10% 以内のまま",
     },
     "C25.item": {
         "en": "{variant}: CPU {eager} → {graph} µs, GPU {gpu_eager} → {gpu_graph} µs",
@@ -206,8 +206,8 @@ WORKLOADS: dict[str, dict[str, str]] = {
     },
     # --- C26 ---
     "C26.published": {
-        "en": "guess: forcing the backend SDPA picks anyway costs CPU time on every step",
-        "ja": "予想: SDPA がどのみち選ぶバックエンドを強制すると、ステップごとに CPU 時間がかかる",
+        "en": "forcing the backend SDPA picks anyway costs CPU time on every step",
+        "ja": "SDPA がどのみち選ぶバックエンドを強制すると、ステップごとに CPU 時間がかかる",
     },
     "C26.measured": {
         "en": "forcing adds {low} to {high} µs of CPU time per step ({n} cache lengths)",
