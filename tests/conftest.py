@@ -14,7 +14,7 @@ import pytest
 from attnprof import results, sweep
 from attnprof.results import CpuCosts
 from attnprof.sweep import Sweep
-from helpers import TRACE_VARIANTS, trace_result
+from helpers import TRACE_VARIANTS, TRAIN_VARIANTS, decode_results, trace_result, train_result
 
 pytest_plugins = ("sphinx.testing.fixtures",)
 
@@ -51,8 +51,9 @@ def project(tmp_path: Path, make_app: Callable, make_results: Callable) -> Calla
     the Sphinx app.
 
     ``variants`` are results made from the H200 traces; ``sweep`` and ``cpu_costs`` are saved beside them when
-    given. ``conf`` is appended to conf.py. Several builds in one test are fine: the previous app's global docutils
-    state is cleaned up first.
+    given; ``workloads`` adds the training and decoding results made from the 2xH200 recordings. ``conf`` is
+    appended to conf.py. Several builds in one test are fine: the previous app's global docutils state is cleaned
+    up first.
     """
     apps: list = []
 
@@ -62,6 +63,7 @@ def project(tmp_path: Path, make_app: Callable, make_results: Callable) -> Calla
         *,
         sweep_data: Sweep | None = None,
         cpu_costs: CpuCosts | None = None,
+        workloads: bool = False,
         language: str = "en",
         builder: str = "html",
         conf: str = "",
@@ -77,6 +79,9 @@ def project(tmp_path: Path, make_app: Callable, make_results: Callable) -> Calla
             sweep.save(sweep_data, folder)
         if cpu_costs is not None:
             results.save_cpu_costs(cpu_costs, folder)
+        if workloads:
+            for r in [*(train_result(v) for v in TRAIN_VARIANTS), *decode_results()]:
+                results.save(r, folder)
         src.mkdir(exist_ok=True)
         (src / "conf.py").write_text(CONF.format(results=str(folder), extra=conf))
         for name, text in {**pages, **(extra or {})}.items():

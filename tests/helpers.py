@@ -12,8 +12,9 @@ from docutils import nodes
 
 from attnprof import analysis, inputs, sweeprun, trace, variants
 from attnprof.analysis import Analysis
-from attnprof.results import Environment, Result, StepTrace, Timing
+from attnprof.results import DecodeFigures, Environment, GraphFigures, Result, StepTrace, Timing, TrainFigures
 from attnprof.sweep import Ceilings, Sweep, SweepPoint
+from attnprof.workload_analysis import Build
 
 DATA = Path(__file__).parent / "data"
 TRACES = DATA / "traces"
@@ -236,3 +237,129 @@ def body_rows(table: nodes.table) -> list[nodes.row]:
 def rows(table: nodes.table) -> list[list[str]]:
     """The text of every cell of a table's body, row by row."""
     return [[cell.astext() for cell in row] for row in body_rows(table)]
+
+
+# --- the workloads: results made from the 2xH200 recordings (tests/data/workloads) ---------------------------------
+
+WORKLOADS = DATA / "workloads"
+TRAIN_VARIANTS = tuple(sorted(p.name.removesuffix(".json.gz") for p in (WORKLOADS / "train").glob("*.json.gz")))
+#: The decoding fixtures: variant -> the backend name the probe used in file names and annotations.
+DECODE_FIXTURES = {"sdpa_math": "sdpa_math", "sdpa_flash": "sdpa_flash", "sdpa_cudnn": "sdpa_cudnn",
+                   "sdpa_auto": "sdpa_auto", "naive": "naive_repeat", "flex": "flex"}  # fmt: skip
+DECODE_LENS = (8192, 131072)
+GRAPH_VARIANTS = ("sdpa_auto", "sdpa_flash", "sdpa_cudnn")
+GRAPH_LEN = 4096
+DECODE_SHAPE = [8, 32, 1, 128]
+#: Synthetic test input: the probe measured a copy (read + write), not a read; about the H200's published peak.
+READ_CEILING_GBS = 4700.0
+GQA_REFUSAL = (
+    "RuntimeError: No available kernel. Aborting execution. | For dense input, both fused kernels require query, "
+    "key and value to have the same num_heads."
+)
+
+
+@functools.cache
+def workload_facts() -> dict:
+    """``tests/data/workloads/h200x2-facts.json``."""
+    return json.loads((WORKLOADS / "h200x2-facts.json").read_text())
+
+
+def _workload_env() -> Environment:
+    f = workload_facts()["facts"]
+    return Environment(f["gpus"][0]["name"], f["torch"], f["python"], "2026-12-01T00:00:00+00:00", f["cuda"],
+                       str(f["cudnn"]), "580.159.04", attnprof_version="0.1.0")  # fmt: skip
+
+
+@functools.cache
+def workload_trace(path: str) -> dict:
+    """A workload fixture trace (``"train/sdpa_flash"``), parsed JSON (do not modify: cached)."""
+    with gzip.open(WORKLOADS / f"{path}.json.gz", "rt", encoding="utf-8") as f:
+        return json.load(f)
+
+
+def train_result(variant: str) -> Result:
+    """The training result of ``variant``: steps from its trace, figures from the facts file."""
+    f = workload_facts()["train"]["variants"][variant]
+    raw = workload_trace(f"train/{variant}")
+    step, fwd = f["fwd_bwd_ms"], f["fwd_ms"]
+    flops = 3.5 * 2.0 * 8 * 16 * 1024 * 1024 * 64
+    return Result(
+        variant=variant, shape=list(SHAPE), dtype="bfloat16", device="cuda", status="ok",
+        environment=_workload_env(), device_properties=trace.device_properties(raw),
+        steps=trace.parse_trace(raw, f"{variant}_train"), workload="train",
+        timing=Timing(step["median"], step["p10"], step["p90"], step["reps"], f["dispatch_us_fwd_bwd"], None,
+                      int(f["peak_fwd_bwd_MiB"] * 2**20), flops, flops / (step["median"] * 1e-3) / 1e12,
+                      f["rel_err"]["out"], "cuda_event_prefilled"),
+        train_figures=TrainFigures(fwd["median"], fwd["p10"], fwd["p90"], fwd["reps"],
+                                   int(f["saved_after_fwd_MiB"] * 2**20),
+                                   max(f["rel_err"][g] for g in ("dq", "dk", "dv"))),
+    )  # fmt: skip
+
+
+def _decode_row(variant: str, length: int) -> dict:
+    d = workload_facts()["decode"]
+    name = DECODE_FIXTURES.get(variant, variant)
+    return next(r for r in d["rows"] + d["flex_rows"] if r["backend"] == name and r["L"] == length)
+
+
+def decode_result(variant: str, length: int) -> Result:
+    """The decoding result of ``variant`` at cache ``length``: steps from its trace (at 8192 and 131072; at the
+    CUDA-graph length, the eager steps of the graph trace, with the graph comparison), figures from the facts."""
+    row = _decode_row(variant, length)
+    base = dict(variant=variant, shape=list(DECODE_SHAPE), dtype="bfloat16", device="cuda",
+                environment=_workload_env(), workload="decode", kv_heads=8, kv_len=length)  # fmt: skip
+    if row["status"] != "ok":
+        return Result(**base, status=row["status"], reason=row["reason"])
+    graph = None
+    if length == GRAPH_LEN and variant in GRAPH_VARIANTS:
+        raw = workload_trace(f"graph/decode_graph-{variant}")
+        steps = trace.parse_trace(raw, "decode_eager")
+        g = workload_facts()["graph"][variant]
+        graph = GraphFigures(
+            "ok", None, g["eager"]["cpu_us"], g["graph"]["cpu_us"], g["eager"]["wall_us"], g["graph"]["wall_us"],
+            g["eager"]["gpu_us"], g["graph"]["gpu_us"], 30, g["replay_matches_eager"],
+            trace.parse_trace(raw, "decode_graph"),
+        )  # fmt: skip
+    elif length in DECODE_LENS:
+        raw = workload_trace(f"decode/{DECODE_FIXTURES[variant]}-L{length}")
+        steps = trace.parse_trace(raw, f"{DECODE_FIXTURES[variant]}_decode")
+    else:  # the probe timed every length but traced only two: a result without steps (as if not profiled)
+        raw, steps = {}, []
+    us = row["gpu_us"]
+    flops = 4.0 * 8 * 32 * length * 128
+    return Result(
+        **base, status="ok", device_properties=trace.device_properties(raw), steps=steps,
+        timing=Timing(us["median"] / 1e3, us["p10"] / 1e3, us["p90"] / 1e3, us["reps"], row["dispatch_us"], None,
+                      None, flops, flops / (us["median"] * 1e-6) / 1e12, row["rel_err_vs_fp32"],
+                      "cuda_event_prefilled"),
+        decode_figures=DecodeFigures(row["bytes"], row["GBps"], READ_CEILING_GBS, 2**31, graph),
+    )  # fmt: skip
+
+
+#: Lengths the probe timed without tracing (results without steps), besides the traced ones and the graph's.
+TIMED_LENS = (1024, 16384)
+
+
+def decode_results() -> list[Result]:
+    """Every decoding fixture result: the traced variants at 8192 and 131072, the CUDA-graph variants at 4096 (and
+    the others there, untraced), every SDPA backend untraced at 1024 and 16384, and the memory-efficient backend's
+    refusals at every length."""
+    sdpa = ("sdpa_math", "sdpa_flash", "sdpa_cudnn", "sdpa_auto")
+    out = [decode_result(v, n) for v in DECODE_FIXTURES for n in DECODE_LENS]
+    out += [decode_result(v, GRAPH_LEN) for v in (*GRAPH_VARIANTS, "sdpa_math", "naive")]
+    out += [decode_result(v, n) for v in sdpa for n in TIMED_LENS]
+    out += [decode_result("sdpa_efficient", n) for n in (*TIMED_LENS, *DECODE_LENS, GRAPH_LEN)]
+    return out
+
+
+@functools.cache
+def workload_build() -> Build:
+    """The workloads of the 2xH200 recordings, analysed, with the H200 prefill results and the made-up sweep."""
+    return Build(
+        {
+            "train": [analysis.analyse(train_result(v)) for v in TRAIN_VARIANTS],
+            "decode": [analysis.analyse(r) for r in decode_results()],
+            "prefill": list(analysed_build().values()),
+        },
+        h200_sweep(),
+    )

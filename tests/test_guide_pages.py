@@ -11,7 +11,7 @@ import pytest
 from docutils import nodes
 
 from attnprof import claims, words
-from helpers import TRACE_VARIANTS, analysed_build
+from helpers import TRACE_VARIANTS, analysed_build, workload_build
 
 DOCS = Path(__file__).parent.parent / "docs"
 INDEX = """\
@@ -22,6 +22,8 @@ guide/claims
 guide/occupancy
 guide/methodology
 guide/scaling
+guide/training
+guide/decoding
 variants/sdpa-flash
 ```
 """
@@ -32,16 +34,19 @@ def site(project) -> Callable:
     """``site(language) -> app``: the guide's claims and occupancy pages (and what they link to), built."""
     pages = {f"guide/{p}.md": (DOCS / "guide" / f"{p}.md").read_text() for p in ("claims", "occupancy",
                                                                               "methodology")}  # fmt: skip
-    pages["guide/scaling.md"] = "# Scaling\n\nStub.\n"
+    for stub in ("scaling", "training", "decoding"):
+        pages[f"guide/{stub}.md"] = f"# {stub.title()}\n\nStub.\n"
     # a variant page that uses the claims directive, without its other directives
     pages["variants/sdpa-flash.md"] = "# Flash\n\n```{claims} C9 C10 C12 C15\n```\n"
     pages["index.md"] = INDEX
-    return lambda language: project(pages, TRACE_VARIANTS, language=language)
+    return lambda language: project(pages, TRACE_VARIANTS, language=language, workloads=True)
 
 
 def _rows(app, doc: str, cls: str) -> list[list[str]]:
-    (table,) = [t for t in app.env.get_doctree(doc).findall(nodes.table) if cls in t["classes"]]
-    return [[c.astext() for c in row] for row in next(iter(table.findall(nodes.tbody))).children]
+    """The body rows of every table of ``doc`` with class ``cls``, one table after the other."""
+    found = [t for t in app.env.get_doctree(doc).findall(nodes.table) if cls in t["classes"]]
+    assert found, f"no table {cls} in {doc}"
+    return [[c.astext() for c in row] for t in found for row in next(iter(t.findall(nodes.tbody))).children]
 
 
 @pytest.mark.parametrize("language", ["en", "ja"])
@@ -49,18 +54,18 @@ def test_claims_page_has_every_claim_with_a_statement_and_a_computed_verdict(sit
     app = site(language)
     assert app.warning.getvalue() == ""
     rows = _rows(app, "guide/claims", "attnprof-claims-full")
-    assert len(rows) == len(claims.CLAIMS) == 17
+    assert len(rows) == len(claims.CLAIMS) == 26
     h200 = analysed_build()
     for row, (claim_id, claim) in zip(rows, claims.CLAIMS.items(), strict=True):
         # the claim and its verdict first (they stay in view when the table scrolls), then the rest
         assert row[0].split()[0] == claim_id and claim.source(language) in row[0]
-        verdict = claim.check(h200, language)
+        verdict = claim.check(h200, language, None, workload_build())
         assert row[1] == words.text(f"verdict.{verdict.verdict}", language)
         assert len(row[2]) > 40, f"{claim_id} has no statement"  # the page's own sentence
         assert row[3] == claim.published(language)
         assert verdict.measured in row[4]
     page = (Path(app.outdir) / "guide" / "claims.html").read_text(encoding="utf-8")
-    assert all(f'id="claim-c{n}"' in page for n in range(1, 18))
+    assert all(f'id="claim-c{n}"' in page for n in range(1, 27))
 
 
 def test_variant_page_links_each_claim_to_its_row(site):

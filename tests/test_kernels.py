@@ -513,3 +513,61 @@ def test_family_names_in_the_pages_language():
     assert decode("Memset (Device)").family_text("ja") == "Memset"
     assert kernels.family_text("unheard_of", "ja") == "unheard_of"  # a family the table has no words for
     assert all(kernels.family_text(f, "ja") for f in kernels.FAMILIES)
+
+
+# --- the backward and decoding kernels of the 2xH200 workload recordings ----------------------------------------
+
+
+def _workload_kernel_names() -> set[str]:
+    import gzip
+    import json
+
+    from helpers import WORKLOADS
+
+    names = set()
+    for path in (*WORKLOADS.glob("train/*.json.gz"), *WORKLOADS.glob("decode/*.json.gz")):
+        with gzip.open(path, "rt", encoding="utf-8") as f:
+            names |= {e["name"] for e in json.load(f)["traceEvents"] if e.get("cat") == "kernel"}
+    return names
+
+
+@pytest.mark.parametrize(
+    ("start", "family", "short", "fields"),
+    [
+        ("void pytorch_flash::flash_bwd_dot_do_o_kernel", "flash", "flash bwd dot(dO, O) hd64 (bf16)",
+         {"direction": "bwd", "step": "dot(dO, O)", "head_dim": "64"}),
+        ("void pytorch_flash::flash_bwd_dq_dk_dv_loop_seqk_parallel", "flash",
+         "flash bwd dQ dK dV hd64 128x128 (bf16)", {"block_m": "128", "warps": "8", "dtype": "bf16"}),
+        ("void pytorch_flash::flash_bwd_convert_dq", "flash", "flash bwd convert dQ hd64 (bf16)",
+         {"step": "convert dQ"}),
+        ("void pytorch_flash::flash_fwd_splitkv_kernel", "flash", "flash split-KV fwd hd128 (bf16)",
+         {"head_dim": "128", "step": "split-KV fwd"}),
+        ("void pytorch_flash::flash_fwd_splitkv_combine", "flash", "flash split-KV combine hd128 (bf16)",
+         {"step": "split-KV combine"}),
+        ("void cudnn::fusion::compute_dot_do_o_specialized", "cudnn", "cuDNN bwd dot(dO, O) (hd64)",
+         {"direction": "bwd", "head_dim": "64"}),
+        ("void cudnn::fusion::convert_dq_to_16bits", "cudnn", "cuDNN bwd convert dQ to 16 bit", {"direction": "bwd"}),
+        ("void cudnn::fusion::lean_reduction_kernel", "cudnn", "cuDNN split-KV reduction (lean attention)", {}),
+        ("cudnn_generated_fort_native_sdpa_sm90_flash_bprop", "cudnn", "cuDNN sdpa flash bprop sm90 wgmma 64x64x64",
+         {"algo": "flash_bprop", "knob": "26"}),
+        ("cudnn_generated_fort_native_sdpa_sm80_flash_fprop_wmma_f16_knob_35", "cudnn",
+         "cuDNN sdpa flash fprop sm80 wmma 16x128x128", {"arch": "sm80", "mma": "wmma"}),
+        ("fmha_cutlassB_bf16_aligned_64x64_k64_seqaligned_sm80", "mem_efficient", "mem-efficient bwd 64x64 (bf16)",
+         {"direction": "bwd", "max_k": "64"}),
+        ("triton_tem_fused_flex_attention_backward_1", "triton", "triton template: flex_attention_backward", {}),
+        ("std::enable_if<!(false), void>::type internal::gemvx::kernel<int, int, float, float, float, float, false, "
+         "true, false", "gemm", "cuBLAS gemv (fp32)", {"op": "gemv"}),
+        ("void at::native::(anonymous namespace)::cunn_SoftMaxForwardReg<c10::BFloat16", "softmax",
+         "softmax block forward, in registers (bf16, fp32 acc)", {"accumulate": "fp32"}),
+    ],
+)  # fmt: skip
+def test_backward_and_decoding_kernels_decode(start, family, short, fields):
+    (name,) = [n for n in _workload_kernel_names() if n.startswith(start)][:1]
+    info = decode(name)
+    assert (info.family, info.short) == (family, short)
+    assert fields.items() <= info.fields.items()
+
+
+def test_every_workload_kernel_is_decoded_into_a_family():
+    others = [n for n in _workload_kernel_names() if decode(n).family == "other"]
+    assert others == []

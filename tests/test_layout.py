@@ -110,7 +110,8 @@ def test_modules_stay_readable():
 
 def test_the_extension_and_the_analysis_import_no_torch_and_no_matplotlib():
     code = (
-        "import sys, attnprof.sphinxext, attnprof.analysis, attnprof.claims, attnprof.sweep, attnprof.report; "
+        "import sys, attnprof.sphinxext, attnprof.analysis, attnprof.claims, attnprof.sweep, attnprof.report, "
+        "attnprof.workloads, attnprof.workload_analysis; "
         "sys.exit(sorted({'torch', 'matplotlib'} & set(sys.modules)) or 0)"
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)

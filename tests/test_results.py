@@ -8,7 +8,17 @@ import pytest
 
 from attnprof import files, results
 from attnprof.noise import Figure
-from attnprof.results import CpuOp, Environment, GpuActivity, Result, StepTrace, Timing
+from attnprof.results import (
+    CpuOp,
+    DecodeFigures,
+    Environment,
+    GpuActivity,
+    GraphFigures,
+    Result,
+    StepTrace,
+    Timing,
+    TrainFigures,
+)
 
 
 def make_result(**over):
@@ -28,7 +38,7 @@ def make_result(**over):
 def test_round_trip_is_lossless(tmp_path):
     r = make_result()
     path = results.save(r, tmp_path, trace=b'{"traceEvents": []}')
-    assert path.name == "sdpa_flash__8x16x1024x64__bfloat16__cuda.json"
+    assert path.name == "sdpa_flash__prefill__8x16x1024x64__bfloat16__cuda.json"
     back = results.load(path)
     assert back == r
     assert back.steps[0].activities[0].threads_per_block == 128
@@ -80,8 +90,35 @@ def test_find_prefers_cuda(tmp_path):
     results.save(make_result(variant="sdpa_flash_other"), tmp_path)
     found = results.find(tmp_path, "sdpa_flash")
     assert [p.name for p in found] == [
-        "sdpa_flash__8x16x1024x64__bfloat16__cuda.json",
-        "sdpa_flash__1x4x256x64__bfloat16__cpu.json",
+        "sdpa_flash__prefill__8x16x1024x64__bfloat16__cuda.json",
+        "sdpa_flash__prefill__1x4x256x64__bfloat16__cpu.json",
+    ]
+
+
+def test_workload_results_round_trip_with_their_own_figures(tmp_path):
+    step = make_result().steps[0]
+    train = make_result(workload="train", train_figures=TrainFigures(0.1, 0.09, 0.11, 20, 17 * 2**20, 3e-3))
+    graph = GraphFigures("ok", None, 60.0, 9.0, 90.0, 50.0, 42.0, 41.0, 30, True, [step])
+    decode = make_result(workload="decode", shape=[8, 32, 1, 128], kv_heads=8, kv_len=4096,
+                         decode_figures=DecodeFigures(134_250_496, 3190.0, 4300.0, 2**31, graph))  # fmt: skip
+    for r in (train, decode):
+        back = results.load(results.save(r, tmp_path))
+        assert back == r
+    assert train.stem == "sdpa_flash__train__8x16x1024x64__bfloat16__cuda"
+    assert decode.stem == "sdpa_flash__decode__8x32x1x128_kv8x4096__bfloat16__cuda"
+    assert results.load(tmp_path / f"{decode.stem}.json").decode_figures.graph.steps[0].cpu_ops[0].thread == ""
+    assert decode.decode_figures.read_fraction == pytest.approx(3190 / 4300)
+
+
+def test_find_keeps_workloads_apart(tmp_path):
+    results.save(make_result(), tmp_path)
+    results.save(make_result(workload="train"), tmp_path)
+    results.save(make_result(workload="decode", shape=[8, 32, 1, 128], kv_heads=8, kv_len=1024), tmp_path)
+    assert [p.name for p in results.find(tmp_path, "sdpa_flash")] == [
+        "sdpa_flash__prefill__8x16x1024x64__bfloat16__cuda.json"
+    ]
+    assert [p.name for p in results.find(tmp_path, "sdpa_flash", "decode")] == [
+        "sdpa_flash__decode__8x32x1x128_kv8x1024__bfloat16__cuda.json"
     ]
 
 

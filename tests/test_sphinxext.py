@@ -97,7 +97,7 @@ def test_unknown_variant_names_the_choices(project):
 def test_stale_result_warns(project, tmp_path):
     folder = tmp_path / "results"
     folder.mkdir()
-    (folder / "naive__1x4x256x64__bfloat16__cpu.json").write_text('{"schema_version": 0}')
+    (folder / "naive__prefill__1x4x256x64__bfloat16__cpu.json").write_text('{"schema_version": 0}')
     app = project({"index.md": "# Page\n\n```{kernel-table} naive\n```\n"}, variants=())
     warnings = app.warning.getvalue()
     assert "stale or unreadable result file" in warnings and "schema version 0" in warnings
@@ -269,7 +269,7 @@ def test_timeline_figure_caption_alt_and_trace_download(project, tmp_path):
     pages = {"index.md": "# T\n\n```{timeline} naive\n:step: 0\n\nOne step of naive attention.\n```\n"}
     app = project(pages)
     assert app.warning.getvalue() == ""
-    png = tmp_path / "results" / "timelines" / "naive__8x16x1024x64__bfloat16__cuda.step0.en.png"
+    png = tmp_path / "results" / "timelines" / "naive__prefill__8x16x1024x64__bfloat16__cuda.step0.en.png"
     assert png.exists()
     page = html(app)
     assert 'alt="One step of naive attention."' in page

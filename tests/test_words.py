@@ -10,6 +10,7 @@ from attnprof.words import kernels as kernel_words
 from attnprof.words import report as report_words
 from attnprof.words import site as site_words
 from attnprof.words import viewer as viewer_words
+from attnprof.words import workloads as workload_words
 
 
 def test_every_key_has_every_language_with_the_same_placeholders():
@@ -29,6 +30,7 @@ def test_the_table_is_the_union_of_its_parts_and_refuses_a_key_twice():
         + len(kernel_words.KERNELS)
         + len(viewer_words.VIEWER)
         + len(report_words.REPORT)
+        + len(workload_words.WORKLOADS)
     )
     with pytest.raises(KeyError, match=r"word key 'col\.kernel' is defined twice"):
         words._merge(site_words.SITE, {"col.kernel": {"en": "K", "ja": "K"}})

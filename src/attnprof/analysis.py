@@ -15,7 +15,7 @@ import math
 import statistics
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from . import kernels, noise, occupancy, variants
@@ -259,6 +259,39 @@ def sdpa_backend(steps: Sequence[StepTrace]) -> tuple[str, str]:
     return "unknown", ""
 
 
+# --- phases of a step (the forward and the backward of a training step) ---------------------------------------------
+
+
+def phase_windows(step: StepTrace, variant: str) -> dict[str, tuple[float, float]]:
+    """The annotations nested directly in a step on its own thread, named ``<variant>_<phase>``: ``{phase: (start,
+    end)}`` in the step's time (``{"fwd": ..., "bwd": ...}`` for a training step; empty when there are none)."""
+    prefix = f"{variant}_"
+    return {
+        o.name.removeprefix(prefix): (o.start_us, o.start_us + o.duration_us)
+        for o in step.cpu_ops
+        if o.category == "user_annotation" and not o.thread and o.depth == 0 and o.name.startswith(prefix)
+    }
+
+
+def phase_steps(steps: Sequence[StepTrace], variant: str, phase: str) -> list[StepTrace]:
+    """The steps with only the GPU activities launched inside the ``phase`` annotation's time window (whatever
+    thread launched them: the backward's launches come from the autograd thread), and only the CPU events inside
+    that window. Steps without the phase are left out."""
+    out = []
+    for s in steps:
+        window = phase_windows(s, variant).get(phase)
+        if window is None:
+            continue
+        lo, hi = window[0] - 1e-3, window[1] + 1e-3
+        acts = [a for a in s.activities if a.launch_start_us is not None and lo <= a.launch_start_us <= hi]
+        ops = [o for o in s.cpu_ops if lo <= o.start_us and o.start_us + o.duration_us <= hi]
+        gpu = sum(a.duration_us for a in acts)
+        span = max((a.start_us + a.duration_us for a in acts), default=0.0) - min((a.start_us for a in acts),
+                                                                                  default=0.0)  # fmt: skip
+        out.append(StepTrace(s.index, _r(hi - lo - 2e-3), _r(gpu), _r(span), acts, ops))
+    return out
+
+
 # --- the at-a-glance figures ----------------------------------------------------------------------------------------
 
 
@@ -416,6 +449,9 @@ class Analysis:
         kinds: Mean GPU activities per step by kind (:func:`kind_counts`).
         summary: The at-a-glance figures.
         sdpa: The SDPA backend the steps show and its evidence (:func:`sdpa_backend`).
+        phases: For a step with phases (training: ``fwd``, ``bwd``), each phase's kernel table
+            (:func:`phase_steps`); empty otherwise.
+        phase_gpu_us: Each phase's GPU time per step, profiled (mean over the steps).
     """
 
     result: Result
@@ -424,6 +460,8 @@ class Analysis:
     kinds: dict[str, float]
     summary: SummaryRow
     sdpa: tuple[str, str]
+    phases: dict[str, tuple[KernelRow, ...]] = field(default_factory=dict)
+    phase_gpu_us: dict[str, float] = field(default_factory=dict)
 
     @property
     def variant(self) -> str:
@@ -451,6 +489,8 @@ def analyse(result: Result) -> Analysis:
     rows = tuple(kernel_rows(steps, result.device_properties))
     kernel_list = [r for r in rows if r.kind == "kernel"]
     main = max(kernel_list, key=lambda r: r.total_us) if kernel_list else None
+    names = list(dict.fromkeys(p for s in steps[:1] for p in phase_windows(s, result.variant)))
+    split = {p: phase_steps(steps, result.variant, p) for p in names}
     return Analysis(
         result=result,
         rows=rows,
@@ -458,6 +498,8 @@ def analyse(result: Result) -> Analysis:
         kinds=kind_counts(steps),
         summary=_summary(result, main),
         sdpa=sdpa_backend(steps),
+        phases={p: tuple(kernel_rows(ss, result.device_properties)) for p, ss in split.items()},
+        phase_gpu_us={p: _mean(s.gpu_time_us for s in ss) for p, ss in split.items()},
     )
 
 

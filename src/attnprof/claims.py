@@ -46,6 +46,21 @@ claim's rule function repeats its own):
   cost exceeds flash's (the CPU-overhead premise), both beyond the noise; it differs when a part fails, naming it,
   and is a tie when no part fails but one is within the noise.
 
+Claims C18–C26 are this site's own guesses about the other workloads (training, decoding, CUDA graphs), checked
+the same way against the training and decoding results of the build (:class:`attnprof.workload_analysis.Build`);
+their rules are on each rule function, summarised here:
+
+* C18 and C21: SDPA's own choice is within 10% of the fastest forced backend (training; decoding at every cache
+  length), by median GPU time without the profiler.
+* C19: every fused backend's backward takes 2.5 times its forward (the FLOP count), within ±20%.
+* C20: the math backend's peak memory in a training step is at least four times the largest fused backend's.
+* C22: every fused backend runs the grouped-query decoding step at every cache length measured.
+* C23: at the longest cache, the fastest backend moves its bytes at 80% or more of the measured read bandwidth.
+* C24: at the shortest cache, issuing SDPA's decoding step takes the CPU longer than the GPU takes to run it.
+* C25: replaying the decoding step from a CUDA graph cuts the CPU time at least threefold, for every captured
+  variant, while its GPU time stays within ±10%.
+* C26: at every cache length, forcing the backend SDPA picks anyway costs more CPU time per step than not forcing.
+
 Every sentence comes from the word table (:mod:`attnprof.words`, ``C<n>.*`` keys and shared ones) in the
 language asked for, and every figure from the results' analysis (:mod:`attnprof.analysis`). This module does not
 import torch.
@@ -64,13 +79,15 @@ from .fmt import number as _num
 from .fmt import ratio
 from .noise import CPU_FLOOR, GPU_FLOOR, Figure
 from .results import CpuCosts, StepTrace
+from .workload_analysis import Build
 
 #: The article the claims come from. Its sections have no anchors we know of: each claim names its section in words
 #: (``article.section.<key>`` in the word table) and links the article.
 ARTICLE_URL = "https://huggingface.co/blog/torch-attention-profile"
 
 #: Sections of the article a claim can come from (named after the Japanese adaptation's headings).
-SECTIONS: tuple[str, ...] = ("naive", "memcpy", "backends", "math", "flash", "cudnn", "advice")
+#: ``"site"``: not the article's claim but this site's own guess about another workload (C18 and later).
+SECTIONS: tuple[str, ...] = ("naive", "memcpy", "backends", "math", "flash", "cudnn", "advice", "site")
 
 #: The verdicts a claim can get.
 VERDICTS: tuple[str, ...] = ("holds", "differs", "tie", "unmeasurable")
@@ -142,9 +159,15 @@ class _Check:
     """What a claim's rule works with: the results, the language, and short-hands for the verdicts."""
 
     def __init__(
-        self, claim: Claim, results: Mapping[str, Analysis], lang: str, measured: CpuCosts | None = None
+        self,
+        claim: Claim,
+        results: Mapping[str, Analysis],
+        lang: str,
+        measured: CpuCosts | None = None,
+        build: Build | None = None,
     ) -> None:
         self.claim, self.results, self.lang, self.measured = claim, results, lang, measured
+        self.build = build or Build()
 
     def cpu(self, variant: str) -> CpuCost:
         """The CPU side of ``variant``: the side-by-side measurement when there is one, else its own result."""
@@ -216,6 +239,9 @@ class Claim:
         rule: Turns the results into a verdict once the needed results are there; its docstring states the rule.
         section: The part of the article it comes from, one of :data:`SECTIONS`.
         optional: Variants the rule also uses when present.
+        workload: The workload whose results the claim reads (``"prefill"``: the article's; ``"train"`` and
+            ``"decode"`` read the build's :class:`~attnprof.workload_analysis.Build`). For those, a needed variant
+            must have a result of that workload, whatever its status: the rule itself reads refusals.
     """
 
     id: str
@@ -224,6 +250,7 @@ class Claim:
     rule: Rule
     section: str
     optional: tuple[str, ...] = ()
+    workload: str = "prefill"
 
     def __post_init__(self) -> None:
         if self.section not in SECTIONS:
@@ -244,17 +271,24 @@ class Claim:
         return " ".join((self.rule.__doc__ or "").strip().split("\n\n")[0].split())
 
     def check(
-        self, results: Mapping[str, Analysis], language: str | None = None, cpu: CpuCosts | None = None
+        self,
+        results: Mapping[str, Analysis],
+        language: str | None = None,
+        cpu: CpuCosts | None = None,
+        build: Build | None = None,
     ) -> Verdict:
         """Check the claim against ``results`` (variant name -> analysed result, :func:`attnprof.analysis.analyse`).
 
-        ``cpu`` is the side-by-side CPU-cost measurement, used by the claims about CPU time when present.
+        ``cpu`` is the side-by-side CPU-cost measurement, used by the claims about CPU time when present; ``build``
+        holds the results of the other workloads, for the claims about them.
 
         Returns:
             The :class:`Verdict`. Unmeasurable when a needed variant has no result, did not run, or (for a GPU
             claim) ran on the CPU; otherwise what the rule decides.
         """
-        ctx = _Check(self, results, words.language(language), cpu)
+        ctx = _Check(self, results, words.language(language), cpu, build)
+        if self.workload != "prefill":
+            return self._check_workload(ctx)
         if self.needs_cuda:
             # no sign of a GPU anywhere: every result ran on the CPU or found no CUDA device
             if results and all(a.result.device != "cuda" or a.result.status == "no_cuda" for a in results.values()):
@@ -270,6 +304,20 @@ class Claim:
             if not r.ok:
                 reason = r.reason or ctx.t("unknown_reason")
                 return ctx.unmeasurable(ctx.t("reason.not_run", variant=v, status=r.status, reason=reason))
+        return self.rule(ctx)
+
+    def _check_workload(self, ctx: _Check) -> Verdict:
+        found = ctx.build.of(self.workload)
+        if (
+            self.needs_cuda
+            and found
+            and all(a.result.device != "cuda" or a.result.status == "no_cuda" for a in found)
+        ):
+            return ctx.unmeasurable(ctx.t("reason.no_cuda"))
+        present = {a.variant for a in found}
+        for v in self.variants:
+            if v not in present:
+                return ctx.unmeasurable(ctx.t("reason.missing_workload", variant=v, workload=self.workload))
         return self.rule(ctx)
 
 
@@ -804,7 +852,194 @@ def _c17(ctx: _Check) -> Verdict:
     return ctx.verdict(True, measured, ctx.t("C17.detail.ok"), figures)
 
 
-#: The claims, by id, C1 to C17.
+# --- the workloads: training, decoding, CUDA graphs (C18-C26) -------------------------------------------------------
+
+
+def _pct(x: float) -> str:
+    return _num(100 * x)
+
+
+def _c18(ctx: _Check) -> Verdict:
+    """SDPA's own choice for training (sdpa_auto) is within 10% of the fastest forced backend by median GPU time
+    of a training step without the profiler; the backend it ran is named from the backward's kernels."""
+    rows = {r.variant: r for r in ctx.build.train_rows() if r.step_ms is not None}
+    auto = rows.get("sdpa_auto")
+    forced = {v: r for v, r in rows.items() if v in FORCED_BACKENDS}
+    if auto is None or not forced:
+        return ctx.unmeasurable(ctx.not_recorded("gpu_time", ["sdpa_auto", *FORCED_BACKENDS]))
+    fastest = min(forced.values(), key=lambda r: r.step_ms)  # type: ignore[arg-type, return-value]
+    ratio = auto.step_ms / fastest.step_ms  # type: ignore[operator]
+    picked = variants.by_sdpa_family(auto.backend)
+    measured = ctx.t("C18.measured", picked="?" if picked is None else _short(picked), auto=_num(auto.step_ms),
+                     fastest=_short(fastest.variant), fast=_num(fastest.step_ms), percent=_num(100 * ratio))  # type: ignore[arg-type]  # fmt: skip
+    return ctx.verdict(ratio <= 1 + CHOICE_TOLERANCE + 1e-9, measured)
+
+
+#: C19: the backward's share the FLOP count predicts, and the tolerance around it.
+BWD_FWD_FLOPS = 2.5
+
+
+def _c19(ctx: _Check) -> Verdict:
+    """Every fused backend's backward (training step minus forward, median GPU times without the profiler) takes
+    2.5 times its forward (the FLOP count: five matrix products against two), within ±20%; the math backend's
+    ratio is reported beside them."""
+    rows = {r.variant: r for r in ctx.build.train_rows()}
+    ratios = {v: rows[v].bwd_over_fwd for v in FUSED_BACKENDS if v in rows}
+    missing = [v for v, x in ratios.items() if x is None]
+    if missing or not ratios:
+        return ctx.unmeasurable(ctx.not_recorded("gpu_time", missing or list(FUSED_BACKENDS)))
+    off = [v for v, x in ratios.items() if not _within(x, BWD_FWD_FLOPS, RATIO_TOLERANCE)]  # type: ignore[arg-type]
+    measured = ctx.t("C19.measured", ratios=ctx.join(f"{_short(v)} {_num(x)}" for v, x in ratios.items()))  # type: ignore[arg-type]
+    detail = []
+    math_row = rows.get("sdpa_math")
+    if math_row is not None and math_row.bwd_over_fwd is not None:
+        detail.append(ctx.t("C19.detail.math", ratio=_num(math_row.bwd_over_fwd)))
+    if off:
+        detail.append(ctx.t("C19.detail.off", variants=ctx.join(_short(v) for v in off)))
+    return ctx.verdict(not off, measured, detail)
+
+
+#: C20: how many times the fused backends' memory the math backend's must reach.
+MEMORY_FACTOR = 4.0
+
+
+def _c20(ctx: _Check) -> Verdict:
+    """The math backend's peak extra memory in a training step is at least four times the largest of the fused
+    backends'; the memory still allocated after the forward (what autograd saved for the backward) is reported
+    beside it."""
+    rows = {r.variant: r for r in ctx.build.train_rows()}
+    math_row = rows.get("sdpa_math")
+    fused = {v: rows[v] for v in FUSED_BACKENDS if v in rows and rows[v].peak_mib is not None}
+    if math_row is None or math_row.peak_mib is None or not fused:
+        return ctx.unmeasurable(ctx.not_recorded("memory", ["sdpa_math", *FUSED_BACKENDS]))
+    largest = max(fused.values(), key=lambda r: r.peak_mib)  # type: ignore[arg-type, return-value]
+    factor = math_row.peak_mib / largest.peak_mib if largest.peak_mib else float("inf")  # type: ignore[operator]
+    measured = ctx.t("C20.measured", math=_num(math_row.peak_mib), fused=_num(largest.peak_mib),
+                     variant=_short(largest.variant), factor=_num(factor))  # type: ignore[arg-type]  # fmt: skip
+    detail = ""
+    if math_row.saved_mib is not None and largest.saved_mib is not None:
+        detail = ctx.t("C20.detail.saved", math=_num(math_row.saved_mib), fused=_num(largest.saved_mib))
+    return ctx.verdict(factor >= MEMORY_FACTOR, measured, detail)
+
+
+def _c21(ctx: _Check) -> Verdict:
+    """At every cache length where it ran, SDPA's own choice for decoding is within 10% of the fastest forced
+    backend by median GPU time without the profiler; the backends it ran are named and the worst length given."""
+    worst = None
+    picks = []
+    for row in ctx.build.decision_rows("decode"):
+        if row.auto is None or row.best_forced is None:
+            continue
+        ratio = row.auto.band.median / row.best_forced.band.median
+        picks.append(row.auto.backend)
+        if worst is None or ratio > worst[0]:
+            worst = (ratio, row.length, row.best_forced.variant)
+    if worst is None:
+        return ctx.unmeasurable(ctx.not_recorded("gpu_time", ["sdpa_auto", *FORCED_BACKENDS]))
+    names = [_short(v) for p in dict.fromkeys(picks) if (v := variants.by_sdpa_family(p)) is not None]
+    measured = ctx.t("C21.measured", picked=ctx.join(names), length=worst[1], percent=_num(100 * worst[0]),
+                     fastest=_short(worst[2]))  # fmt: skip
+    return ctx.verdict(worst[0] <= 1 + CHOICE_TOLERANCE + 1e-9, measured)
+
+
+def _c22(ctx: _Check) -> Verdict:
+    """Every fused SDPA backend (memory-efficient, flash, cuDNN) runs the grouped-query decoding step
+    (``enable_gqa=True``) at every cache length measured; a refusal (status ``unsupported``) is quoted in PyTorch's
+    words, and a step that failed otherwise leaves the claim unmeasurable."""
+    refused: dict[str, str] = {}
+    accepted = []
+    for row in ctx.build.decode_rows():
+        if row.variant not in FUSED_BACKENDS:
+            continue
+        if row.status == "ok":
+            accepted.append(row.variant)
+        elif row.status == "unsupported":
+            refused.setdefault(row.variant, (row.reason or "").split(" | ")[-1].split(". ")[0])
+        elif row.variant not in accepted:  # failed otherwise (out of memory, an error): that answers nothing
+            return ctx.unmeasurable(ctx.t("reason.not_run", variant=row.variant, status=row.status,
+                                          reason=row.reason or ctx.t("unknown_reason")))  # fmt: skip
+    ran = [_short(v) for v in dict.fromkeys(accepted) if v not in refused]
+    measured = ctx.t("C22.measured", accepted=ctx.join(ran), refused=ctx.join(_short(v) for v in refused))
+    detail = [ctx.t("C22.detail.reason", variant=_short(v), reason=r) for v, r in refused.items()]
+    return ctx.verdict(not refused, measured, detail)
+
+
+#: C23: the share of the read bandwidth the fastest decoding step must reach at the longest cache.
+READ_SHARE = 0.80
+
+
+def _c23(ctx: _Check) -> Verdict:
+    """At the longest cache length measured, the fastest variant's decoding step (SDPA's own choice aside: it runs
+    one of the others) moves the bytes it cannot avoid (the cache read once) at 80% or more of the read bandwidth
+    the build measured on the same GPU."""
+    lengths = ctx.build.decode_lengths()
+    rows = [r for r in ctx.build.decode_rows()
+            if lengths and r.kv_len == lengths[-1] and r.gpu_us is not None and r.variant != "sdpa_auto"]  # fmt: skip
+    if not rows:
+        return ctx.unmeasurable(ctx.not_recorded("gpu_time", list(variants.for_workload("decode"))))
+    best = min(rows, key=lambda r: r.gpu_us)  # type: ignore[arg-type, return-value]
+    if best.read_fraction is None or best.gbs is None:
+        return ctx.unmeasurable(ctx.not_recorded("read_ceiling", [best.variant]))
+    measured = ctx.t("C23.measured", variant=_short(best.variant), length=best.kv_len, gbs=_num(best.gbs),
+                     percent=_pct(best.read_fraction), ceiling=_num(best.gbs / best.read_fraction))  # fmt: skip
+    detail = ctx.t("C23.detail.above") if best.read_fraction > 1 else ""
+    return ctx.verdict(best.read_fraction >= READ_SHARE, measured, detail)
+
+
+def _c24(ctx: _Check) -> Verdict:
+    """At the shortest cache length measured, SDPA's own decoding step (sdpa_auto) is launch-bound: the CPU time
+    to issue it (dispatch, without the profiler) exceeds its median GPU time."""
+    rows = [r for r in ctx.build.decode_rows() if r.variant == "sdpa_auto" and r.gpu_us is not None]
+    if not rows or rows[0].dispatch_us is None:
+        return ctx.unmeasurable(ctx.not_recorded("dispatch", ["sdpa_auto"]))
+    row = min(rows, key=lambda r: r.kv_len)
+    measured = ctx.t("C24.measured", length=row.kv_len, dispatch=_num(row.dispatch_us), gpu=_num(row.gpu_us))  # type: ignore[arg-type]
+    return ctx.verdict(bool(row.launch_bound), measured)
+
+
+#: C25: how many times less CPU time a graph replay must take; how much its GPU time may move.
+GRAPH_CPU_FACTOR = 3.0
+GRAPH_GPU_TOLERANCE = 0.10
+
+
+def _c25(ctx: _Check) -> Verdict:
+    """For every variant captured in a CUDA graph, replaying the decoding step takes at most a third of the eager
+    step's CPU time (to the call's return), and its GPU time (pre-filled CUDA events) stays within ±10% of the
+    eager step's; the wall time from an idle GPU is reported beside them."""
+    rows = ctx.build.graph_rows()
+    ok = [r for r in rows if r.status == "ok" and r.eager_cpu_us and r.graph_cpu_us and r.eager_gpu_us]
+    if not ok:
+        failed = [r for r in rows if r.status != "ok"]
+        if failed:
+            return ctx.unmeasurable(ctx.t("reason.not_run", variant=failed[0].variant, status=failed[0].status,
+                                          reason=failed[0].reason or ctx.t("unknown_reason")))  # fmt: skip
+        return ctx.unmeasurable(ctx.not_recorded("graph", list(variants.names(graph=True))))
+    items, holds = [], True
+    for r in ok:
+        cpu_factor = r.eager_cpu_us / r.graph_cpu_us  # type: ignore[operator]
+        gpu_change = r.graph_gpu_us / r.eager_gpu_us - 1  # type: ignore[operator]
+        holds &= cpu_factor >= GRAPH_CPU_FACTOR and abs(gpu_change) <= GRAPH_GPU_TOLERANCE
+        figures = {k: _num(getattr(r, f)) for k, f in (("eager", "eager_cpu_us"), ("graph", "graph_cpu_us"),
+                   ("gpu_eager", "eager_gpu_us"), ("gpu_graph", "graph_gpu_us"))}  # fmt: skip
+        items.append(ctx.t("C25.item", variant=_short(r.variant), **figures))
+    r0 = ok[0]
+    detail = ctx.t("C25.detail.wall", variant=_short(r0.variant), length=r0.kv_len, eager=_num(r0.eager_wall_us or 0),
+                   graph=_num(r0.graph_wall_us or 0))  # fmt: skip
+    return ctx.verdict(holds, ctx.t("list.semi").join(items), detail)
+
+
+def _c26(ctx: _Check) -> Verdict:
+    """At every cache length where both ran, forcing the backend SDPA picks anyway (its forced variant) costs more
+    CPU time to issue a decoding step than calling SDPA without forcing (dispatch, without the profiler)."""
+    extra = [(r.length, r.forcing_cpu_us) for r in ctx.build.decision_rows("decode") if r.forcing_cpu_us is not None]
+    if not extra:
+        return ctx.unmeasurable(ctx.not_recorded("dispatch", ["sdpa_auto", *FORCED_BACKENDS]))
+    lo, hi = min(x for _, x in extra), max(x for _, x in extra)
+    measured = ctx.t("C26.measured", low=_num(lo), high=_num(hi), n=len(extra))
+    return ctx.verdict(lo > 0, measured)
+
+
+#: The claims, by id, C1 to C26.
 CLAIMS: dict[str, Claim] = {
     c.id: c
     for c in (
@@ -825,8 +1060,21 @@ CLAIMS: dict[str, Claim] = {
         Claim("C15", FUSED_BACKENDS, True, _c15, "flash"),
         Claim("C16", FUSED_BACKENDS, True, _c16, "cudnn"),
         Claim("C17", ("sdpa_auto", "sdpa_flash", "sdpa_cudnn"), True, _c17, "advice", optional=FORCED_BACKENDS),
+        Claim("C18", ("sdpa_auto",), True, _c18, "site", workload="train"),
+        Claim("C19", FUSED_BACKENDS, True, _c19, "site", workload="train"),
+        Claim("C20", ("sdpa_math",), True, _c20, "site", workload="train"),
+        Claim("C21", ("sdpa_auto",), True, _c21, "site", workload="decode"),
+        Claim("C22", FUSED_BACKENDS, True, _c22, "site", workload="decode"),
+        Claim("C23", (), True, _c23, "site", workload="decode"),
+        Claim("C24", ("sdpa_auto",), True, _c24, "site", workload="decode"),
+        Claim("C25", (), True, _c25, "site", workload="decode"),
+        Claim("C26", ("sdpa_auto",), True, _c26, "site", workload="decode"),
     )
 }
+
+#: The claims about the article's workload (prefill), and about the others.
+ARTICLE_CLAIMS: tuple[str, ...] = tuple(c.id for c in CLAIMS.values() if c.workload == "prefill")
+WORKLOAD_CLAIMS: tuple[str, ...] = tuple(c.id for c in CLAIMS.values() if c.workload != "prefill")
 
 
 def get(claim_id: str) -> Claim:
@@ -842,17 +1090,24 @@ def get(claim_id: str) -> Claim:
 
 
 def check(
-    claim_id: str, results: Mapping[str, Analysis], language: str | None = None, cpu: CpuCosts | None = None
+    claim_id: str,
+    results: Mapping[str, Analysis],
+    language: str | None = None,
+    cpu: CpuCosts | None = None,
+    build: Build | None = None,
 ) -> Verdict:
     """Check one claim; see :meth:`Claim.check`."""
-    return get(claim_id).check(results, language, cpu)
+    return get(claim_id).check(results, language, cpu, build)
 
 
 def check_all(
-    results: Mapping[str, Analysis], language: str | None = None, cpu: CpuCosts | None = None
+    results: Mapping[str, Analysis],
+    language: str | None = None,
+    cpu: CpuCosts | None = None,
+    build: Build | None = None,
 ) -> list[Verdict]:
-    """Check every claim, C1 to C17."""
-    return [c.check(results, language, cpu) for c in CLAIMS.values()]
+    """Check every claim, C1 to C26."""
+    return [c.check(results, language, cpu, build) for c in CLAIMS.values()]
 
 
 def by_variant(analyses: Iterable[Analysis]) -> dict[str, Analysis]:

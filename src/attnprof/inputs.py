@@ -46,15 +46,31 @@ REUSE_ENV = "ATTNPROF_REUSE"
 
 @dataclass(frozen=True)
 class Setup:
-    """What to run: shape ``[batch, heads, seq, head_dim]``, dtype name and device."""
+    """What to run: shape ``[batch, heads, seq, head_dim]`` of the queries, dtype name and device.
+
+    For decoding (:mod:`attnprof.workloads`), ``seq`` is the one new token and the keys and values are a cache of
+    ``kv_len`` positions with ``kv_heads`` heads (``heads`` a multiple of it: grouped-query attention); both are
+    ``None`` otherwise, when keys and values have the queries' shape.
+    """
 
     shape: tuple[int, int, int, int]
     dtype: str
     device: str
+    kv_heads: int | None = None
+    kv_len: int | None = None
+
+    @property
+    def kv_shape(self) -> tuple[int, int, int, int]:
+        """Shape of ``k`` and ``v``: the queries' shape, or ``[batch, kv_heads, kv_len, head_dim]`` for a cache."""
+        b, h, s, d = self.shape
+        return (b, self.kv_heads or h, self.kv_len or s, d)
 
     def describe(self) -> str:
-        """``[8, 16, 1024, 64] bfloat16 on cuda``."""
-        return f"{list(self.shape)} {self.dtype} on {self.device}"
+        """``[8, 16, 1024, 64] bfloat16 on cuda``; a cache adds ``, KV cache [8, 8, 4096, 128]``."""
+        text = f"{list(self.shape)} {self.dtype} on {self.device}"
+        if self.kv_heads is not None or self.kv_len is not None:
+            text += f", KV cache {list(self.kv_shape)}"
+        return text
 
 
 def canonical_dtype(name: str) -> str:
@@ -85,15 +101,54 @@ def parse_shape(text: str | Iterable[int]) -> tuple[int, int, int, int]:
     return dims  # type: ignore[return-value]
 
 
-def make_setup(shape: str | Iterable[int], dtype: str = "bfloat16", device: str = "cuda") -> Setup:
-    """Validate and build a :class:`Setup`.
+def positive_int(name: str, value: object, example: str) -> int:
+    """``value`` as a positive integer (``"8"`` and ``8`` alike).
 
     Raises:
-        ValueError: for a malformed shape, an unknown dtype or an unknown device name.
+        ValueError: naming ``name``, the bad value and an example of a good one.
+    """
+    try:
+        n = int(str(value).strip())
+    except (TypeError, ValueError):
+        n = 0
+    if n <= 0:
+        raise ValueError(f"bad {name} {value!r}; expected a positive integer such as {example}")
+    return n
+
+
+def make_setup(
+    shape: str | Iterable[int],
+    dtype: str = "bfloat16",
+    device: str = "cuda",
+    *,
+    kv_heads: int | str | None = None,
+    kv_len: int | str | None = None,
+) -> Setup:
+    """Validate and build a :class:`Setup`.
+
+    Args:
+        shape: ``B,H,S,D`` of the queries.
+        dtype: Any spelling :func:`canonical_dtype` accepts.
+        device: ``"cuda"`` or ``"cpu"``.
+        kv_heads: Heads of a KV cache (decoding); ``H`` must be a multiple of it.
+        kv_len: Positions of a KV cache (decoding).
+
+    Raises:
+        ValueError: for a malformed shape, an unknown dtype or device name, a cache size that is not a positive
+            integer, or query heads that are not a multiple of the KV heads.
     """
     if device not in DEVICES:
         raise ValueError(f"unknown device {device!r}; choose one of: {', '.join(DEVICES)}")
-    return Setup(parse_shape(shape), canonical_dtype(dtype), device)
+    dims = parse_shape(shape)
+    heads = None if kv_heads is None else positive_int("kv_heads", kv_heads, "8")
+    length = None if kv_len is None else positive_int("kv_len", kv_len, "4096")
+    if heads is not None and dims[1] % heads:
+        divisors = [str(n) for n in range(1, dims[1] + 1) if dims[1] % n == 0]
+        raise ValueError(
+            f"bad kv_heads {heads}: the {dims[1]} query heads must share the KV heads in equal groups; choose one "
+            f"of: {', '.join(divisors)}"
+        )
+    return Setup(dims, canonical_dtype(dtype), device, heads, length)
 
 
 def default_setup(device: str | None = None) -> Setup:
@@ -153,8 +208,8 @@ def make_inputs(setup: Setup, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor
     gen = torch.Generator(device="cpu").manual_seed(seed)
     dtype = getattr(torch, setup.dtype)
     return tuple(  # type: ignore[return-value]
-        torch.randn(setup.shape, generator=gen, dtype=torch.float32).to(device=setup.device, dtype=dtype)
-        for _ in range(3)
+        torch.randn(shape, generator=gen, dtype=torch.float32).to(device=setup.device, dtype=dtype)
+        for shape in (setup.shape, setup.kv_shape, setup.kv_shape)
     )
 
 

@@ -287,6 +287,12 @@ def _flash(m: re.Match[str], name: str) -> _Result:
     elif bools:
         f["flags"] = ",".join(bools)
     causal = "kernel.causal" if f.get("causal") == "true" else ""
+    label = kernel.removeprefix("flash_").removesuffix("_kernel")
+    if label in _FLASH_SPLITKV:
+        # flash-decoding: the keys split over blocks, each with a partial softmax, merged by the combine kernel
+        f["step"] = _FLASH_SPLITKV[label]
+        step = {"step": f"kernel.step.{label}"}
+        return f, _label("flash_splitkv", step, head_dim=m["head_dim"], dtype=f["dtype"])
     return f, _label(
         "flash",
         {"causal": causal},
@@ -295,6 +301,43 @@ def _flash(m: re.Match[str], name: str) -> _Result:
         tile=f"{m['block_m']}x{m['block_n']}",
         dtype=f["dtype"],
     )
+
+
+_FLASH_SPLITKV = {"fwd_splitkv": "split-KV fwd", "fwd_splitkv_combine": "split-KV combine"}
+
+
+# Flash_bwd_kernel_traits<kHeadDim, kBlockM, kBlockN, kNWarps, AtomLayoutMSdP, AtomLayoutNdKV, AtomLayoutMdQ,
+# Is_V_in_regs, No_double_buffer, elem_type> (PyTorch's flash_bwd_launch_template.h). The backward runs three
+# kernels: dot(dO, O) per row (the softmax's backward term), the main dQ/dK/dV loop over key blocks in parallel,
+# and a conversion of the fp32 dQ accumulator to the input type.
+_FLASH_BWD_STEPS = {
+    "flash_bwd_dot_do_o_kernel": "dot(dO, O)",
+    "flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel": "dQ dK dV",
+    "flash_bwd_dq_dk_dv_loop_kernel": "dQ dK dV",
+    "flash_bwd_convert_dq_kernel": "convert dQ",
+    "flash_bwd_convert_dkv_kernel": "convert dK dV",
+}
+#: The backward steps' labels (``kernel.step.<key>``; a step no rule names is shown as it is).
+_FLASH_BWD_WORDS = {"dot(dO, O)": "dot_do_o", "dQ dK dV": "dq_dk_dv", "convert dQ": "convert_dq",
+                    "convert dK dV": "convert_dkv"}  # fmt: skip
+
+
+def _flash_bwd(m: re.Match[str], name: str) -> _Result:
+    kernel = m["kernel"]
+    f = {
+        "kernel": kernel,
+        "direction": "bwd",
+        "head_dim": m["head_dim"],
+        "block_m": m["block_m"],
+        "block_n": m["block_n"],
+        "warps": m["warps"],
+        "dtype": _dtype(m["elem"]),
+    }
+    step = _FLASH_BWD_STEPS.get(kernel, kernel.removeprefix("flash_bwd_").removesuffix("_kernel"))
+    f["step"] = step
+    tile = f" {m['block_m']}x{m['block_n']}" if step == "dQ dK dV" else ""
+    step_words = {"step": (f"kernel.step.{_FLASH_BWD_WORDS.get(step, step)}", step)}  # unnamed: shown as it is
+    return f, _label("flash_bwd", step_words, head_dim=m["head_dim"], tile=tile, dtype=f["dtype"])
 
 
 def _flash_other(m: re.Match[str], name: str) -> _Result:
@@ -353,7 +396,22 @@ def _cudnn_sdpa(m: re.Match[str], name: str) -> _Result:
     return f, _label("cudnn", op=m["op"], algo=algo, arch=m["arch"], mma=mma, tile=tile)
 
 
+# cuDNN's fused SDPA runs small helper kernels beside the generated one: the backward's dot(dO, O) per row and
+# its conversion of the fp32 dQ accumulator; decoding's reduction of the partial results of split keys ("lean
+# attention", cuDNN's split-KV scheme for one query row).
+#: cuDNN's helper kernels beside its generated attention kernel -> direction (their labels: ``kernel.cudnn.<key>``).
+_CUDNN_HELPERS = {"compute_dot_do_o": "bwd", "convert_dq_to_16bits": "bwd", "lean_reduction_kernel": "fwd"}
+
+
 def _cudnn_other(m: re.Match[str], name: str) -> _Result:
+    for key, direction in _CUDNN_HELPERS.items():
+        if f"cudnn::fusion::{key}" in name:
+            f = {"kernel": key, "direction": direction}
+            hd = re.search(r"compute_dot_do_o_specialized<\w+,\s*(\d+)>", name)
+            if hd:
+                f["head_dim"] = hd.group(1)
+            head_dim = f" (hd{f['head_dim']})" if "head_dim" in f else ""
+            return f, _label("cudnn_helper", {"step": f"kernel.cudnn.{key}"}, head_dim=head_dim)
     return {}, _raw(shorten(name))
 
 
@@ -589,6 +647,13 @@ def _gemm_other(m: re.Match[str], name: str) -> _Result:
     return {}, _raw(shorten(name))
 
 
+# cuBLAS's matrix-vector kernel: internal::gemvx::kernel<index, index, T_in, T_in, T_compute, T_out, ...>. A
+# decoding step's q @ k^T has one query row, so cuBLAS runs it as gemv on CUDA cores.
+def _gemv(m: re.Match[str], name: str) -> _Result:
+    f = {"op": "gemv", "dtype": _dtype(m["dtype"]), "compute": _dtype(m["compute"]), "library": "cuBLAS"}
+    return f, _label("gemv", dtype=f["dtype"])
+
+
 # softmax_warp_forward<input_t, output_t, acc_t, log2_elements, is_log_softmax, is_masked> (PersistentSoftmax.cuh)
 def _softmax_warp(m: re.Match[str], name: str) -> _Result:
     f = {
@@ -618,6 +683,13 @@ def _softmax_block(m: re.Match[str], name: str) -> _Result:
     f["op"] = "log_softmax" if "LogSoftMax" in name else "softmax"
     direction = {"direction": f"kernel.dir.{m['direction'].lower()}"}
     return f, _label("softmax_block", direction, op=f["op"], input=f["input"], accumulate=f["accumulate"])
+
+
+# cunn_SoftMaxForwardReg<scalar_t, accscalar_t, outscalar_t, Epilogue, index_t, ILP>: one row held in registers
+def _softmax_reg(m: re.Match[str], name: str) -> _Result:
+    f = {"kernel": "cunn_SoftMaxForwardReg", "input": _dtype(m["input"]), "accumulate": _dtype(m["acc"]),
+         "output": _dtype(m["output"]), "op": "softmax"}  # fmt: skip
+    return f, _label("softmax_reg", input=f["input"], accumulate=f["accumulate"])
 
 
 def _softmax_other(m: re.Match[str], name: str) -> _Result:
@@ -737,13 +809,22 @@ RULES: tuple[Rule, ...] = (
         ),
         _flash,
     ),
+    Rule(
+        "flash",
+        re.compile(
+            r"(?P<kernel>flash_bwd\w*_kernel)<(?:(?:true|false),\s*)?Flash_bwd_kernel_traits<\s*(?P<head_dim>\d+),\s*"
+            r"(?P<block_m>\d+),\s*(?P<block_n>\d+),\s*(?P<warps>\d+),\s*\d+,\s*\d+,\s*\d+,\s*(?:true|false),\s*"
+            r"(?:true|false),\s*(?P<elem>[\w:]+)"
+        ),
+        _flash_bwd,
+    ),
     Rule("flash", re.compile(r"flash::FlashAttn(?P<direction>Fwd|Bwd)(?P<arch>Sm\d+)"), _flash3),
     Rule("flash", re.compile(r"(?P<kernel>flash_(?:fwd|bwd)\w*_kernel)\b"), _flash_other),
     Rule(
         "mem_efficient",
         re.compile(
             r"fmha_cutlass(?P<pass>[FB])_(?P<dtype>[a-z0-9]+)_(?P<aligned>aligned|notaligned)_"
-            r"(?P<block_q>\d+)x(?P<block_k>\d+)(?:_k(?P<max_k>\d+))?(?:_(?P<out>rf|gmem))?(?:_dropout)?"
+            r"(?P<block_q>\d+)x(?P<block_k>\d+)(?:_k(?P<max_k>\d+))?(?:_(?P<out>rf|gmem))?(?:_dropout)?(?:_seqaligned)?"
             r"_(?P<arch>sm\d+)"
         ),
         _mem_efficient,
@@ -809,6 +890,9 @@ RULES: tuple[Rule, ...] = (
         ),
         _cublas_legacy,
     ),
+    Rule(
+        "gemm", re.compile(r"gemvx?::kernel<\w+,\s*\w+,\s*(?P<dtype>[\w:]+),\s*[\w:]+,\s*(?P<compute>[\w:]+)"), _gemv
+    ),
     Rule("gemm", re.compile(r"gemm|gemv|Gemm|Gemv|cublasLt::|cutlass::Kernel"), _gemm_other),
     Rule(
         "softmax",
@@ -825,6 +909,11 @@ RULES: tuple[Rule, ...] = (
             rf"(?P<input>{_TYPE}),\s*(?P<acc>{_TYPE}),\s*(?P<output>{_TYPE})"
         ),
         _softmax_block,
+    ),
+    Rule(
+        "softmax",
+        re.compile(rf"cunn_SoftMaxForwardReg<(?P<input>{_TYPE}),\s*(?P<acc>{_TYPE}),\s*(?P<output>{_TYPE})"),
+        _softmax_reg,
     ),
     Rule("softmax", re.compile(r"[Ss]oft[Mm]ax"), _softmax_other),
     Rule(

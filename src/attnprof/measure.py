@@ -13,6 +13,7 @@ comparison and the sweep measure a call the same way:
 * :func:`time_dispatch_us` times how long the CPU takes to issue one call (the GPU idle at the start, so the
   launch queue never blocks); :func:`time_context_us` the backend-forcing context alone.
 * :class:`PeakMemory` reads the allocator's peak over a region, above what was allocated before it.
+* :func:`read_bandwidth` measures how fast the GPU reads device memory (the ceiling of a decoding step).
 * :func:`capture_trace` runs calls under ``torch.profiler`` with the reference article's schedule and returns
   the exported Chrome trace.
 * :func:`reraise_interrupt` keeps Ctrl-C an interrupt: the code that records a failing call as data calls it
@@ -364,6 +365,45 @@ class PeakMemory:
 
             torch.cuda.synchronize()
             self.bytes = int(torch.cuda.max_memory_allocated() - self._base)
+
+
+#: Size of the buffer :func:`read_bandwidth` reads, bytes.
+READ_BYTES = 2 * 2**30
+_READ_CACHE: dict[tuple[str, int], tuple[float, int]] = {}
+
+
+def read_all(x: Any) -> Any:
+    """What :func:`read_bandwidth` times: the sum of every element of ``x`` (a 0-dim tensor; reads all of ``x``)."""
+    return x.sum()
+
+
+def read_bandwidth(device: str, nbytes: int = READ_BYTES, reps: int = 10) -> tuple[float, int] | None:
+    """How fast the device reads memory: ``(GB/s, bytes read)``, or ``None`` on the CPU or without CUDA.
+
+    A sum over ``nbytes`` of float32 in device memory (random, made on the device), timed like every call here
+    (:func:`timed_calls` with the GPU pre-filled, median of ``reps`` after three warm-up calls). Only the bytes
+    read count: the result is one number. This is the ceiling of a step that reads much and writes little, such
+    as decoding, which a copy's figure (bytes read plus bytes written) does not give. Measured once per process
+    and size, then reused.
+    """
+    if device != "cuda":
+        return None
+    import torch
+
+    if not torch.cuda.is_available():
+        return None
+    key = (torch.cuda.get_device_name(), nbytes)
+    if key not in _READ_CACHE:
+        gen = torch.Generator(device="cuda").manual_seed(0)
+        x = torch.rand(nbytes // 4, generator=gen, device="cuda", dtype=torch.float32)
+        for _ in range(3):
+            read_all(x)
+        sleep = gpu_sleeper("cuda")
+        ms = percentile(timed_calls(lambda: read_all(x), "cuda", min_reps=reps, sleep=sleep).gpu_ms, 50)
+        _READ_CACHE[key] = (x.numel() * 4 / (ms * 1e-3) / 1e9, x.numel() * 4)
+        del x
+        torch.cuda.empty_cache()
+    return _READ_CACHE[key]
 
 
 # --- the profiler ---------------------------------------------------------------------------------------------------

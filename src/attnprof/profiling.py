@@ -3,7 +3,9 @@
 The profiled part reproduces the article's set-up: inputs made once, three warm-up calls, then
 ``torch.profiler.profile`` with ``schedule(wait=1, warmup=1, active=3, repeat=1)`` over five steps, each forward
 inside ``record_function("<variant>_fwd")`` under ``torch.no_grad()``, the device synchronised before each
-``prof.step()``. The Chrome trace is parsed by :mod:`attnprof.trace` into the active steps.
+``prof.step()``. The Chrome trace is parsed by :mod:`attnprof.trace` into the active steps. Other workloads
+(:mod:`attnprof.workloads`) are profiled the same way, with their own step and annotation: a training step
+(forward and backward, autograd on) or a decoding step.
 
 The measured part runs without the profiler: CUDA events around single calls (the median of many, with its
 confidence interval, timed by :func:`attnprof.measure.time_shape` exactly as the sweep times a point), CPU time to
@@ -31,7 +33,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import __version__, cost, results, trace, variants, words
+from . import __version__, cost, results, trace, variants, words, workloads
 from .inputs import (
     Setup,
     causal_flops,
@@ -48,6 +50,7 @@ from .measure import (
     gpu_sleeper,
     interrupts_seen,
     raise_if_interrupted,
+    read_bandwidth,
     reraise_interrupt,
     sync,
     time_context_us,
@@ -56,7 +59,7 @@ from .measure import (
     timer_name,
 )
 from .noise import median_interval
-from .results import Environment, Result, Timing
+from .results import DecodeFigures, Environment, GraphFigures, Result, Timing
 from .reuse import reusable_result
 
 if TYPE_CHECKING:
@@ -199,10 +202,11 @@ def environment(device: str, trace_meta: dict[str, Any] | None = None) -> Enviro
 # --- the profiled run -----------------------------------------------------------------------------------------------
 
 
-def reference_check(out: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
-                    setup: Setup) -> tuple[str, str | None, float | None]:  # fmt: skip
-    """Check ``out`` against the float64 reference: ``(reference_check, reference_reason, rel_error)``.
+def _checked(compute: Callable[[], tuple[float, float | None]],
+             setup: Setup) -> tuple[str, str | None, float | None, float | None]:  # fmt: skip
+    """Run a check against the float64 reference: ``(reference_check, reference_reason, rel_error, grad_error)``.
 
+    ``compute`` returns the output's relative error and the gradients' largest (``None`` when there are none).
     Skipped (not attempted) when its estimated memory (:func:`attnprof.cost.reference_bytes`) exceeds what the
     device has; its own failure is ``oom`` or ``error`` with PyTorch's first line. Never raises for a failing
     reference, so that the variant's own status stays what its kernel did.
@@ -211,28 +215,33 @@ def reference_check(out: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torc
 
     need, limit = cost.reference_bytes(setup.shape), cost.available(setup.device)
     if limit is not None and need > limit.bytes:
-        return (
-            "skipped",
-            (
-                f"not run: the float64 reference needs about {cost.human_bytes(need)} (estimated), more than the "
-                f"{cost.human_bytes(limit.bytes)} of {limit.source}"
-            ),
-            None,
+        reason = (
+            f"not run: the float64 reference needs about {cost.human_bytes(need)} (estimated), more than the "
+            f"{cost.human_bytes(limit.bytes)} of {limit.source}"
         )
+        return "skipped", reason, None, None
     seen = interrupts_seen()
     try:
-        return "ok", None, relative_error(out, reference_attention(q, k, v))
+        err, grad_err = compute()
+        return "ok", None, err, grad_err
     except Exception as exc:  # the check's failure is data too, kept apart from the variant's status
         reraise_interrupt(exc, seen)
         status = "oom" if _classify(exc) == "oom" else "error"
-        return status, pytorch_reason(exc, ()), None
+        return status, pytorch_reason(exc, ()), None, None
     finally:
         if setup.device == "cuda":
             torch.cuda.empty_cache()
 
 
+def reference_check(out: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
+                    setup: Setup) -> tuple[str, str | None, float | None]:  # fmt: skip
+    """Check ``out`` against the float64 reference: ``(reference_check, reference_reason, rel_error)`` (see
+    :func:`_checked`)."""
+    return _checked(lambda: (relative_error(out, reference_attention(q, k, v)), None), setup)[:3]
+
+
 def _timing(call: Callable[[], Any], v: variants.Variant, setup: Setup, err: float | None,
-            warmup_s: float | None, profile_s: float | None) -> Timing:  # fmt: skip
+            warmup_s: float | None, profile_s: float | None, flops: float | None = None) -> Timing:  # fmt: skip
     """The measurements taken without the profiler (see the module docstring).
 
     The GPU time is taken by :func:`attnprof.measure.time_shape` with :data:`attnprof.measure.DEFAULT_PLAN`, the
@@ -241,7 +250,7 @@ def _timing(call: Callable[[], Any], v: variants.Variant, setup: Setup, err: flo
     sleep = gpu_sleeper(setup.device)
     timed = time_shape(call, setup.device, DEFAULT_PLAN, sleep)
     gpu = timed.gpu
-    flops = causal_flops(setup.shape)
+    flops = causal_flops(setup.shape) if flops is None else flops
     with PeakMemory(setup.device) as peak:
         out = call()
     del out
@@ -269,32 +278,40 @@ def _timing(call: Callable[[], Any], v: variants.Variant, setup: Setup, err: flo
     )
 
 
-def _failed(v: variants.Variant, setup: Setup, status: str, reason: str, save_to: str | Path | None) -> Result:
+def _run_fields(setup: Setup, workload: str) -> dict[str, Any]:
+    """The fields of a :class:`~attnprof.results.Result` that say what ran, besides the variant."""
+    return dict(shape=list(setup.shape), dtype=setup.dtype, device=setup.device, workload=workload,
+                kv_heads=setup.kv_heads, kv_len=setup.kv_len)  # fmt: skip
+
+
+def _failed(v: variants.Variant, setup: Setup, status: str, reason: str, save_to: str | Path | None,
+            workload: str = "prefill") -> Result:  # fmt: skip
     """The result of a variant that could not run here (saved when ``save_to`` is given)."""
-    res = Result(v.name, list(setup.shape), setup.dtype, setup.device, status, environment(setup.device), reason)
+    res = Result(variant=v.name, **_run_fields(setup, workload), status=status, environment=environment(setup.device),
+                 reason=reason)  # fmt: skip
     if save_to is not None:
         results.save(res, Path(save_to))
     return res
 
 
 def _finish(v: variants.Variant, setup: Setup, raw: bytes, timing: Timing | None, save_to: str | Path | None,
-            check: tuple[str | None, str | None], seen: int) -> Result:  # fmt: skip
+            check: tuple[str | None, str | None], seen: int, workload: str = "prefill",
+            annotation: str | None = None, **figures: Any) -> Result:  # fmt: skip
     """The result of a run from its exported Chrome trace (parsed by :mod:`attnprof.trace`), its timing and its
     reference check; the trace is saved beside the result when ``save_to`` is given, unless an interrupt arrived
     since ``seen`` (:func:`attnprof.measure.interrupts_seen`). :func:`profile` and :func:`from_trace` end here."""
     parsed = json.loads(raw)
     res = Result(
-        v.name,
-        list(setup.shape),
-        setup.dtype,
-        setup.device,
-        "ok",
-        environment(setup.device, trace.trace_metadata(parsed)),
+        variant=v.name,
+        **_run_fields(setup, workload),
+        status="ok",
+        environment=environment(setup.device, trace.trace_metadata(parsed)),
         device_properties=trace.device_properties(parsed),
-        steps=trace.parse_trace(parsed, v.annotation),
+        steps=trace.parse_trace(parsed, annotation or v.annotation),
         timing=timing,
         reference_check=check[0],
         reference_reason=check[1],
+        **figures,
     )
     raise_if_interrupted(seen)  # one that a library swallowed: stop before saving anything
     if save_to is not None:
@@ -302,66 +319,95 @@ def _finish(v: variants.Variant, setup: Setup, raw: bytes, timing: Timing | None
     return res
 
 
+def _decode_figures(step: workloads.Step, v: variants.Variant, setup: Setup, timing: Timing | None, graph: bool,
+                    caught: list[warnings.WarningMessage]) -> DecodeFigures:  # fmt: skip
+    """Bytes, bandwidth against the read ceiling, and (``graph``) the step replayed from a CUDA graph."""
+    nbytes = workloads.decode_bytes(setup)
+    gbs = nbytes / (timing.gpu_ms_median * 1e-3) / 1e9 if timing is not None else float("nan")
+    ceiling = read_bandwidth(setup.device)
+    figures = DecodeFigures(nbytes, gbs, *(ceiling or (None, None)))
+    if graph:
+        try:
+            figures.graph = workloads.graph_figures(step, f"{v.name}_decode_graph", setup.device)
+        except Exception as exc:  # failure is data: the comparison says why
+            status, reason = ("no_cuda", str(exc)) if setup.device != "cuda" else failure(exc, caught, v, "cuda")
+            figures.graph = GraphFigures(status, reason)
+    return figures
+
+
 def profile(
     variant: str,
     setup: Setup | None = None,
     *,
+    workload: str = "prefill",
     save_to: str | Path | None = None,
     measure: bool = True,
+    graph: bool = False,
 ) -> Result:
-    """Profile one variant and measure it; never raises for a variant that cannot run.
+    """Profile one variant on one workload and measure it; never raises for a variant that cannot run.
 
     Args:
         variant: A name from :data:`attnprof.variants.VARIANTS`.
-        setup: Shape, dtype and device; :func:`default_setup` when omitted.
+        setup: Shape, dtype and device (and KV cache, for decoding); the workload's default
+            (:func:`attnprof.workloads.default_setup`) when omitted.
+        workload: ``"prefill"`` (the article's forward), ``"train"`` or ``"decode"`` (:mod:`attnprof.workloads`).
         save_to: Folder to write the result and its trace into (see :func:`attnprof.results.save`); nothing is
             written when ``None``.
-        measure: Also take the measurements outside the profiler (:class:`~attnprof.results.Timing`).
+        measure: Also take the measurements outside the profiler (:class:`~attnprof.results.Timing`, and the
+            workload's own figures).
+        graph: Decoding only: also capture the step in a CUDA graph and measure it beside the eager step.
 
     Returns:
         The result; check ``result.status`` before reading ``steps`` or ``timing``.
 
     Raises:
-        ValueError: for an unknown variant.
-        KeyboardInterrupt: when interrupted (never recorded as the variant's failure).
+        ValueError: for an unknown variant or workload, a variant that does not take part in the workload, or a
+            setup that does not fit it.
     """
     seen = interrupts_seen()
     import torch
 
-    v = variants.get(variant)
-    setup = setup or default_setup()
+    v = workloads.check(variant, workload)
+    w = workloads.get(workload)
+    setup = workloads.check_setup(w.name, setup or workloads.default_setup(w.name))
     missing = cuda_missing_reason() if setup.device == "cuda" else None
     if missing:
-        return _failed(v, setup, "no_cuda", missing, save_to)
+        return _failed(v, setup, "no_cuda", missing, save_to, w.name)
 
-    with torch.no_grad(), warnings.catch_warnings(record=True) as caught:
+    figures: dict[str, Any] = {}
+    grad_mode = torch.enable_grad() if w.grad else torch.no_grad()
+    with grad_mode, warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            q, k, v_ = make_inputs(setup)
-            fn = v.build(setup.shape[2], setup.device)
-
-            def call() -> torch.Tensor:
-                return fn(q, k, v_)
-
+            step = w.prepare(v, setup)
             t0 = time.perf_counter()
             for _ in range(3):
-                out = call()
+                step.call()
             sync(setup.device)
             warmup_s = time.perf_counter() - t0
-            check, check_reason, err = reference_check(out, q, k, v_, setup)
-            del out
+            check, check_reason, err, grad_err = _checked(step.error, setup)
 
             t0 = time.perf_counter()
-            raw, _ = capture_trace(call, v.annotation, setup.device)
+            annotation = w.annotation(v.name)
+            raw, _ = capture_trace(step.body, annotation, setup.device)
             profile_s = time.perf_counter() - t0
 
-            timing = _timing(call, v, setup, err, warmup_s, profile_s) if measure else None
+            timing = None
+            if measure:
+                timing = _timing(step.call, v, setup, err, warmup_s, profile_s, w.flops(setup))
+                if w.name == "train":
+                    figures["train_figures"] = workloads.train_figures(step, setup, grad_err)
+                if w.name == "decode":
+                    figures["decode_figures"] = _decode_figures(step, v, setup, timing, graph, caught)
+            del step
         except Exception as exc:  # failure is data: the result says why (an interrupt is not a failure)
             reraise_interrupt(exc, seen)
             if setup.device == "cuda":
                 torch.cuda.empty_cache()
-            return _failed(v, setup, *failure(exc, caught, v, setup.device), save_to)
-    return _finish(v, setup, raw, timing, save_to, (check, check_reason), seen)
+            return _failed(v, setup, *failure(exc, caught, v, setup.device), save_to, w.name)
+    if setup.device == "cuda":
+        torch.cuda.empty_cache()
+    return _finish(v, setup, raw, timing, save_to, (check, check_reason), seen, w.name, annotation, **figures)
 
 
 # --- a trace recorded elsewhere (the gallery scripts' own profiler) -------------------------------------------------

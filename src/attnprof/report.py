@@ -98,14 +98,16 @@ def first_look_line(sort_by: str, lang: str | None = None) -> str:
 # --- one result ---------------------------------------------------------------------------------------------------
 
 
-def kernel_table(result: Result | Analysis, width: int = 48, lang: str | None = None) -> str:
-    """One row per distinct GPU activity of the active steps: what the kernel table on the site shows."""
+def kernel_table(result: Result | Analysis, width: int = 48, lang: str | None = None,
+                 phase: str | None = None) -> str:  # fmt: skip
+    """One row per distinct GPU activity of the active steps: what the kernel table on the site shows; ``phase``
+    (``"fwd"``, ``"bwd"``) keeps only that phase of a training step."""
     a = _analysed(result)
     result = a.result
     if not result.ok:
         return words.text("report.not_run", lang, variant=result.variant, status=_status(result.status, lang),
                           reason=result.reason)  # fmt: skip
-    rows = a.rows
+    rows = a.rows if phase is None else a.phases.get(phase, ())
     if not rows:
         return words.text("report.no_gpu_activity", lang, variant=result.variant, device=result.device)
     body = []

@@ -1,12 +1,13 @@
 """The result file format: what one profiled run of one variant produced.
 
-One JSON file per variant x shape x dtype x device, named by :func:`result_filename`, with the raw profiler
-trace beside it as ``<same stem>.trace.json.gz``. The format is versioned by :data:`SCHEMA_VERSION`; a reader
+One JSON file per variant x workload x shape x dtype x device, named by :func:`result_filename`, with the raw
+profiler trace beside it as ``<same stem>.trace.json.gz``. The format is versioned by :data:`SCHEMA_VERSION`; a reader
 that meets another version refuses the file (:class:`StaleResultError`) instead of guessing. Every reader here raises
 :class:`attnprof.files.UnreadableFile` (of which :class:`StaleResultError` is one kind) for a file it cannot use,
 and ``FileNotFoundError`` when there is none; every writer writes atomically (:func:`attnprof.files.atomic_write`).
 
-Format (version 2: GPU and dispatch times carry their noise band), top-level keys of the JSON object:
+Format (version 2: GPU and dispatch times carry their noise band; the workload and its figures), top-level keys of
+the JSON object:
 
 ``schema_version``
     Integer, :data:`SCHEMA_VERSION`.
@@ -32,6 +33,9 @@ Format (version 2: GPU and dispatch times carry their noise band), top-level key
     happened to its check. (New in version 2.)
 ``trace_file``
     File name of the gzipped Chrome trace beside the JSON file, or ``null``.
+``workload``, ``kv_heads``, ``kv_len``, ``train_figures``, ``decode_figures``
+    The workload (:mod:`attnprof.workloads`), a decoding step's KV cache, and what only that workload measures
+    (:class:`TrainFigures`, :class:`DecodeFigures` with :class:`GraphFigures`); ``null`` where they do not apply.
 
 All times are microseconds unless a field name says otherwise; all memory sizes are bytes.
 """
@@ -102,7 +106,8 @@ class CpuOp:
     """One CPU-side event under the step's annotation: an ATen op, a nested annotation, or a runtime call.
 
     ``parent`` is the index of the enclosing op in the step's ``cpu_ops`` list (``None`` at the top level) and
-    ``depth`` its nesting level (0 at the top).
+    ``depth`` its nesting level (0 at the top) on its thread; ``thread`` is ``""`` on the annotating thread, else
+    the name of the thread that ran it (``pt_autograd_0``: the backward of a training step, see :mod:`.trace`).
     """
 
     name: str
@@ -111,6 +116,7 @@ class CpuOp:
     duration_us: float
     depth: int = 0
     parent: int | None = None
+    thread: str = ""
 
 
 @dataclass
@@ -222,6 +228,77 @@ class Environment:
     platform: str = ""
 
 
+# --- what only one workload measures (attnprof.workloads) -------------------------------------------------------
+
+
+@dataclass
+class TrainFigures:
+    """What a training step measures beyond :class:`Timing` (whose figures are then the whole step's): the forward
+    alone (median and percentiles, ms, autograd recording, as in training), device memory still allocated after the
+    forward (the output and what autograd saved; ``None`` on the CPU), and the largest relative error of the three
+    gradients against a float64 reference."""
+
+    fwd_ms_median: float
+    fwd_ms_p10: float
+    fwd_ms_p90: float
+    fwd_repetitions: int
+    saved_bytes: int | None
+    grad_rel_error: float
+
+
+@dataclass
+class GraphFigures:
+    """The decoding step captured in a CUDA graph and replayed, side by side with the eager step (medians, µs).
+
+    ``cpu``: CPU time until the call returns, the GPU idle at the start; ``wall``: CUDA events from an idle GPU
+    without pre-fill (the CPU's issue time counts); ``gpu``: CUDA events with the GPU pre-filled
+    (:func:`attnprof.measure.timed_calls`). ``status`` is ``"ok"`` or why the step could not be captured (with
+    PyTorch's ``reason``); ``steps`` are the replays under the profiler (annotation ``<variant>_decode_graph``).
+    """
+
+    status: str
+    reason: str | None = None
+    eager_cpu_us: float | None = None
+    graph_cpu_us: float | None = None
+    eager_wall_us: float | None = None
+    graph_wall_us: float | None = None
+    eager_gpu_us: float | None = None
+    graph_gpu_us: float | None = None
+    repetitions: int = 0
+    replay_matches: bool | None = None
+    steps: list[StepTrace] = field(default_factory=list)
+
+
+@dataclass
+class DecodeFigures:
+    """What a decoding step measures beyond :class:`Timing`: the bytes it cannot avoid moving
+    (:func:`attnprof.workloads.decode_bytes`), those bytes over the median GPU time (GB/s), the device's read
+    bandwidth measured in the same process (:func:`attnprof.measure.read_bandwidth`; ``None`` on the CPU) and the
+    size of the buffer it read, and the step replayed from a CUDA graph (variants marked ``Variant.graph``)."""
+
+    bytes: int
+    gbs: float
+    read_ceiling_gbs: float | None = None
+    read_ceiling_bytes: int | None = None
+    graph: GraphFigures | None = None
+
+    @property
+    def read_fraction(self) -> float | None:
+        """Achieved bandwidth as a fraction of the read ceiling, or ``None`` without a ceiling."""
+        return self.gbs / self.read_ceiling_gbs if self.read_ceiling_gbs else None
+
+
+def _step(s: dict[str, Any]) -> StepTrace:
+    acts, ops = [GpuActivity(**a) for a in s["activities"]], [CpuOp(**o) for o in s["cpu_ops"]]
+    return StepTrace(**{**s, "activities": acts, "cpu_ops": ops})
+
+
+def _decode_figures(d: dict[str, Any] | None) -> DecodeFigures | None:
+    g = d.get("graph") if d is not None else None
+    graph = None if g is None else GraphFigures(**{**g, "steps": [_step(s) for s in g.get("steps", [])]})
+    return None if d is None else DecodeFigures(**{**d, "graph": graph})
+
+
 @dataclass
 class Result:
     """Everything one run of one variant produced. See the module docstring for the file format."""
@@ -240,6 +317,12 @@ class Result:
     reference_check: str | None = None
     reference_reason: str | None = None
     schema_version: int = SCHEMA_VERSION
+    # --- the workload (issue 14): which one, its KV cache, and what only it measures ---
+    workload: str = "prefill"
+    kv_heads: int | None = None
+    kv_len: int | None = None
+    train_figures: TrainFigures | None = None
+    decode_figures: DecodeFigures | None = None
 
     @property
     def ok(self) -> bool:
@@ -249,7 +332,8 @@ class Result:
     @property
     def stem(self) -> str:
         """File name without extension, see :func:`result_filename`."""
-        return result_stem(self.variant, self.shape, self.dtype, self.device)
+        return result_stem(self.variant, self.shape, self.dtype, self.device, self.workload, self.kv_heads,
+                           self.kv_len)  # fmt: skip
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON-ready form (plain dicts and lists)."""
@@ -271,18 +355,12 @@ class Result:
         try:
             d = dict(data)
             d["environment"] = Environment(**d["environment"])
-            d["steps"] = [
-                StepTrace(
-                    **{
-                        **s,
-                        "activities": [GpuActivity(**a) for a in s["activities"]],
-                        "cpu_ops": [CpuOp(**o) for o in s["cpu_ops"]],
-                    }
-                )
-                for s in d.get("steps", [])
-            ]
+            d["steps"] = [_step(s) for s in d.get("steps", [])]
             if d.get("timing") is not None:
                 d["timing"] = Timing(**d["timing"])
+            if d.get("train_figures") is not None:
+                d["train_figures"] = TrainFigures(**d["train_figures"])
+            d["decode_figures"] = _decode_figures(d.get("decode_figures"))
             return cls(**d)
         except (TypeError, KeyError, AttributeError) as exc:  # a field missing, unknown or of the wrong kind
             raise StaleResultError(f"not a result of schema version {SCHEMA_VERSION}: {exc}") from exc
@@ -291,15 +369,19 @@ class Result:
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
 
-def result_stem(variant: str, shape: list[int] | tuple[int, ...], dtype: str, device: str) -> str:
-    """``naive__8x16x1024x64__bfloat16__cuda``: the name shared by a result and its trace."""
+def result_stem(variant: str, shape: list[int] | tuple[int, ...], dtype: str, device: str, workload: str = "prefill",
+                kv_heads: int | None = None, kv_len: int | None = None) -> str:  # fmt: skip
+    """The name shared by a result and its trace: ``naive__prefill__8x16x1024x64__bfloat16__cuda``; a KV cache adds
+    its heads and length to the shape: ``sdpa_flash__decode__8x32x1x128_kv8x4096__bfloat16__cuda``."""
     dims = "x".join(str(int(n)) for n in shape)
-    return _SAFE.sub("_", f"{variant}__{dims}__{dtype}__{device}")
+    if kv_heads is not None or kv_len is not None:
+        dims += f"_kv{kv_heads or shape[1]}x{kv_len or shape[2]}"
+    return _SAFE.sub("_", f"{variant}__{workload}__{dims}__{dtype}__{device}")
 
 
-def result_filename(variant: str, shape: list[int] | tuple[int, ...], dtype: str, device: str) -> str:
-    """The JSON file name of a result."""
-    return result_stem(variant, shape, dtype, device) + ".json"
+def result_filename(variant: str, shape: list[int] | tuple[int, ...], dtype: str, device: str, *rest: Any) -> str:
+    """The JSON file name of a result; ``rest`` is :func:`result_stem`'s workload, kv_heads and kv_len."""
+    return result_stem(variant, shape, dtype, device, *rest) + ".json"
 
 
 def json_bytes(data: dict[str, Any]) -> bytes:
@@ -375,10 +457,11 @@ def load_trace(result_path: Path, result: Result) -> dict[str, Any] | None:
     return files.read_json(trace_path)
 
 
-def find(directory: Path, variant: str) -> list[Path]:
-    """Result files for ``variant`` in ``directory``, CUDA results first, then by name."""
-    directory = Path(directory)
-    paths = sorted(directory.glob(f"{_SAFE.sub('_', variant)}__*.json"))
+def find(directory: Path, variant: str, workload: str = "prefill") -> list[Path]:
+    """Result files for ``variant`` (``"*"``: every variant) and ``workload`` in ``directory``, CUDA results first,
+    then by name."""
+    name = "*" if variant == "*" else _SAFE.sub("_", variant)
+    paths = sorted(Path(directory).glob(f"{name}__{_SAFE.sub('_', workload)}__*.json"))
     return sorted(paths, key=lambda p: (not p.stem.endswith("__cuda"), p.name))
 
 

@@ -3,7 +3,8 @@
 The picture is what Perfetto or ``chrome://tracing`` shows for the same step, reduced to what the guide talks
 about:
 
-- CPU rows, one per nesting depth, with the ops recorded under the annotated forward call;
+- CPU rows, one per nesting depth, with the ops recorded under the annotated call (and, for a training step, one
+  per depth of the autograd engine's thread, which runs the backward);
 - a row of CUDA runtime and driver calls (``cudaLaunchKernel``, ``cuLaunchKernelEx``, synchronisations, ...);
 - one row per GPU stream with the kernels, memcpys and memsets, colored by kernel family
   (:data:`FAMILY_COLORS`, the same on every page) and labelled with their decoded short names where they fit;
@@ -111,7 +112,12 @@ def short_name(activity: GpuActivity, language: str | None = None) -> str:
 
 def heading(result: Result) -> str:
     """What a timeline of ``result`` is titled with: ``naive, [8, 16, 1024, 64] bfloat16 (cuda)``."""
-    return f"{result.variant}, {list(result.shape)} {result.dtype} ({result.device})"
+    head = f"{result.variant}, {list(result.shape)} {result.dtype} ({result.device})"
+    if result.workload != "prefill":
+        head = f"{result.variant} ({result.workload}), {list(result.shape)} {result.dtype} ({result.device})"
+        if result.kv_len:
+            head += f", KV cache {result.kv_heads}×{result.kv_len}"
+    return head
 
 
 def pick_step(result: Result, step: int | None = None) -> StepTrace:
@@ -152,17 +158,20 @@ class Lane:
 
 
 def lanes(step: StepTrace, language: str | None = None) -> list[Lane]:
-    """The lanes of ``step``, top to bottom: CPU ops by depth, the runtime/driver calls (when there are any), one
-    lane per GPU stream (none for a step without GPU activity)."""
+    """The lanes of ``step``, top to bottom: CPU ops by thread and depth, the runtime/driver calls (when there are
+    any), one lane per GPU stream (none for a step without GPU activity)."""
     cpu_ops = [op for op in step.cpu_ops if op.category not in trace.LAUNCH_CATEGORIES]
+    # one lane per thread and depth: the annotating thread first, then (training) the autograd engine's thread
     out = [
         Lane(
             "cpu",
-            words.text("timeline.row.cpu", language, depth=d),
+            words.text("timeline.row.thread", language, thread=th, depth=d)
+            if th
+            else words.text("timeline.row.cpu", language, depth=d),
             depth=d,
-            ops=[o for o in cpu_ops if o.depth == d],
+            ops=[o for o in cpu_ops if (o.thread, o.depth) == (th, d)],
         )
-        for d in sorted({op.depth for op in cpu_ops})
+        for th, d in sorted({(op.thread, op.depth) for op in cpu_ops})
     ]
     calls = trace.launch_calls(step)
     if calls:

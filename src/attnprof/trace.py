@@ -15,6 +15,15 @@ The trace is the JSON that ``torch.profiler.profile.export_chrome_trace`` writes
 
 A step is one occurrence of the annotation that wraps the profiled call; everything is timed relative to the
 start of that annotation, in microseconds, rounded to the nanosecond.
+
+The backward of a training step runs elsewhere. On CUDA, ``out.backward()`` hands the work to the autograd engine's
+thread (``thread_name`` metadata ``thread <tid> (pt_autograd_0)``) and waits: inside the annotation the annotating
+thread records nothing, and the backward's ops and launch calls (whose ``correlation`` ids link to the backward
+kernels) sit on the engine's thread, inside the annotation's time window. So a step also takes the CPU events of
+the same process's autograd threads inside its window, nested per thread (:attr:`CpuOp.thread` names the thread).
+Autograd threads are those named ``pt_autograd_*``; a trace without such names (older PyTorch) falls back to the
+threads that run ``autograd::engine::evaluate_function`` ops. Other threads (a communication library's, say) are
+not part of the step. Calls the trace names ``INVALID`` (CUPTI could not name the callback) are kept as they are.
 """
 
 from __future__ import annotations
@@ -40,6 +49,9 @@ METADATA_KEYS = ("cuda_driver_version", "cuda_runtime_version", "cupti_version")
 # Timestamps are microseconds with nanosecond decimals; two events that touch may overlap by a rounding step.
 _EPS = 1e-3
 _PROFILER_STEP = re.compile(r"^ProfilerStep#\d+$")
+#: What names an autograd engine thread (``thread_name`` metadata), and the op that gives one away without it.
+AUTOGRAD_THREAD = re.compile(r"\((pt_autograd_\d+)\)|^(pt_autograd_\d+)$")
+AUTOGRAD_OP = "autograd::engine::evaluate_function"
 
 
 def _r(x: float) -> float:
@@ -104,8 +116,9 @@ def _gpu_activity(e: dict[str, Any], t0: float, launch: dict[str, Any]) -> GpuAc
     )
 
 
-def _nest(inside: list[tuple[float, float, dict[str, Any]]]) -> list[CpuOp]:
-    """CpuOps with parent and depth from time containment; ``inside`` is (start, duration, event), sorted."""
+def _nest(inside: list[tuple[float, float, dict[str, Any]]], thread: str = "", offset: int = 0) -> list[CpuOp]:
+    """CpuOps with parent and depth from time containment; ``inside`` is (start, duration, event), sorted, all of
+    one thread. ``offset`` is where the returned ops will start in the step's list (their ``parent`` indexes)."""
     ops: list[CpuOp] = []
     stack: list[int] = []  # indices into ops of the currently open ancestors
     for start, dur, e in inside:
@@ -122,11 +135,39 @@ def _nest(inside: list[tuple[float, float, dict[str, Any]]]) -> list[CpuOp]:
                 start_us=_r(start),
                 duration_us=_r(dur),
                 depth=len(stack),
-                parent=stack[-1] if stack else None,
+                parent=stack[-1] + offset if stack else None,
+                thread=thread,
             )
         )
         stack.append(len(ops) - 1)
     return ops
+
+
+def autograd_threads(trace: dict[str, Any]) -> dict[tuple[Any, Any], str]:
+    """``{(pid, tid): "pt_autograd_0"}``: the autograd engine threads of a trace (see the module docstring)."""
+    found: dict[tuple[Any, Any], str] = {}
+    for e in trace.get("traceEvents", ()):
+        if e.get("ph") == "M" and e.get("name") == "thread_name":
+            m = AUTOGRAD_THREAD.search(str(e.get("args", {}).get("name", "")))
+            if m:
+                found[(e.get("pid"), e.get("tid"))] = m.group(1) or m.group(2)
+    if not found:
+        for e in _events(trace):
+            if e.get("cat") == "cpu_op" and str(e.get("name", "")).startswith(AUTOGRAD_OP):
+                found.setdefault((e.get("pid"), e.get("tid")), f"thread {e.get('tid')}")
+    return found
+
+
+def _inside(events: list[dict[str, Any]], t0: float, span: float, mark: dict[str, Any]) -> list[tuple]:
+    """``(start, duration, order, event)`` of the events wholly inside ``[t0, t0 + span]``, sorted for nesting."""
+    # Relative times first: absolute timestamps (~1e12 us) carry only about a nanosecond of precision.
+    inside = []
+    for order, e in enumerate(events):
+        start, dur = e["ts"] - t0, e.get("dur", 0.0)
+        if e is not mark and start >= -_EPS and start + dur <= span + _EPS:
+            inside.append((start, dur, order, e))
+    inside.sort(key=lambda x: (x[0], -x[1], x[2]))
+    return inside
 
 
 def parse_trace(trace: dict[str, Any], annotation: str) -> list[StepTrace]:
@@ -139,7 +180,8 @@ def parse_trace(trace: dict[str, Any], annotation: str) -> list[StepTrace]:
     Returns:
         One step per occurrence, in time order, indexed from 0. For each: ``cpu_time_us`` is the annotation's
         duration; ``cpu_ops`` every CPU-thread event (ATen op, nested annotation, runtime or driver call) inside
-        it on the same thread, with ``parent``/``depth`` from time containment; ``activities`` every kernel,
+        it on the same thread, with ``parent``/``depth`` from time containment, followed by those of the
+        process's autograd threads inside its time window (nested per thread); ``activities`` every kernel,
         memcpy and memset launched by a runtime or driver call inside it, sorted by start, with the launching
         call's name and timing; ``gpu_time_us`` the sum of their durations and ``gpu_span_us`` first start to
         last end (0 when there are none). Times are relative to the annotation's start.
@@ -166,17 +208,19 @@ def parse_trace(trace: dict[str, Any], annotation: str) -> list[StepTrace]:
         if e.get("cat") in GPU_KINDS and corr is not None:
             gpu_by_corr[int(corr)].append(e)
 
+    engines = autograd_threads(trace)
     steps = []
     for index, mark in enumerate(marks):
         t0, span = mark["ts"], mark.get("dur", 0.0)
-        # Relative times first: absolute timestamps (~1e12 us) carry only about a nanosecond of precision.
-        inside = []
-        for order, e in enumerate(by_thread[(mark.get("pid"), mark.get("tid"))]):
-            start, dur = e["ts"] - t0, e.get("dur", 0.0)
-            if e is not mark and start >= -_EPS and start + dur <= span + _EPS:
-                inside.append((start, dur, order, e))
-        inside.sort(key=lambda x: (x[0], -x[1], x[2]))
+        key = (mark.get("pid"), mark.get("tid"))
+        inside = _inside(by_thread[key], t0, span, mark)
         cpu_ops = _nest([(s, d, e) for s, d, _, e in inside])
+        for thread, name in sorted(engines.items(), key=lambda kv: kv[1]):
+            if thread[0] != key[0] or thread == key:
+                continue
+            theirs = _inside(by_thread[thread], t0, span, mark)
+            cpu_ops += _nest([(s, d, e) for s, d, _, e in theirs], name, len(cpu_ops))
+            inside += theirs
 
         activities, seen = [], set()
         for _, _, _, e in inside:

@@ -1,9 +1,14 @@
-"""The attention variants, all causal, all ``(q, k, v) -> out`` on ``[batch, heads, seq, head_dim]``.
+"""The attention variants, all ``(q, k, v) -> out`` on ``[batch, heads, seq, head_dim]``.
 
 Each variant is registered once in :data:`VARIANTS`. A :class:`Variant` knows how to *prepare* its callable for
 one shape and device: whatever should stay outside the timed region (the boolean causal mask of the naive
 variants, the block mask of FlexAttention, the ``torch.compile`` wrapper) is built there, and the returned
 callable is what the profiler sees.
+
+Every variant is causal self-attention for prefill and training (:mod:`attnprof.workloads`). For decoding (one new
+query token against a KV cache with fewer KV heads than query heads), a variant has a second form, ``decode``:
+no mask (the new token may see every cached key) and the KV heads shared by groups of query heads. Which
+workloads a variant takes part in is a fact of the registry (:meth:`Variant.supports`).
 
 The functions below are the code shown on the site, so they are written to be read.
 """
@@ -42,7 +47,9 @@ def naive_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: tor
 def naive_inplace_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """The same as :func:`naive_attention` with one change: ``masked_fill_`` writes into ``scores``.
 
-    Safe here because nothing else holds ``scores`` and no gradient is recorded (``torch.no_grad``).
+    Safe because nothing else holds ``scores``, with or without autograd: the scaling before it saves no tensor
+    for its backward (only the constant), and the backward of ``masked_fill_`` needs only the mask, so the fill
+    overwrites nothing that a backward pass would read.
     """
     import torch
 
@@ -68,6 +75,36 @@ def sdpa_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, backend: s
         return F.scaled_dot_product_attention(q, k, v, is_causal=True)
     with sdpa_kernel(getattr(SDPBackend, backend)):
         return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+
+
+def sdpa_decode(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, backend: str | None = None) -> torch.Tensor:
+    """One decoding step: ``q`` is ``[batch, heads, 1, head_dim]``, ``k`` and ``v`` the cache ``[batch, kv_heads,
+    kv_len, head_dim]`` with ``heads`` a multiple of ``kv_heads`` (grouped-query attention).
+
+    No mask: the new token may attend to every cached position. Not ``is_causal=True``: with one query row, SDPA
+    aligns the causal mask to the top left, so the token would see the first key only (math and cuDNN run and
+    return the wrong result; flash refuses). ``enable_gqa=True`` lets SDPA share each KV head among its group of
+    query heads without copying the cache. ``backend`` forces one implementation, as in :func:`sdpa_attention`.
+    """
+    import torch.nn.functional as F
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    if backend is None:
+        return F.scaled_dot_product_attention(q, k, v, enable_gqa=True)
+    with sdpa_kernel(getattr(SDPBackend, backend)):
+        return F.scaled_dot_product_attention(q, k, v, enable_gqa=True)
+
+
+def naive_decode(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+    """One decoding step from basic ops: the cache's KV heads repeated up to the query heads
+    (``repeat_interleave``, a copy of the cache on every call), then matmul, scale, softmax, matmul; no mask."""
+    import torch
+
+    group = q.size(1) // k.size(1)
+    k = k.repeat_interleave(group, dim=1)  # [batch, heads, kv_len, head_dim]: the cache copied
+    v = v.repeat_interleave(group, dim=1)
+    scores = torch.matmul(q, k.transpose(-2, -1)) * (1.0 / math.sqrt(q.size(-1)))  # [batch, heads, 1, kv_len]
+    return torch.matmul(torch.softmax(scores, dim=-1), v)
 
 
 def causal_mask(seq: int, device: str) -> torch.Tensor:
@@ -113,6 +150,25 @@ def _prepare_flex(seq: int, device: str) -> Attention:
     return lambda q, k, v: compiled(q, k, v, block_mask=block_mask)
 
 
+def _decode_sdpa(backend: str | None) -> Callable[[int, str], Attention]:
+    def prepare(kv_len: int, device: str) -> Attention:
+        return lambda q, k, v: sdpa_decode(q, k, v, backend)
+
+    return prepare
+
+
+def _decode_naive(kv_len: int, device: str) -> Attention:
+    return naive_decode
+
+
+def _decode_flex(kv_len: int, device: str) -> Attention:
+    import torch
+    from torch.nn.attention.flex_attention import flex_attention
+
+    compiled = torch.compile(flex_attention, dynamic=False)  # one kernel per cache length, as in prefill
+    return lambda q, k, v: compiled(q, k, v, enable_gqa=True)
+
+
 def _prepare_compiled_naive(seq: int, device: str) -> Attention:
     import torch
 
@@ -145,6 +201,11 @@ class Variant:
             backend upcasts float16 and bfloat16).
         fused: One of the three fused SDPA backends the reference article compares.
         cpu_cost: Measured in the side-by-side CPU-cost comparison (:func:`attnprof.cpucosts.measure_cpu_costs`).
+        decode: Prepares the decoding form ``(kv_len, device) -> (q, k, v) -> out`` (no mask, grouped KV heads),
+            or ``None`` for a variant that has none (see ``not_for``).
+        not_for: ``(workload, why)`` pairs: the workloads this variant does not take part in, and why in words.
+            PyTorch's own refusals are not listed here: those are measured, and recorded in the result.
+        graph: Its decoding step is captured in a CUDA graph for the side-by-side comparison with the eager step.
     """
 
     name: str
@@ -163,6 +224,9 @@ class Variant:
     scores_in_float32: bool = False
     fused: bool = False
     cpu_cost: bool = False
+    decode: Callable[[int, str], Attention] | None = None
+    not_for: tuple[tuple[str, str], ...] = ()
+    graph: bool = False
 
     @property
     def annotation(self) -> str:
@@ -172,6 +236,26 @@ class Variant:
     def build(self, seq: int, device: str) -> Attention:
         """The ``(q, k, v) -> out`` callable for sequence length ``seq`` on ``device``."""
         return self.prepare(seq, device)
+
+    def build_decode(self, kv_len: int, device: str) -> Attention:
+        """The decoding ``(q, k, v) -> out`` callable for a cache of ``kv_len`` positions on ``device``.
+
+        Raises:
+            ValueError: for a variant without a decoding form, saying why.
+        """
+        if self.decode is None:
+            raise ValueError(f"variant {self.name!r} has no decode form: {self.why_not('decode')}")
+        return self.decode(kv_len, device)
+
+    def supports(self, workload: str) -> bool:
+        """Whether this variant takes part in ``workload`` (``"prefill"``, ``"train"``, ``"decode"``)."""
+        if workload == "decode" and self.decode is None:
+            return False
+        return all(w != workload for w, _ in self.not_for)
+
+    def why_not(self, workload: str) -> str:
+        """Why this variant does not take part in ``workload`` (``""`` when it does)."""
+        return next((why for w, why in self.not_for if w == workload), "")
 
 
 _FLOATS = ("float16", "bfloat16", "float32", "float64")
@@ -192,6 +276,7 @@ VARIANTS: dict[str, Variant] = {
             short="naive",
             materializes_scores=True,
             score_copies=2,
+            decode=_decode_naive,
         ),
         Variant(
             "naive_inplace",
@@ -199,11 +284,12 @@ VARIANTS: dict[str, Variant] = {
             "The naive code with masked_fill_ (in place): the copy of the score matrix disappears.",
             ("cuda", "cpu"),
             _FLOATS,
-            "none beyond memory; in place is safe only without autograd",
+            "none beyond memory; the in-place fill is safe under autograd too (no backward reads what it overwrites)",
             _prepare_naive_inplace,
             short="in-place",
             materializes_scores=True,
             score_copies=2,
+            not_for=(("decode", "a decoding step has no mask to fill, so its code is the naive variant's"),),
         ),
         Variant(
             "sdpa_math",
@@ -213,6 +299,7 @@ VARIANTS: dict[str, Variant] = {
             _FLOATS,
             "none; it is the fallback that always runs",
             _prepare_sdpa("MATH"),
+            decode=_decode_sdpa("MATH"),
             backend="MATH",
             short="math",
             sdpa_family="math",
@@ -228,6 +315,7 @@ VARIANTS: dict[str, Variant] = {
             ("float16", "bfloat16", "float32"),
             "CUDA only",
             _prepare_sdpa("EFFICIENT_ATTENTION"),
+            decode=_decode_sdpa("EFFICIENT_ATTENTION"),
             backend="EFFICIENT_ATTENTION",
             short="efficient",
             sdpa_family="mem_efficient",
@@ -243,11 +331,13 @@ VARIANTS: dict[str, Variant] = {
             (*_HALF, "float32"),
             "CUDA: compute capability >= 8.0, float16/bfloat16, head_dim <= 256; CPU: a separate C++ kernel",
             _prepare_sdpa("FLASH_ATTENTION"),
+            decode=_decode_sdpa("FLASH_ATTENTION"),
             backend="FLASH_ATTENTION",
             short="flash",
             sdpa_family="flash",
             fused=True,
             cpu_cost=True,
+            graph=True,
         ),
         Variant(
             "sdpa_cudnn",
@@ -257,11 +347,13 @@ VARIANTS: dict[str, Variant] = {
             _HALF,
             "CUDA with cuDNN >= 9, compute capability >= 8.0, head_dim <= 256",
             _prepare_sdpa("CUDNN_ATTENTION"),
+            decode=_decode_sdpa("CUDNN_ATTENTION"),
             backend="CUDNN_ATTENTION",
             short="cuDNN",
             sdpa_family="cudnn",
             fused=True,
             cpu_cost=True,
+            graph=True,
         ),
         Variant(
             "sdpa_auto",
@@ -273,6 +365,8 @@ VARIANTS: dict[str, Variant] = {
             _prepare_sdpa(None),
             short="SDPA's choice",
             cpu_cost=True,
+            decode=_decode_sdpa(None),
+            graph=True,
         ),
         Variant(
             "flex",
@@ -285,6 +379,7 @@ VARIANTS: dict[str, Variant] = {
             _prepare_flex,
             compiled=True,
             short="flex",
+            decode=_decode_flex,
         ),
         Variant(
             "compiled_naive",
@@ -299,6 +394,12 @@ VARIANTS: dict[str, Variant] = {
             short="compiled",
             materializes_scores=True,
             score_copies=2,
+            not_for=(
+                (
+                    "decode",
+                    "not measured: compiling the naive decoding step teaches nothing FlexAttention's does not",
+                ),
+            ),
         ),
     )
 }
@@ -330,6 +431,11 @@ def names(**facts: object) -> tuple[str, ...]:
     if unknown:
         raise ValueError(f"unknown variant attribute {unknown[0]!r}; choose from: {', '.join(fields)}")
     return tuple(v.name for v in VARIANTS.values() if all(getattr(v, k) == x for k, x in facts.items()))
+
+
+def for_workload(workload: str) -> tuple[str, ...]:
+    """The variants that take part in ``workload``, in registry order (:meth:`Variant.supports`)."""
+    return tuple(v.name for v in VARIANTS.values() if v.supports(workload))
 
 
 def forced() -> tuple[str, ...]:

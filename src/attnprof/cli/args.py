@@ -50,6 +50,31 @@ SETUP = (
     DEVICE,
 )
 
+WORKLOAD = (
+    (
+        "--workload",
+        dict(
+            type=text("prefill, train or decode"),
+            help="prefill (one causal forward, the article's), train (forward + backward) or decode (one token "
+            "against a KV cache) (default: prefill)",
+        ),
+    ),
+    (
+        "--kv-heads",
+        dict(
+            type=text("a positive integer dividing the query heads, such as 8"),
+            help="decode: KV heads, a divisor of the query heads (default: the decoding workload's, 8)",
+        ),
+    ),
+    (
+        "--kv-len",
+        dict(
+            type=text("a positive integer such as 4096"),
+            help="decode: length of the KV cache (default: the decoding workload's)",
+        ),
+    ),
+)
+
 #: name -> (summary, example, options as (flag, argparse keywords))
 COMMANDS: dict[str, tuple[str, str, tuple[tuple[str, dict], ...]]] = {
     "list": (
@@ -71,6 +96,7 @@ COMMANDS: dict[str, tuple[str, str, tuple[tuple[str, dict], ...]]] = {
         (
             ("variant", dict(type=text(f"one of: {VARIANTS}"), help=f"one of: {VARIANTS}")),
             *SETUP,
+            *WORKLOAD,
             (
                 "--trace",
                 dict(
@@ -94,10 +120,11 @@ COMMANDS: dict[str, tuple[str, str, tuple[tuple[str, dict], ...]]] = {
                 dict(
                     nargs="*",
                     type=text(f"variant names: {VARIANTS}"),
-                    help=f"variants to compare, any of: {VARIANTS} (default: all)",
+                    help=f"variants to compare, any of: {VARIANTS} (default: all that take part in the workload)",
                 ),
             ),
             *SETUP,
+            *WORKLOAD,
             ("--json", dict(action="store_true", help="print the results as a JSON list (default: a table)")),
             FORCE,
             DRY_RUN,
@@ -161,6 +188,7 @@ COMMANDS: dict[str, tuple[str, str, tuple[tuple[str, dict], ...]]] = {
                 ),
             ),
             DEVICE,
+            *WORKLOAD,
             (
                 "--compiled-seqs",
                 dict(

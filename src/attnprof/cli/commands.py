@@ -10,10 +10,10 @@ import warnings
 from pathlib import Path
 from typing import IO
 
-from .. import cost, files, inputs, profiling, report, results, sweep, sweeprun, variants
+from .. import cost, files, inputs, profiling, report, results, sweep, sweeprun, variants, workloadreport
 from ..measure import import_torch, interrupts_seen, raise_if_interrupted, reraise_interrupt
 from ..progress import QUIET_BELOW_S, ProgressBar, Ticker
-from . import checks
+from . import checks, workload
 
 #: Shape of the call ``attnprof list`` makes to see whether a variant runs here.
 CHECK_SHAPE = (1, 2, 128, 64)
@@ -89,7 +89,9 @@ def cmd_profile(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     """``attnprof profile``: the kernel table and summary of one variant (or its result as JSON)."""
     (name,) = checks.variant_names([args.variant])
     trace_to = checks.output(args.trace, "trace file")
-    run = checks.setup(args)
+    job = workload.name(args)
+    workload.check_variant(name, job)
+    run = checks.setup(args) if job == "prefill" else workload.setup(args)
     estimates, limit = checks.plan([name], run, args.force)
     if args.dry_run:
         return checks.dry_run(out, "profile", estimates, limit)
@@ -97,7 +99,7 @@ def cmd_profile(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         err.write(checks.describe_plan("profile", estimates, limit) + "\n")
     import_torch()
     with tempfile.TemporaryDirectory() as tmp, Ticker(err, 1).item(1, name, estimates[0].seconds):
-        res = profiling.profile(name, run, save_to=tmp if trace_to else None)
+        res = profiling.profile(name, run, workload=job, save_to=tmp if trace_to else None)
         raise_if_interrupted(args.interrupts_seen)
         trace = files.read_bytes(Path(tmp) / res.trace_file) if trace_to and res.trace_file else None
     if trace_to is not None:
@@ -110,14 +112,18 @@ def cmd_profile(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     if args.json:
         out.write(results.dumps(res).decode())
         return 0
-    out.write(report.kernel_table(res) + "\n\n" + report.summary(res) + "\n")
+    summary = report.summary(res) if job == "prefill" else workloadreport.workload_summary(res)
+    out.write(report.kernel_table(res) + "\n\n" + summary + "\n")
     return 0
 
 
 def cmd_compare(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     """``attnprof compare``: one row per variant (all when none are named)."""
-    names = checks.variant_names(args.variants) if args.variants else list(variants.VARIANTS)
-    run = checks.setup(args)
+    job = workload.name(args)
+    names = checks.variant_names(args.variants) if args.variants else list(variants.for_workload(job))
+    for name in names:
+        workload.check_variant(name, job)
+    run = checks.setup(args) if job == "prefill" else workload.setup(args)
     estimates, limit = checks.plan(names, run, args.force)
     if args.dry_run:
         return checks.dry_run(out, "compare", estimates, limit)
@@ -128,17 +134,19 @@ def cmd_compare(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     found = []
     for i, (name, est) in enumerate(zip(names, estimates, strict=True), start=1):
         with ticker.item(i, name, est.seconds):
-            found.append(profiling.profile(name, run))
+            found.append(profiling.profile(name, run, workload=job))
         raise_if_interrupted(args.interrupts_seen)
     if args.json:
         out.write(json.dumps([r.to_dict() for r in found], indent=1, sort_keys=True, ensure_ascii=False) + "\n")
         return 0
-    out.write(f"{run.describe()}\n\n{report.compare_table(found)}\n")
+    out.write(f"{run.describe()}\n\n{workload.table(job, found)}\n")
     return 0
 
 
 def cmd_sweep(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     """``attnprof sweep``: time every variant over sequence lengths and head dims."""
+    if workload.name(args) != "prefill":
+        return workload.cmd_sweep(args, out, err)
     out_path = checks.output(args.out, "output file")
     cfg = checks.sweep_config(args)
     limit = None if args.force else cost.available(cfg.device)

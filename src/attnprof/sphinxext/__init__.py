@@ -20,6 +20,8 @@ registers the nodes they share):
 :mod:`.banner`                  ``env-banner``, and the banner every page gets
 :mod:`.gallery`                 (no directive) re-running a gallery script whose result files are missing
 :mod:`.scripts`                 (no directive) the gallery pages' install line, the scripts' language and reuse
+:mod:`.workloads`               ``train-table``, ``decode-table``, ``decode-kernel-table``, ``graph-table``,
+                                ``decision``, ``decision-summary``
 ==============================  ================================================================================
 
 Example (MyST)::
@@ -60,6 +62,7 @@ from .scaling import setup_scaling
 from .scripts import setup_scripts
 from .tables import setup_tables
 from .viewer import setup_viewer
+from .workloads import setup_workloads
 
 _PACKAGE_DIR = Path(__file__).parent.parent
 
@@ -85,7 +88,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("config-inited", _on_config_inited)
     app.add_css_file("attnprof.css")
     for setup_family in (setup_nodes, setup_tables, setup_metrics, setup_ranks, setup_claims, setup_occupancy,
-                         setup_scaling, setup_figures, setup_viewer, setup_banner, setup_gallery,
-                         setup_scripts):  # fmt: skip
+                         setup_scaling, setup_figures, setup_viewer, setup_banner, setup_gallery, setup_scripts,
+                         setup_workloads):  # fmt: skip
         setup_family(app)
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True}

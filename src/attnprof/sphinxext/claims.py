@@ -1,9 +1,10 @@
 """The reference article's claims checked against this build (:mod:`attnprof.claims`).
 
 ``claims [ID ...]``
-    One row per claim (all when none are named): its id (linked to its row in the ``claims-table``) and the part of
-    the article it comes from (linked to the article), the verdict, the published figure, and what this build
-    measured (with the detail, or why it could not be checked).
+    One row per claim (the article's, C1-C17, when none are named): its id (linked to its row in the
+    ``claims-table``) and the part of the article it comes from (linked to the article), the verdict, the published
+    figure (or, for this site's own claims, its guess), and what this build measured (with the detail, or why it
+    could not be checked).
 ``claims-table [ID ...]``
     The full table, with the claims in brief from the content (after the verdict): a bullet list of ``C<n>: text``
     items, one per claim shown (a missing one is a warning), translated with the page. Each row is a link target
@@ -11,7 +12,9 @@
 
 The claim and its verdict come first, so that they stay in view when the table scrolls sideways.
 
-A missing or stale result of a variant a claim needs is a warning, like everywhere else.
+A missing or stale result of a variant a claim needs is a warning, like everywhere else. The claims about the other
+workloads (C18-) read the whole build (:func:`.lookup.find_build`); a table of those alone heads its second column
+"our guess" instead of "published".
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ CPU_CLAIMS = frozenset({"C16", "C17"})
 
 
 class Claims(AttnprofDirective):
-    """``claims [ID ...]``: the article's claims (all when none are named) checked against this build."""
+    """``claims [ID ...]``: claims (the article's when none are named) checked against this build."""
 
     optional_arguments = len(claims.CLAIMS)
     has_content = False
@@ -43,7 +46,7 @@ class Claims(AttnprofDirective):
     def run(self) -> list[nodes.Node]:
         out: list[nodes.Node] = []
         chosen: list[claims.Claim] = []
-        for claim_id in self.arguments or list(claims.CLAIMS):
+        for claim_id in self.arguments or list(claims.ARTICLE_CLAIMS):
             try:
                 chosen.append(claims.get(claim_id))
             except KeyError as exc:
@@ -55,12 +58,14 @@ class Claims(AttnprofDirective):
             missing = [c.id for c in chosen if c.id not in statements]
             if missing:
                 out += self.bad_content(f"{self.name} has no statement for {', '.join(missing)}")
-        found = self.results_for(chosen, out)
+        found = self.results_for([c for c in chosen if c.workload == "prefill"], out)
         cpu = self.cpu_costs() if any(c.id in CPU_CLAIMS for c in chosen) else None
+        others = tuple(dict.fromkeys(c.workload for c in chosen if c.workload != "prefill"))
+        build = lookup.find_build(self.env, self.get_location(), others) if others else None
         body = []
         recorded_reasons = [a.result.reason for a in found.values() if a.result.reason]
         for claim in chosen:
-            verdict = claim.check(found, self.lang, cpu)
+            verdict = claim.check(found, self.lang, cpu, build)
             texts = (verdict.measured, verdict.detail, verdict.reason)
             measured = [para(*with_recorded(t, recorded_reasons, self.lang)) for t in texts if t]
             cells = [
@@ -75,7 +80,9 @@ class Claims(AttnprofDirective):
             if self.full:
                 cells.insert(2, statements.get(claim.id, []))
             body.append(cells)
-        keys = ["col.claim", "col.verdict", "col.published", "col.measured"]
+        # the article's claims have a published figure; this site's own (C18-) have a guess
+        published = "col.guess" if chosen and all(c.workload != "prefill" for c in chosen) else "col.published"
+        keys = ["col.claim", "col.verdict", published, "col.measured"]
         if self.full:
             keys.insert(2, "col.statement")
         css = ["attnprof-claims-table", "attnprof-claims-full" if self.full else "attnprof-claims"]
@@ -99,6 +106,8 @@ class Claims(AttnprofDirective):
     def source_cell(self, claim: claims.Claim) -> nodes.paragraph:
         """The part of the article the claim comes from, named in words and linked to the article."""
         section = claim.source(self.lang)
+        if claim.section == "site":  # not from the article: nothing to link
+            return para(section, classes=["attnprof-claim-source"])
         link = nodes.reference("", section, refuri=claims.ARTICLE_URL, classes=["attnprof-claim-source"])
         return para(link, classes=["attnprof-claim-source"])
 

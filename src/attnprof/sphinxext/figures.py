@@ -3,7 +3,7 @@
 ``timeline VARIANT``
     One active step drawn by :mod:`attnprof.timeline` (``:step:``, the middle one by default), the content as
     caption, followed by the interactive viewer of every step (:mod:`.viewer`; the link to the raw trace where the
-    builder has no viewer).
+    builder has no viewer); ``:workload:`` (and ``:kv-len:``) picks a training or decoding result.
 ``scaling-plot``
     One metric (``:metric:``) of the sweep against sequence length at one head_dim (``:head-dim:``), drawn by
     :mod:`attnprof.scalingplot`, the content as caption.
@@ -33,7 +33,7 @@ from sphinx.util.docutils import SphinxDirective
 from .. import pictures, scalingplot, sweep, timeline
 from ..results import Result
 from . import lookup
-from .nodes import AttnprofDirective, not_run_note, para, untold
+from .nodes import WORKLOAD_OPTIONS, AttnprofDirective, not_run_note, para, untold
 from .scaling import SweepDirective
 from .viewer import trace_view
 
@@ -93,6 +93,7 @@ class Timeline(AttnprofDirective):
         "width": directives.length_or_percentage_or_unitless,
         "name": directives.unchanged,
         "class": directives.class_option,
+        **WORKLOAD_OPTIONS,
     }
 
     def run(self) -> list[nodes.Node]:

@@ -11,7 +11,9 @@ file and the fix (:func:`attnprof.sphinxext.gallery.fix_for`: delete it and buil
 that writes it).
 
 Which result is used for a variant: of its result files (:func:`attnprof.results.find`), the first that ran
-(``status == "ok"``), CUDA results before CPU ones; else the first one.
+(``status == "ok"``), CUDA results before CPU ones; else the first one. For the training and decoding workloads,
+:func:`find_build` gathers every result of the build (all variants, all cache lengths), analysed, into one
+:class:`attnprof.workload_analysis.Build`.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from ..analysis import Analysis
 from ..results import CpuCosts, Result
 from ..sweep import Sweep
 from ..variants import VARIANTS
+from ..workload_analysis import DECISION_WORKLOADS, Build
 from . import gallery
 
 logger = logging.getLogger(__name__)
@@ -111,8 +114,11 @@ def _readable(env: BuildEnvironment, paths: list[Path]) -> tuple[list[tuple[Path
     return loaded, problem
 
 
-def find_result(env: BuildEnvironment, variant: str, location: Location) -> Found:
-    """The analysed result to show for ``variant`` (see the module docstring).
+def find_result(
+    env: BuildEnvironment, variant: str, location: Location, workload: str = "prefill", kv_len: int | None = None
+) -> Found:
+    """The analysed result to show for ``variant`` in ``workload`` (see the module docstring); for decoding, the one
+    with a cache of ``kv_len`` positions (the longest that ran when ``None``).
 
     An unknown variant, a missing file and a stale file are logged as warnings at ``location``; the returned
     :class:`Found` then carries the message in ``problem``.
@@ -121,7 +127,7 @@ def find_result(env: BuildEnvironment, variant: str, location: Location) -> Foun
         message = f"unknown variant {variant!r}; choose one of: {', '.join(VARIANTS)}"
         return Found(None, None, warn(message, "unknown", location))
     directory = results_dir(env)
-    paths = results.find(directory, variant)
+    paths = results.find(directory, variant, workload)
     if not paths:
         # depending on the folder re-reads the page once results appear there
         env.note_dependency(str(directory))
@@ -131,11 +137,18 @@ def find_result(env: BuildEnvironment, variant: str, location: Location) -> Foun
             fix = "the gallery script that profiles it writes one; did it run?"
         else:
             fix = f"{script.name} writes it: build again, which re-runs it"
-        message = f"no result file for variant {variant!r} in {directory} ({fix})"
+        message = f"no result file for variant {variant!r} ({workload}) in {directory} ({fix})"
         return Found(None, None, warn(message, "missing", location))
     loaded, problem = _readable(env, paths)
     if problem is not None:
         return Found(None, None, warn(problem, "stale", location))
+    if workload == "decode":
+        loaded.sort(key=lambda pa: -(pa[1].result.kv_len or 0))
+        if kv_len is not None:
+            loaded = [(p, a) for p, a in loaded if a.result.kv_len == kv_len]
+            if not loaded:
+                message = f"no decode result of {variant!r} with a KV cache of {kv_len} in {directory}"
+                return Found(None, None, warn(message, "missing", location))
     path, picked = next(((p, a) for p, a in loaded if a.result.ok), loaded[0])
     if picked.result.trace_file:
         env.note_dependency(str(path.parent / picked.result.trace_file))
@@ -188,6 +201,11 @@ class FoundSweep:
     problem: str | None = None
 
 
+def _sweep_path(directory: Path) -> Path | None:
+    """``sweep__cuda.json`` when there is one, else ``sweep__cpu.json``, else ``None``."""
+    return next((p for p in (directory / sweep.filename(d) for d in ("cuda", "cpu")) if p.exists()), None)
+
+
 def find_sweep(env: BuildEnvironment, location: Location) -> FoundSweep:
     """The sweep of the results folder: ``sweep__cuda.json`` when there is one, else ``sweep__cpu.json``.
 
@@ -195,7 +213,7 @@ def find_sweep(env: BuildEnvironment, location: Location) -> FoundSweep:
     """
     directory = results_dir(env)
     paths = [directory / sweep.filename(d) for d in ("cuda", "cpu")]
-    path = next((p for p in paths if p.exists()), None)
+    path = _sweep_path(directory)
     if path is None:
         env.note_dependency(str(directory))
         message = (
@@ -226,3 +244,33 @@ def verified_trace(env: BuildEnvironment, path: Path, location: Location) -> str
     except (files.UnreadableFile, OSError) as exc:
         return warn(_bad_file(env, "trace file", path, exc), "stale", location)
     return None
+
+
+def find_build(env: BuildEnvironment, location: Location, needed: tuple[str, ...] = ()) -> Build:
+    """Every readable result of the build, analysed, by workload, with the sweep when there is one.
+
+    Each workload of ``needed`` without a result file is a warning at ``location`` (its gallery script did not
+    run); unreadable files are warnings too, and are left out.
+    """
+    directory = results_dir(env)
+    env.note_dependency(str(directory))
+    by_workload: dict[str, list[Analysis]] = {}
+    for workload in DECISION_WORKLOADS:
+        loaded, problem = _readable(env, results.find(directory, "*", workload))
+        if problem is not None:
+            warn(problem, "stale", location)
+        if loaded:
+            by_workload[workload] = [a for _, a in loaded]
+        elif workload in needed:
+            script = {"train": "12-training.py", "decode": "13-decoding.py"}.get(workload, "01-naive.py")
+            warn(f"no result file of the {workload} workload in {directory} (examples/{script} writes them; did it "
+                 "run?)", "missing", location)  # fmt: skip
+    sweep_path = _sweep_path(directory)
+    found_sweep = None
+    if sweep_path is not None:
+        env.note_dependency(str(sweep_path))
+        try:
+            found_sweep = _cached("sweep", sweep_path, sweep.load)
+        except (files.UnreadableFile, OSError) as exc:
+            warn(_bad_file(env, "sweep file", sweep_path, exc), "stale", location)
+    return Build(by_workload, found_sweep)

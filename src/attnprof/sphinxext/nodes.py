@@ -41,6 +41,11 @@ TABLE_OPTIONS: dict[str, Callable[[str], Any]] = {
     "name": directives.unchanged,
     "class": directives.class_option,
 }
+#: The options of a directive that shows one result of any workload (:mod:`attnprof.workloads`).
+WORKLOAD_OPTIONS: dict[str, Callable[[str], Any]] = {
+    "workload": lambda arg: directives.choice(arg, ("prefill", "train", "decode")),
+    "kv-len": directives.positive_int,
+}
 
 _ITEM = re.compile(r"^\s*`?(?P<key>[A-Za-z_]\w*)`?\s*:\s*")
 
@@ -301,8 +306,10 @@ class AttnprofDirective(SphinxDirective):
         return self.say("not_available") if value is None else form(value)
 
     def find(self, variant: str) -> lookup.Found:
-        """The analysed result of ``variant`` (a missing or stale one warns at this directive)."""
-        return lookup.find_result(self.env, variant, self.get_location())
+        """The analysed result of ``variant`` (a missing or stale one warns at this directive), in the workload of
+        the ``:workload:`` option (and the cache of ``:kv-len:``) when the directive has them."""
+        workload, kv_len = self.options.get("workload", "prefill"), self.options.get("kv-len")
+        return lookup.find_result(self.env, variant, self.get_location(), workload, kv_len)
 
     def cpu_costs(self) -> CpuCosts | None:
         """The build's side-by-side CPU-cost measurement, if there is one."""

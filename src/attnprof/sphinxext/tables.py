@@ -2,7 +2,8 @@
 
 ``kernel-table VARIANT``
     One row per distinct GPU activity of the variant's profiled steps: the short decoded name first, the full
-    demangled name one click away (a disclosure), then the time.
+    demangled name one click away (a disclosure), then the time; ``:workload:`` (and ``:kv-len:``) picks the
+    training or decoding result, ``:phase:`` the forward or backward of a training step.
 ``compare-table [VARIANT ...]``
     The at-a-glance table: the variant and its time per forward first. On a build whose rows all ran on the CPU
     the time column says CPU time.
@@ -30,8 +31,10 @@ from ..columns import KERNEL_COLUMNS, NUMERIC_COLUMNS, kernel_cells
 from ..noise import Figure
 from ..results import CpuCosts
 from ..variants import VARIANTS
+from . import lookup
 from .nodes import (
     TABLE_OPTIONS,
+    WORKLOAD_OPTIONS,
     AttnprofDirective,
     Span,
     make_disclosure,
@@ -48,6 +51,7 @@ class KernelTable(AttnprofDirective):
 
     required_arguments = 1
     has_content = False
+    option_spec: ClassVar = {**TABLE_OPTIONS, **WORKLOAD_OPTIONS, "phase": directives.unchanged}
 
     def run(self) -> list[nodes.Node]:
         found = self.find(self.arguments[0])
@@ -57,7 +61,12 @@ class KernelTable(AttnprofDirective):
         result = a.result
         if not result.ok:
             return [not_run_note(result, lang)]
-        if not a.rows:
+        phase = self.options.get("phase")
+        rows = a.rows if phase is None else a.phases.get(phase)
+        if rows is None:
+            message = f"kernel-table {result.variant!r}: no phase {phase!r}; choose one of: {', '.join(a.phases)}"
+            return self.problem(lookup.warn(message, "phase", self.get_location()))
+        if not rows:
             text = self.say(
                 "status.no_gpu_activity",
                 variant=result.variant,
@@ -68,7 +77,7 @@ class KernelTable(AttnprofDirective):
             return [nodes.note("", para(text), classes=["attnprof-no-gpu"])]
         na = self.say("not_available")
         body = []
-        for r in a.rows:
+        for r in rows:
             cells = kernel_cells(r, lang)
             # the short label shows; the full demangled name is one click away (and in the search index)
             name_cell = make_disclosure(

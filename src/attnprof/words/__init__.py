@@ -2,9 +2,10 @@
 
 Prose comes from the pages and is translated with gettext. The words the package writes itself (column headers,
 the provenance banner, status words, units, claim verdicts and their sentences, picture labels, decoded kernel
-labels, the trace viewer's words, the printed reports of the gallery scripts) come from :data:`TABLE`, picked by
-the build's ``language``. The table is assembled from data modules, one per part of the site (:mod:`.site`,
-:mod:`.claims`, :mod:`.kernels`, :mod:`.viewer`, :mod:`.report`); a key lives in exactly one of them (checked on
+labels, the trace viewer's words, the printed reports of the gallery scripts, the other workloads' tables) come from
+:data:`TABLE`, picked by the build's ``language``. The table is assembled from data modules, one per part of the site
+(:mod:`.site`, :mod:`.claims`, :mod:`.kernels`, :mod:`.viewer`, :mod:`.report`, :mod:`.workloads`); a key lives in
+exactly one of them (checked on
 import), and every key has every language of :data:`LANGUAGES` (a test checks it). ``{placeholders}`` are filled
 with :meth:`str.format`.
 
@@ -25,6 +26,7 @@ from . import kernels as _kernels
 from . import report as _report
 from . import site as _site
 from . import viewer as _viewer
+from . import workloads as _workloads
 
 #: Languages the site is built in; the first is the fallback.
 LANGUAGES: tuple[str, ...] = ("en", "ja")
@@ -42,7 +44,7 @@ def _merge(*tables: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
 
 #: Every key -> ``{language: text}``.
 TABLE: dict[str, dict[str, str]] = _merge(
-    _site.SITE, _claims.CLAIMS, _kernels.KERNELS, _viewer.VIEWER, _report.REPORT
+    _site.SITE, _claims.CLAIMS, _kernels.KERNELS, _viewer.VIEWER, _report.REPORT, _workloads.WORKLOADS
 )
 
 

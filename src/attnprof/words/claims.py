@@ -18,6 +18,7 @@ CLAIMS: dict[str, dict[str, str]] = {
     "article.section.flash": {"en": "§ SDPA flash backend", "ja": "§ flashバックエンド：低占有率が罠でない理由"},
     "article.section.cudnn": {"en": "§ SDPA cuDNN backend", "ja": "§ cuDNNバックエンド：生成カーネルの光と影"},
     "article.section.advice": {"en": "§ SDPA cuDNN backend: practical tip", "ja": "§ 実務のヒント"},
+    "article.section.site": {"en": "This site's own guess", "ja": "このサイト独自の予想"},
     # --- shared ---
     "reason.no_cuda": {
         "en": "no CUDA device: this build ran on the CPU",

@@ -1,0 +1,123 @@
+"""
+Training: the forward and the backward
+======================================
+
+A training step runs attention twice: the forward computes the output, the backward computes the gradients of
+``q``, ``k`` and ``v`` from the gradient of the output. The backward has its own kernels, does more work, and on a GPU
+it is issued from a different CPU thread, which changes where its launches appear in the trace. Profile one training
+step the way the article profiled a forward, read where the backward went, then compare every variant's step: time,
+the backward's share, and the memory each keeps between the two passes.
+
+How to read these traces: :doc:`../guide/training`.
+"""
+
+# %%
+# Inputs
+# ------
+# On a GPU, the article's shape ``[batch=8, heads=16, seq=1024, head_dim=64]`` in bfloat16; without one, a small shape
+# on the CPU (no GPU kernels then, and the times describe the CPU). The inputs are leaves that require gradients, and
+# the gradient that flows back from the rest of a model is fixed here: one random tensor, the same for every variant.
+import time
+
+import torch
+import torch.nn.functional as F
+from torch.profiler import ProfilerActivity, profile, record_function, schedule
+
+from attnprof import analysis, inputs, profiling, report, timeline, workloadreport, workloads
+from attnprof.workload_analysis import Build
+
+t_start = time.perf_counter()
+setup = workloads.default_setup("train")
+print("running:", setup.describe())
+if setup.device == "cpu":
+    print("no GPU here: the times describe this CPU, there are no kernels, and the backward runs on the main thread")
+q, k, v = (t.requires_grad_() for t in inputs.make_inputs(setup))
+grad = torch.randn(setup.shape, generator=torch.Generator().manual_seed(7)).to(setup.device, q.dtype)
+
+# %%
+# One training step, and a check against float64
+# ----------------------------------------------
+# SDPA without a forced backend: it picks one for these inputs, now with gradients required. ``out.backward(grad)``
+# runs the backward. The gradients are compared with those of the same attention written out in float64.
+
+
+def attention(q, k, v):
+    return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+
+
+out = attention(q, k, v)
+out.backward(grad)
+ref_inputs = [t.detach().double().requires_grad_() for t in (q, k, v)]
+inputs.reference_attention(*ref_inputs).backward(grad.double())
+for name, t, r in zip("qkv", (q, k, v), ref_inputs, strict=True):
+    print(f"relative error of d{name} against float64: {inputs.relative_error(t.grad, r.grad):.1e}")
+
+# %%
+# Profile it as the article did, with the backward annotated too
+# --------------------------------------------------------------
+# Three steps first, so that one-time work stays out of the trace. Then five profiler steps with the article's
+# schedule (``wait=1, warmup=1, active=3``). Each training step runs inside ``record_function("sdpa_auto_train")``,
+# with the forward and the backward in ranges of their own, and the GPU is waited for before each ``prof.step()``.
+activities = [ProfilerActivity.CPU]
+if setup.device == "cuda":
+    activities.append(ProfilerActivity.CUDA)
+
+
+def step():
+    q.grad = k.grad = v.grad = None  # a fresh step: gradients are set, not accumulated
+    with record_function("sdpa_auto_fwd"):
+        out = attention(q, k, v)
+    with record_function("sdpa_auto_bwd"):
+        out.backward(grad)
+
+
+for _ in range(3):
+    step()
+with profile(activities=activities, schedule=schedule(wait=1, warmup=1, active=3)) as prof:
+    for _ in range(5):
+        with record_function("sdpa_auto_train"):
+            step()
+        if setup.device == "cuda":
+            torch.cuda.synchronize()
+        prof.step()
+trace_file = inputs.results_dir() / "sdpa_auto_train_trace.json"
+trace_file.parent.mkdir(parents=True, exist_ok=True)
+prof.export_chrome_trace(str(trace_file))
+print(f"Chrome trace written to {trace_file.name}: open it in https://ui.perfetto.dev")
+
+# %%
+# A first look: the profiler's own table
+# --------------------------------------
+# ``key_averages()`` adds up each op over the three active steps. The backward's ops are named after the forward op
+# they differentiate (``...Backward0``), and the autograd engine wraps each in ``evaluate_function``.
+sort_by = "cuda_time_total" if setup.device == "cuda" else "cpu_time_total"
+print(prof.key_averages().table(sort_by=sort_by, row_limit=12, max_name_column_width=60))
+
+# %%
+# Every variant, one training step each
+# -------------------------------------
+# attnprof runs the same step for every variant that trains, except the two that compile (compiling a backward takes
+# seconds; profile them with ``attnprof profile flex --workload train``), times the whole step and the forward alone
+# without the profiler, and measures the memory the forward leaves for the backward. It reads each trace with the
+# backward's launches taken from the autograd thread, and saves the results for the guide's pages.
+found = []
+for planned in workloads.plan("train", setup.device):
+    found.append(profiling.profile(planned.variant, planned.setup, workload="train", save_to=inputs.results_dir()))
+build = Build({"train": [analysis.analyse(r) for r in found]})
+print(workloadreport.train_table(build.train_rows()))
+
+# %%
+# The backward's kernels
+# ----------------------
+# SDPA's own choice, backward only: the kernels launched inside ``sdpa_auto_bwd``, whichever thread launched them.
+auto = next(r for r in found if r.variant == "sdpa_auto")
+print(workloadreport.workload_summary(auto))
+print(report.kernel_table(auto, phase="bwd"))
+
+# %%
+# One training step on a timeline
+# -------------------------------
+# The forward's ops sit under ``sdpa_auto_fwd`` on the main thread. Under ``sdpa_auto_bwd`` the main thread only
+# waits; on a GPU the backward's ops and launches are on the rows of the autograd thread below.
+fig = timeline.figure(auto)
+print(f"this script took {time.perf_counter() - t_start:.1f} s")

@@ -1,0 +1,149 @@
+"""
+Decoding: one token against a KV cache
+======================================
+
+When a model generates text, each new token attends to every token before it: one query row against a cache of keys
+and values that grows with the text. With grouped-query attention, several query heads share each head of that cache.
+The step does little arithmetic and reads the whole cache, so it is bound by memory bandwidth at long caches and by
+the CPU's launch overhead at short ones. Profile one decoding step, see which backends accept grouped heads, measure
+how close each gets to the GPU's read bandwidth, and replay the step from a CUDA graph to see what the CPU saves.
+
+How to read these traces: :doc:`../guide/decoding`.
+"""
+
+# %%
+# Inputs
+# ------
+# On a GPU: a batch of 8 sequences, 32 query heads sharing 8 KV heads (4 query heads per group), head_dim 128,
+# bfloat16, one new token against a cache of 1024 positions. Without a GPU, a small shape on the CPU with the same
+# grouping (no GPU kernels then, no CUDA graph, and the times describe the CPU).
+import time
+
+import torch
+import torch.nn.functional as F
+from torch.profiler import ProfilerActivity, profile, record_function, schedule
+
+from attnprof import analysis, profiling, report, timeline, workloadreport, workloads
+from attnprof.inputs import relative_error, results_dir
+from attnprof.workload_analysis import Build
+
+t_start = time.perf_counter()
+setup = workloads.default_setup("decode")
+print("running:", setup.describe())
+if setup.device == "cpu":
+    print("no GPU here: the times describe this CPU; there are no kernels and no CUDA graph")
+q, k, v = workloads.decode_inputs(setup)  # q [B, 32, 1, D]; k, v [B, 8, L, D]: the cache
+
+# %%
+# One decoding step, and a check
+# ------------------------------
+# ``enable_gqa=True`` lets SDPA share each KV head among its group of query heads without copying the cache. No mask:
+# the new token may see every cached position. The reference is the same attention written out in float32.
+
+
+def attention(q, k, v):
+    return F.scaled_dot_product_attention(q, k, v, enable_gqa=True)
+
+
+with torch.no_grad():
+    out = attention(q, k, v)
+    print(f"relative error against float32: {relative_error(out, workloads.decode_reference(q, k, v)):.1e}")
+
+# %%
+# A pitfall: ``is_causal=True`` with one query row
+# ------------------------------------------------
+# It looks right for a decoder, but SDPA aligns the causal mask to the top left of the ``[1, L]`` score matrix: the
+# one query row is position 0, so it may see key 0 only. Some backends run it and return that wrong answer, flash
+# refuses it. Never pass ``is_causal=True`` to a decoding step.
+with torch.no_grad():
+    try:
+        wrong = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
+        print(f"is_causal=True differs from the right answer by {relative_error(wrong, out):.2f} (relative)")
+    except RuntimeError as exc:
+        print("is_causal=True refused:", str(exc).splitlines()[0])
+
+# %%
+# Profile it as the article did
+# -----------------------------
+# The same schedule as every page (``wait=1, warmup=1, active=3``), each step inside ``record_function``.
+activities = [ProfilerActivity.CPU]
+if setup.device == "cuda":
+    activities.append(ProfilerActivity.CUDA)
+with torch.no_grad():
+    for _ in range(3):
+        attention(q, k, v)
+    with profile(activities=activities, schedule=schedule(wait=1, warmup=1, active=3)) as prof:
+        for _ in range(5):
+            with record_function("sdpa_auto_decode"):
+                attention(q, k, v)
+            if setup.device == "cuda":
+                torch.cuda.synchronize()
+            prof.step()
+trace_file = results_dir() / "sdpa_auto_decode_trace.json"
+trace_file.parent.mkdir(parents=True, exist_ok=True)
+prof.export_chrome_trace(str(trace_file))
+print(f"Chrome trace written to {trace_file.name}: open it in https://ui.perfetto.dev")
+sort_by = "cuda_time_total" if setup.device == "cuda" else "cpu_time_total"
+print(prof.key_averages().table(sort_by=sort_by, row_limit=8, max_name_column_width=60))
+
+# %%
+# The step as a CUDA graph
+# ------------------------
+# A CUDA graph records the kernels of one step once; replaying it launches them all with one call, so the CPU's
+# per-kernel work disappears. The inputs must stay where they were captured: a real decoder copies each new token
+# into the same buffers before replaying.
+if setup.device == "cuda":
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.no_grad(), torch.cuda.stream(side):
+        for _ in range(3):  # warm up outside the capture, on a side stream
+            attention(q, k, v)
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.no_grad(), torch.cuda.graph(graph):
+        static_out = attention(q, k, v)
+    graph.replay()
+    torch.cuda.synchronize()
+    print(f"replay against the eager step: {relative_error(static_out, out):.1e} (relative)")
+    del graph, static_out
+
+# %%
+# Every backend, over cache lengths
+# ---------------------------------
+# attnprof profiles the decoding step of every variant that decodes, over cache lengths (on a GPU 1024, 16384 and
+# 131072; the slow variants stop at 16384 and FlexAttention, which compiles a kernel per length, runs there only),
+# measures the GPU's read bandwidth once, and at the shortest cache, where the CPU weighs most, compares the step
+# replayed from a CUDA graph with the eager one. A backend that refuses grouped heads records PyTorch's reason.
+found = []
+for planned in workloads.plan("decode", setup.device):
+    found.append(profiling.profile(planned.variant, planned.setup, workload="decode", graph=planned.graph,
+                                   save_to=results_dir()))  # fmt: skip
+build = Build({"decode": [analysis.analyse(r) for r in found]})
+print(workloadreport.decode_table(build.decode_rows()))
+
+# %%
+# What the CUDA graph saved
+# -------------------------
+# CPU time to issue one step, wall time of one step from an idle GPU, and GPU time, eager and replayed.
+for row in build.graph_rows():
+    if row.status != "ok":
+        print(f"{row.variant}: no CUDA graph ({row.status}): {row.reason}")
+        continue
+    print(f"{row.variant} at KV cache {row.kv_len}: CPU {row.eager_cpu_us:.1f} -> {row.graph_cpu_us:.1f} us, "
+          f"wall {row.eager_wall_us:.1f} -> {row.graph_wall_us:.1f} us, GPU {row.eager_gpu_us:.1f} -> "
+          f"{row.graph_gpu_us:.1f} us")  # fmt: skip
+
+# %%
+# One decoding step on a timeline
+# -------------------------------
+# SDPA's own choice at the longest cache it ran: on a GPU, a split-KV kernel that spreads the cache over the SMs
+# and a small kernel that combines their partial results.
+ran = [r for r in found if r.variant == "sdpa_auto" and r.ok]
+if ran:
+    longest = max(ran, key=lambda r: r.kv_len or 0)
+    print(workloadreport.workload_summary(longest))
+    print(report.kernel_table(longest))
+    fig = timeline.figure(longest)
+else:
+    print("SDPA's own choice did not run here:", next((r.reason for r in found if r.variant == "sdpa_auto"), "?"))
+print(f"this script took {time.perf_counter() - t_start:.1f} s")

@@ -1,0 +1,169 @@
+"""attnprof.claims C18-C26 (training, decoding, CUDA graphs) on the 2xH200 recordings, each verdict checked by hand
+against the facts file (the reason in a comment), and each rule's other outcome on altered builds."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from attnprof import analysis, claims
+from attnprof.claims import CLAIMS
+from attnprof.results import Result
+from attnprof.workload_analysis import Build
+from helpers import analysed_build, decode_results, train_result, workload_build
+
+EXPECTED = {
+    # SDPA ran cuDNN for training: 0.258 ms per step, the same as cuDNN forced (0.258 ms).
+    "C18": "holds",
+    # backward / forward: efficient 3.51, flash 3.14, cuDNN 3.04; all above 3.0 (2.5 + 20%).
+    "C19": "differs",
+    # peak of a step: math 2160 MiB against flash's 129 MiB, the largest fused: 16.7x >= 4.
+    "C20": "holds",
+    # SDPA ran cuDNN at every cache length, never more than 10% behind the fastest forced backend.
+    "C21": "holds",
+    # the memory-efficient backend refuses grouped heads ("both fused kernels require ... the same num_heads").
+    "C22": "differs",
+    # cuDNN at 131072: 4559 GB/s against the (synthetic) 4700 GB/s read ceiling: 97% >= 80%.
+    "C23": "holds",
+    # at 1024: SDPA takes 24.9 us to issue a step the GPU runs in 15.6 us.
+    "C24": "holds",
+    # CPU 64.4 -> 9.3 (auto), 62.5 -> 5.5 (flash), 57.6 -> 5.5 (cuDNN) us; GPU within 4%.
+    "C25": "holds",
+    # forcing cuDNN costs 17.8 to 23.9 us more to issue than SDPA's own choice of cuDNN.
+    "C26": "holds",
+}
+
+
+def check(claim_id: str, build: Build, language: str = "en") -> claims.Verdict:
+    return claims.check(claim_id, analysed_build(), language, None, build)
+
+
+def rebuilt(train: list[Result] | None = None, decode: list[Result] | None = None) -> Build:
+    """A build of (altered) training and decoding results."""
+    out: dict = {}
+    if train is not None:
+        out["train"] = [analysis.analyse(r) for r in train]
+    if decode is not None:
+        out["decode"] = [analysis.analyse(r) for r in decode]
+    return Build(out)
+
+
+def trains() -> list[Result]:
+    from helpers import TRAIN_VARIANTS
+
+    return [train_result(v) for v in TRAIN_VARIANTS]
+
+
+def test_the_workload_claims_are_registered_with_their_workload():
+    assert claims.WORKLOAD_CLAIMS == tuple(EXPECTED)
+    assert {CLAIMS[c].workload for c in EXPECTED} == {"train", "decode"}
+    for c in EXPECTED:
+        assert CLAIMS[c].rule_text and CLAIMS[c].needs_cuda
+
+
+@pytest.mark.parametrize("claim_id", list(EXPECTED))
+@pytest.mark.parametrize("language", ["en", "ja"])
+def test_verdicts_on_the_h200_recordings(claim_id, language):
+    v = check(claim_id, workload_build(), language)
+    assert (v.claim, v.verdict) == (claim_id, EXPECTED[claim_id])
+    assert v.measured and not v.reason
+    assert "{" not in v.measured + v.detail
+
+
+def test_the_sentences_carry_the_figures():
+    b = workload_build()
+    assert check("C19", b).measured == "backward / forward: efficient 3.51, flash 3.14, cuDNN 3.04"
+    assert "The math backend: 0.999" in check("C19", b).detail
+    assert check("C20", b).measured.endswith("math 2160 MiB, largest fused (flash) 129 MiB: 16.7×")
+    assert "For dense input, both fused kernels require query, key and value to have the same num_heads" in (
+        check("C22", b).detail
+    )
+    assert check("C24", b).measured == "KV cache 1024: issue 24.9 µs, GPU 15.6 µs"
+    assert check("C26", b).measured == "forcing adds 17.8 to 23.9 µs of CPU time per step (3 cache lengths)"
+    assert check("C23", b, "ja").measured.startswith("cuDNN (KV キャッシュ 131072): 4559 GB/s")
+
+
+def test_without_the_workloads_results_the_claims_are_unmeasurable():
+    for c in EXPECTED:
+        v = check(c, Build())
+        assert v.verdict == "unmeasurable", c
+        # claims that name a variant say which result is missing; the others, what was not measured
+        assert ("no result of the" if CLAIMS[c].variants else "was not recorded") in v.reason, c
+
+
+def test_a_cpu_build_is_not_measurable():
+    cpu = [dataclasses.replace(r, device="cpu") for r in trains()]
+    v = check("C18", rebuilt(train=cpu))
+    assert (v.verdict, v.reason) == ("unmeasurable", "no CUDA device: this build ran on the CPU")
+
+
+def test_c18_differs_when_sdpa_picks_a_slow_backend():
+    results = trains()
+    auto = next(r for r in results if r.variant == "sdpa_auto")
+    auto.timing = dataclasses.replace(auto.timing, gpu_ms_median=auto.timing.gpu_ms_median * 1.5)
+    assert check("C18", rebuilt(train=results)).verdict == "differs"
+
+
+def test_c19_holds_when_the_backward_costs_what_the_flops_say():
+    results = trains()
+    for r in results:
+        if r.variant in claims.FUSED_BACKENDS:
+            r.timing = dataclasses.replace(r.timing, gpu_ms_median=3.5 * r.train_figures.fwd_ms_median)
+    assert check("C19", rebuilt(train=results)).verdict == "holds"
+
+
+def test_c20_differs_when_math_saves_little():
+    results = trains()
+    math = next(r for r in results if r.variant == "sdpa_math")
+    math.timing = dataclasses.replace(math.timing, peak_extra_bytes=200 * 2**20)
+    assert check("C20", rebuilt(train=results)).verdict == "differs"
+
+
+def test_c22_holds_when_every_fused_backend_runs():
+    decode = [r for r in decode_results() if r.variant != "sdpa_efficient"]
+    flash = next(r for r in decode if r.variant == "sdpa_flash")
+    decode.append(dataclasses.replace(flash, variant="sdpa_efficient"))
+    assert check("C22", rebuilt(decode=decode)).verdict == "holds"
+    missing = [r for r in decode_results() if r.variant != "sdpa_efficient"]
+    assert check("C22", rebuilt(decode=missing)).verdict == "unmeasurable"
+
+
+def test_c23_and_c24_the_other_way():
+    decode = decode_results()
+    for r in decode:
+        if r.decode_figures is not None:
+            r.decode_figures = dataclasses.replace(r.decode_figures, read_ceiling_gbs=9000.0)
+        if r.ok and r.kv_len == 1024 and r.variant == "sdpa_auto":
+            r.timing = dataclasses.replace(r.timing, dispatch_us_median=5.0)
+    b = rebuilt(decode=decode)
+    assert check("C23", b).verdict == "differs"  # 4559 of 9000 GB/s
+    assert check("C24", b).verdict == "differs"  # 5 us to issue, 15.6 us on the GPU
+    no_ceiling = decode_results()
+    for r in no_ceiling:
+        if r.decode_figures is not None:
+            r.decode_figures = dataclasses.replace(r.decode_figures, read_ceiling_gbs=None)
+    assert check("C23", rebuilt(decode=no_ceiling)).verdict == "unmeasurable"
+
+
+def test_c25_differs_when_the_graph_changes_the_gpu_time_and_says_why_it_could_not_capture():
+    decode = decode_results()
+    for r in decode:
+        g = r.decode_figures.graph if r.decode_figures else None
+        if g is not None and r.variant == "sdpa_flash":
+            r.decode_figures.graph = dataclasses.replace(g, graph_gpu_us=g.eager_gpu_us * 1.5)
+    assert check("C25", rebuilt(decode=decode)).verdict == "differs"
+    failed = decode_results()
+    for r in failed:
+        if r.decode_figures is not None and r.decode_figures.graph is not None:
+            r.decode_figures.graph = dataclasses.replace(r.decode_figures.graph, status="error", reason="boom")
+    v = check("C25", rebuilt(decode=failed))
+    assert v.verdict == "unmeasurable" and "boom" in v.reason
+
+
+def test_c26_differs_when_forcing_is_free():
+    decode = decode_results()
+    for r in decode:
+        if r.ok and r.variant == "sdpa_cudnn":
+            r.timing = dataclasses.replace(r.timing, dispatch_us_median=1.0)
+    assert check("C26", rebuilt(decode=decode)).verdict == "differs"

@@ -1,0 +1,84 @@
+"""``attnprof profile/compare/sweep --workload train|decode`` on the CPU at small shapes, and their bad input."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from attnprof import cli
+
+CPU = ["--device", "cpu", "--dtype", "fp32"]
+DECODE = [*CPU, "--workload", "decode", "--shape", "1,4,1,16", "--kv-heads", "2", "--kv-len", "32"]
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = cli.main(list(argv), out=out, err=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_profile_a_training_step():
+    code, out, _ = run("profile", "naive", *CPU, "--shape", "1,2,32,16", "--workload", "train")
+    assert code == 0
+    assert "ms per train step" in out and "training step: forward" in out and "gradient error" in out
+
+
+def test_profile_a_decoding_step_as_json():
+    code, out, _ = run("profile", "sdpa_math", *DECODE, "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert (data["workload"], data["kv_heads"], data["kv_len"], data["shape"]) == ("decode", 2, 32, [1, 4, 1, 16])
+    assert data["decode_figures"]["bytes"] == (2 * 2 * 32 * 16 + 2 * 4 * 16) * 4
+
+
+def test_compare_decoding_lists_every_variant_that_decodes():
+    code, out, err = run("compare", "naive", "sdpa_math", "sdpa_cudnn", *DECODE)
+    assert code == 0
+    assert out.startswith("decode: [1, 4, 1, 16] float32 on cpu, KV cache [1, 2, 32, 16]")
+    rows = {line.split()[0]: line for line in out.splitlines() if line.split()[:1] in (["naive"], ["sdpa_math"],
+                                                                                         ["sdpa_cudnn"])}  # fmt: skip
+    assert set(rows) == {"naive", "sdpa_math", "sdpa_cudnn"}
+    assert "no_cuda" in rows["sdpa_cudnn"] and "profiling naive (decode," in err
+
+
+def test_sweep_decoding_over_cache_lengths(tmp_path):
+    path = tmp_path / "d.json"
+    shape = ["--batch", "1", "--heads", "4", "--head-dims", "16", "--kv-heads", "2"]
+    code, out, err = run("sweep", "--variants", "sdpa_math", *CPU, "--workload", "decode", *shape, "--seqs", "16,48",
+                         "--out", str(path))  # fmt: skip
+    assert code == 0
+    assert [line.split()[1] for line in out.splitlines()[2:]] == ["16", "48"]
+    assert "[2/2] sdpa_math decode" in err
+    assert [r["kv_len"] for r in json.loads(path.read_text())] == [16, 48]
+
+
+def test_sweep_training_over_sequence_lengths():
+    code, out, _ = run("sweep", "--variants", "naive", *CPU, "--workload", "train", "--batch", "1", "--heads", "2",
+                       "--head-dims", "16", "--seqs", "16", "32")  # fmt: skip
+    assert code == 0
+    assert [line.split()[:2] for line in out.splitlines()[2:]] == [["naive", "16"], ["naive", "32"]]
+
+
+@pytest.mark.parametrize(
+    ("argv", "names"),
+    [
+        (["profile", "naive", "--workload", "trian"], ["'trian'", "'prefill', 'train', 'decode'"]),
+        (["profile", "naive_inplace", *DECODE], ["'naive_inplace'", "decode workload", "choose one of: naive"]),
+        (["profile", "naive", *CPU, "--workload", "train", "--kv-len", "64"], ["decode workload, not 'train'"]),
+        (["profile", "naive", *CPU, "--workload", "decode", "--kv-heads", "3"], ["bad kv_heads 3", "1, 2, 4, 8"]),
+        (["profile", "naive", *CPU, "--workload", "decode", "--kv-len", "x"], ["'x'", "positive integer"]),
+        (["profile", "naive", *CPU, "--workload", "decode", "--shape", "1,4,2,16", "--kv-len", "8"],
+         ["bad decode shape [1, 4, 2, 16]", "must be 1"]),
+        (["compare", "compiled_naive", *DECODE], ["'compiled_naive'", "decode workload"]),
+        (["sweep", *CPU, "--workload", "decode", "--seqs", "0"], ["bad length '0'", "positive integer"]),
+        (["sweep", *CPU, "--workload", "train", "--seqs", "64", "--heads", "-2"], ["bad heads '-2'", "such as 16"]),
+    ],
+)  # fmt: skip
+def test_bad_workload_input_is_one_line_and_exit_2(argv, names):
+    code, out, err = run(*argv)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("attnprof: ")
+    for name in names:
+        assert name in err

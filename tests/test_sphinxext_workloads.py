@@ -1,0 +1,164 @@
+"""attnprof.sphinxext.workloads and the workload options of kernel-table and timeline: tiny Sphinx projects built
+against results made from the 2xH200 recordings, in English and Japanese."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from attnprof import words
+from helpers import assert_warned, h200_sweep, html, rows, tables
+
+PAGE = """\
+# Workloads
+
+```{train-table}
+:caption: One training step per variant
+```
+
+```{decode-table}
+:metric: read_pct
+```
+
+```{decode-table}
+:metric: gpu_us
+```
+
+```{decode-kernel-table}
+:kv-len: 131072
+```
+
+```{graph-table}
+```
+
+```{decision}
+```
+
+```{decision-summary}
+:link: other
+```
+
+```{kernel-table} sdpa_flash
+:workload: train
+:phase: bwd
+```
+
+```{kernel-table} sdpa_flash
+:workload: decode
+:kv-len: 8192
+```
+
+```{timeline} sdpa_flash
+:workload: train
+
+A training step.
+```
+"""
+OTHER = "# Other\n\nThe decision.\n"
+
+
+@pytest.fixture
+def built(project):
+    pages = {"index.md": PAGE + "\n```{toctree}\nother\n```\n", "other.md": OTHER}
+    return lambda language="en": project(pages, workloads=True, sweep_data=h200_sweep(), language=language)
+
+
+def test_every_workload_directive_builds_warning_free(built):
+    app = built()
+    assert app.warning.getvalue() == ""
+    for cls in ("attnprof-train-table", "attnprof-decode-table", "attnprof-decode-kernel-table",
+                "attnprof-graph-table", "attnprof-decision-table", "attnprof-kernel-table"):  # fmt: skip
+        assert tables(app, cls), cls
+
+
+def test_the_training_table(built):
+    app = built()
+    (table,) = tables(app, "attnprof-train-table")
+    by = {r[0]: r for r in rows(table)}
+    assert set(by) == {"naive", "naive_inplace", "sdpa_math", "sdpa_efficient", "sdpa_flash", "sdpa_cudnn",
+                       "sdpa_auto", "flex", "compiled_naive"}  # fmt: skip
+    assert by["sdpa_cudnn"][1:5] == ["0.258", "0.0639", "0.194", "3.04"]
+    assert by["sdpa_math"][6:8] == ["2160", "624"]
+    assert by["sdpa_cudnn"][8] == "1 + 3"
+    assert by["sdpa_auto"][9] == "cuDNN sdpa flash bprop sm90 wgmma 64x64x64 (SDPA ran cudnn)"
+
+
+def test_the_decoding_tables(built):
+    app = built()
+    pct, gpu = tables(app, "attnprof-decode-table")
+    assert "Share of the read bandwidth" in pct.astext() and "GPU time per step" in gpu.astext()
+    flash = next(r for r in rows(pct) if r[0] == "sdpa_flash")
+    assert flash[-1] == "96.8"  # 4550.4 GB/s of 4700 at KV cache 131072
+    page = html(app)
+    assert "Read bandwidth of this GPU, measured by the build: 4700 GB/s" in page
+    # the refusal of grouped heads, in PyTorch's words, once, under the time table
+    assert page.count("sdpa_efficient did not run at any cache length") == 1
+    assert "both fused kernels require query, key and value to have the same num_heads" in page
+    (kernels,) = tables(app, "attnprof-decode-kernel-table")
+    by = {r[0]: r for r in rows(kernels)}
+    assert (
+        by["sdpa_flash"][2].split() == "flash split-KV fwd hd128 (bf16) flash split-KV combine hd128 (bf16)".split()
+    )
+    assert by["sdpa_auto"][1] == "2"
+
+
+def test_the_graph_table(built):
+    app = built()
+    (table,) = tables(app, "attnprof-graph-table")
+    auto = next(r for r in rows(table) if r[0] == "sdpa_auto")
+    assert auto[1:] == ["4096", "64.4 → 9.31", "93.4 → 52.6", "42.0 → 41.1", "2 → 2", "2 → 1 (cudaGraphLaunch)"]
+
+
+def test_the_decision_table_and_summary(built):
+    app = built()
+    (table,) = tables(app, "attnprof-decision-table")
+    body = rows(table)
+    assert [r[0] for r in body] == ["Training"] + ["Prefill"] * 6 + ["Decoding"] * 5
+    train = body[0]
+    assert train[1:4] == ["seq 1024", "sdpa_cudnn (0.258 ms)", "flex (+26%)"]
+    assert train[5].startswith("cuDNN; forcing gains nothing")
+    assert body[-1][3].split("\n\n") == ["sdpa_flash (+0.19%)", "too close to call"]
+    page = html(app)
+    assert "Decoding (KV cache 131072): cuDNN or flash, too close to call" in page
+    assert 'href="other.html"' in page
+
+
+def test_kernel_tables_and_timelines_of_a_workload(built, tmp_path):
+    app = built()
+    bwd, decode = tables(app, "attnprof-kernel-table")
+    names = [r[0] for r in rows(bwd)]
+    assert any("flash bwd dQ dK dV" in n for n in names) and not any("flash_fwd" in n for n in names)
+    assert any("split-KV fwd" in r[0] for r in rows(decode))
+    png = tmp_path / "results" / "timelines" / "sdpa_flash__train__8x16x1024x64__bfloat16__cuda.stepmid.en.png"
+    assert png.exists()
+
+
+def test_japanese_words(built):
+    app = built("ja")
+    assert app.warning.getvalue() == ""
+    page = html(app)
+    for key in ("col.step_ms", "col.bwd_over_fwd", "col.cpu_eager_graph", "col.winner", "decision.tie"):
+        assert words.text(key, "ja") in page, key
+    assert "デコード (KV キャッシュ 131072): cuDNN か flash (僅差で判定できない)" in page
+
+
+def test_missing_workload_results_and_a_bad_phase_warn(project):
+    app = project({"index.md": "# Page\n\n```{train-table}\n```\n\n```{decision}\n:workload: decode\n```\n"})
+    assert_warned(app, "no result file of the train workload", "examples/12-training.py",
+                  "no result file of the decode workload", marker="attnprof-problem")  # fmt: skip
+    app = project({"index.md": "# P\n\n```{kernel-table} sdpa_flash\n:workload: train\n:phase: sideways\n```\n"},
+                  workloads=True)  # fmt: skip
+    assert_warned(app, "kernel-table 'sdpa_flash': no phase 'sideways'; choose one of: fwd, bwd")
+
+
+def test_a_decode_result_of_a_length_that_was_not_measured_warns(project):
+    app = project({"index.md": "# P\n\n```{kernel-table} sdpa_flash\n:workload: decode\n:kv-len: 7\n```\n"},
+                  workloads=True)  # fmt: skip
+    assert_warned(app, "no decode result of 'sdpa_flash' with a KV cache of 7")
+
+
+def test_pages_depend_on_the_results_folder(built):
+    app = built()
+    deps = {Path(p).name for p in app.env.dependencies["index"]}
+    assert "results" in deps and "sdpa_flash__train__8x16x1024x64__bfloat16__cuda.json" in deps

@@ -1,0 +1,172 @@
+"""attnprof.workloads: the registry, setups and their one-line errors, the build's plan, the FLOP and byte accounting,
+and the steps themselves on the CPU at small shapes (real autograd, real GQA broadcasting)."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from attnprof import inputs, variants, workloads
+
+DECODE = inputs.make_setup((2, 8, 1, 16), "float32", "cpu", kv_heads=2, kv_len=40)
+TRAIN = inputs.make_setup((1, 2, 32, 16), "float32", "cpu")
+
+
+def test_registry_and_unknown_names():
+    assert list(workloads.WORKLOADS) == ["prefill", "train", "decode"]
+    assert workloads.get("train").annotation("sdpa_flash") == "sdpa_flash_train"
+    assert workloads.get("train").phases == ("fwd", "bwd")
+    assert workloads.get("decode").annotation("naive") == "naive_decode"
+    assert workloads.get("prefill").annotation("naive") == variants.get("naive").annotation
+    with pytest.raises(ValueError, match=r"^unknown workload 'trian'; choose one of: prefill, train, decode$"):
+        workloads.get("trian")
+
+
+def test_which_variants_take_part_lives_on_the_registry():
+    assert variants.for_workload("train") == tuple(variants.VARIANTS)
+    assert set(variants.for_workload("decode")) == {"naive", "sdpa_math", "sdpa_efficient", "sdpa_flash",
+                                                    "sdpa_cudnn", "sdpa_auto", "flex"}  # fmt: skip
+    assert "no mask to fill" in variants.get("naive_inplace").why_not("decode")
+    with pytest.raises(ValueError) as err:
+        workloads.check("compiled_naive", "decode")
+    message = str(err.value)
+    assert "\n" not in message and "'compiled_naive'" in message and "choose one of: naive, sdpa_math" in message
+    assert variants.names(graph=True) == ("sdpa_flash", "sdpa_cudnn", "sdpa_auto")
+
+
+def test_naive_inplace_docstring_no_longer_claims_autograd_is_unsafe():
+    doc = variants.naive_inplace_attention.__doc__ or ""
+    assert "no gradient is recorded" not in doc and "autograd" in doc
+    assert "only without autograd" not in variants.get("naive_inplace").requirements
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        (dict(kv_heads=3), r"^bad kv_heads 3: the 8 query heads must share .* groups; choose one of: 1, 2, 4, 8$"),
+        (dict(kv_heads=0), r"^bad kv_heads 0; expected a positive integer such as 8$"),
+        (dict(kv_len="long"), r"^bad kv_len 'long'; expected a positive integer such as 4096$"),
+    ],
+)
+def test_bad_cache_sizes_give_one_line(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        inputs.make_setup((1, 8, 1, 16), "bf16", "cpu", **kwargs)
+
+
+def test_setups_must_fit_their_workload():
+    with pytest.raises(ValueError, match=r"^a KV cache \(kv_heads, kv_len\) belongs to the decode workload, not "):
+        workloads.check_setup("train", DECODE)
+    with pytest.raises(ValueError, match=r"^bad decode shape \[2, 8, 3, 16\]: S is the number of new tokens"):
+        workloads.check_setup("decode", inputs.make_setup((2, 8, 3, 16), "fp32", "cpu", kv_len=64))
+    # B,H,L,D without a cache: one new token against a cache of L, no grouping
+    s = workloads.check_setup("decode", inputs.make_setup((2, 8, 64, 16), "fp32", "cpu"))
+    assert (s.shape, s.kv_heads, s.kv_len, s.kv_shape) == ((2, 8, 1, 16), 8, 64, (2, 8, 64, 16))
+    assert workloads.check_setup("decode", DECODE) is DECODE
+    assert DECODE.describe() == "[2, 8, 1, 16] float32 on cpu, KV cache [2, 2, 40, 16]"
+
+
+def test_default_setups():
+    d = workloads.default_setup("decode", "cpu")
+    assert (d.shape, d.kv_heads, d.kv_len) == (workloads.CPU_DECODE_SHAPE, 2, workloads.CPU_DECODE_LENS[0])
+    assert workloads.default_setup("train", "cpu") == inputs.default_setup("cpu")
+
+
+def test_flop_and_byte_accounting():
+    b, h, s, d = TRAIN.shape
+    assert workloads.train_flops(TRAIN) == 3.5 * 2 * b * h * s * s * d
+    assert workloads.BACKWARD_FLOP_FACTOR == 2.5
+    assert workloads.decode_flops(DECODE) == 4 * 2 * 8 * 1 * 40 * 16
+    # k and v read once (2 x 2 KV heads x 40 x 16 per sequence), q read and the output written (2 x 8 x 16)
+    assert workloads.decode_bytes(DECODE) == (2 * 2 * 2 * 40 * 16 + 2 * 2 * 8 * 16) * 4
+    bf16 = inputs.make_setup((8, 32, 1, 128), "bf16", "cpu", kv_heads=8, kv_len=131072)
+    assert workloads.decode_bytes(bf16) == 4 * 8 * 8 * 131072 * 128 + 4 * 8 * 32 * 128  # the probe's byte count
+
+
+def test_the_build_plan_on_a_gpu():
+    plan = workloads.plan("decode", "cuda")
+    lens = {v: sorted(p.setup.kv_len for p in plan if p.variant == v) for v in {p.variant for p in plan}}
+    assert lens["sdpa_flash"] == list(workloads.DECODE_LENS) == lens["sdpa_efficient"]
+    assert lens["sdpa_math"] == [n for n in workloads.DECODE_LENS if n <= workloads.DECODE_SLOW_MAX_LEN]
+    assert lens["naive"] == lens["sdpa_math"]
+    assert lens["flex"] == [workloads.DECODE_COMPILED_LEN]
+    assert workloads.DECODE_COMPILED_LEN in workloads.DECODE_LENS and workloads.GRAPH_LEN in workloads.DECODE_LENS
+    graphs = {(p.variant, p.setup.kv_len) for p in plan if p.graph}
+    assert graphs == {(v, workloads.GRAPH_LEN) for v in variants.names(graph=True)}
+    assert all(p.setup.shape == workloads.DECODE_SHAPE and p.setup.kv_heads == 8 for p in plan)
+    train = [p.variant for p in workloads.plan("train", "cuda")]
+    assert train == [v for v in variants.VARIANTS if v not in ("compiled_naive", "flex")]
+
+
+def test_the_build_plan_on_the_cpu_compiles_nothing_but_keeps_the_cuda_only_variants():
+    train = [p.variant for p in workloads.plan("train", "cpu")]
+    assert "flex" not in train and "compiled_naive" not in train and "sdpa_cudnn" in train
+    decode = workloads.plan("decode", "cpu")
+    assert {p.setup.kv_len for p in decode} == set(workloads.CPU_DECODE_LENS)
+    assert "flex" not in {p.variant for p in decode}
+    # the CUDA-graph comparison is planned on the CPU too, where its result records why it cannot run
+    assert {(p.variant, p.setup.kv_len) for p in decode if p.graph} == {
+        (v, workloads.GRAPH_LEN) for v in variants.names(graph=True)
+    }
+    assert workloads.GRAPH_LEN in workloads.CPU_DECODE_LENS
+
+
+def test_the_reference_broadcasts_kv_heads_like_repeat_interleave():
+    q, k, v = workloads.decode_inputs(DECODE)
+    group = 8 // 2
+    kk, vv = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
+    expected = torch.softmax(q @ kk.transpose(-2, -1) / 16**0.5, dim=-1) @ vv
+    torch.testing.assert_close(workloads.decode_reference(q, k, v), expected)
+    # and query head 5 uses KV head 1: changing KV head 0 leaves it alone
+    k2 = k.clone()
+    k2[:, 0] += 3.0
+    out, out2 = workloads.decode_reference(q, k, v), workloads.decode_reference(q, k2, v)
+    torch.testing.assert_close(out[:, 4:], out2[:, 4:])
+    assert not torch.allclose(out[:, :4], out2[:, :4])
+
+
+@pytest.mark.parametrize("name", ["naive", "sdpa_math", "sdpa_flash", "sdpa_auto"])
+def test_decode_forms_match_the_reference_on_the_cpu(name):
+    q, k, v = workloads.decode_inputs(DECODE, seed=3)
+    with torch.no_grad():
+        out = variants.get(name).build_decode(40, "cpu")(q, k, v)
+    assert out.shape == (2, 8, 1, 16)
+    assert inputs.relative_error(out, workloads.decode_reference(q, k, v)) < 1e-5
+
+
+def test_is_causal_with_one_query_row_is_the_pitfall_the_pages_describe():
+    q, k, v = workloads.decode_inputs(DECODE, seed=4)
+    wrong = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
+    first_key = v[:, :, :1].repeat_interleave(4, dim=1)
+    torch.testing.assert_close(wrong, first_key)  # top-left aligned: the token sees key 0 only
+    assert inputs.relative_error(wrong, workloads.decode_reference(q, k, v)) > 0.5
+
+
+@pytest.mark.parametrize("name", ["naive", "naive_inplace", "sdpa_math", "sdpa_flash"])
+def test_training_steps_give_the_float64_gradients(name):
+    step = workloads.get("train").prepare(variants.get(name), TRAIN)
+    out_err, grad_err = step.error()
+    assert out_err < 1e-5 and grad_err < 1e-5
+    q = step.tensors[0]
+    step.call()
+    assert q.grad is not None and q.grad.shape == TRAIN.shape
+    first = q.grad.clone()
+    step.call()  # gradients are cleared each step, not accumulated
+    torch.testing.assert_close(q.grad, first)
+
+
+def test_in_place_masking_trains_like_out_of_place():
+    grads = {}
+    for name in ("naive", "naive_inplace"):
+        step = workloads.get("train").prepare(variants.get(name), TRAIN)
+        step.call()
+        grads[name] = [t.grad.clone() for t in step.tensors[:3]]
+    for a, b in zip(grads["naive"], grads["naive_inplace"], strict=True):
+        torch.testing.assert_close(a, b)
+
+
+def test_the_read_ceiling_times_a_full_reduction():
+    from attnprof import measure
+
+    x = torch.arange(8, dtype=torch.float32)
+    assert measure.read_all(x).item() == 28.0  # the call read_bandwidth times, on any device
+    assert measure.read_bandwidth("cpu") is None
