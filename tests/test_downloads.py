@@ -80,7 +80,7 @@ def test_a_downloaded_script_runs_outside_the_repository(venv: Path, tmp_path: P
     run = _run([str(venv), script], tmp_path)
     assert "running: [1, 4, 256, 64] bfloat16 on cpu" in run.stdout
     assert "relative error against float64" in run.stdout and "sdpa_flash_fwd" in run.stdout
-    assert (tmp_path / "attnprof-results" / "sdpa_flash__1x4x256x64__bfloat16__cpu.json").is_file()
+    assert (tmp_path / "attnprof-results" / "sdpa_flash__prefill__1x4x256x64__bfloat16__cpu.json").is_file()
     where = _run([str(venv), "-c", "import attnprof; print(attnprof.__file__)"], tmp_path).stdout.strip()
     assert Path(where).is_relative_to(venv.parent.parent) and not Path(where).is_relative_to(ROOT)
 

@@ -209,4 +209,4 @@ def test_a_script_runs_and_prints_in_japanese(tmp_path):
     assert "float64 との相対誤差" in run.stdout and "アクティブステップについてのプロファイラ自身の集計" in run.stdout
     assert "aten::masked_fill_" in run.stdout  # the profiler's own table
     assert (tmp_path / "naive_inplace_trace.json").is_file()
-    assert (tmp_path / "naive_inplace__1x4x256x64__bfloat16__cpu.json").is_file()
+    assert (tmp_path / "naive_inplace__prefill__1x4x256x64__bfloat16__cpu.json").is_file()

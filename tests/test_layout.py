@@ -13,7 +13,9 @@ import attnprof
 PACKAGE = Path(attnprof.__file__).parent
 #: Declarative tables may be long: kernel-name rules, claim rules, the word table's data.
 LONG_ALLOWED = {"kernels", "claims", "words.claims", "words.site"}
-MAX_LINES = 520
+#: Raised from 520 when the workloads landed: ``results`` holds three more file formats (training, decoding and
+#: CUDA-graph figures) and ``analysis`` the phases of a training step; neither has a second job to split off.
+MAX_LINES = 600
 
 
 def _modules() -> dict[str, Path]:

@@ -413,7 +413,7 @@ def test_a_parallel_build_gives_the_same_pages_as_a_serial_one(project, tmp_path
         pages[jobs] = {p: (out / f"{p}.html").read_text(encoding="utf-8") for p in ("a", "b", "c", "d")}
         pages[jobs]["viewer data"] = {p.name: p.read_bytes() for p in (out / "_viewer").glob("*.js")}
     assert pages["2"] == pages["1"]
-    assert list(pages["2"]["viewer data"]) == ["naive_inplace__8x16x1024x64__bfloat16__cuda.stepmid.js"]
+    assert list(pages["2"]["viewer data"]) == ["naive_inplace__prefill__8x16x1024x64__bfloat16__cuda.stepmid.js"]
     assert "attnprof-kernel-table" in pages["2"]["a"] and "attnprof-claims-table" in pages["2"]["b"]
 
 

@@ -156,7 +156,8 @@ def test_sections_of_the_article_have_words_in_every_language():
     assert {c.section for c in claims.CLAIMS.values()} == set(claims.SECTIONS)
     for section in claims.SECTIONS:
         for language in words.LANGUAGES:
-            assert words.text(f"article.section.{section}", language).startswith("§ ")
+            text = words.text(f"article.section.{section}", language)
+            assert text.startswith("§ ") or section == "site"  # this site's own guesses name no section
     assert json.dumps(claims.ARTICLE_URL).startswith('"https://huggingface.co/blog/')
 
 

@@ -108,7 +108,10 @@ def test_other_builders_show_the_download_paragraph(project):
     app = project({"index.md": PAGES["variants/naive.md"]}, builder="text")
     assert app.warning.getvalue() == ""
     text = " ".join((Path(app.outdir) / "index.txt").read_text(encoding="utf-8").split())
-    assert 'Download the raw trace: "naive__8x16x1024x64__bfloat16__cuda.trace.json.gz" (open it in Perfetto' in text
+    assert (
+        'Download the raw trace: "naive__prefill__8x16x1024x64__bfloat16__cuda.trace.json.gz" (open it in Perfetto'
+        in text
+    )
     assert "attnprof-trace-view" not in text and not (Path(app.outdir) / DATA_DIR).exists()
 
 

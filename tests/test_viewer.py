@@ -287,8 +287,8 @@ def test_data_file_registers_itself_and_is_written_only_when_changed(tmp_path: P
 
 def test_view_ids_follow_the_png_names():
     result, _ = trace_result("naive")
-    assert viewer.view_id(result) == "naive__8x16x1024x64__bfloat16__cuda.stepmid"
-    assert viewer.view_id(result, 0) == "naive__8x16x1024x64__bfloat16__cuda.step0"
+    assert viewer.view_id(result) == "naive__prefill__8x16x1024x64__bfloat16__cuda.stepmid"
+    assert viewer.view_id(result, 0) == "naive__prefill__8x16x1024x64__bfloat16__cuda.step0"
     assert viewer.payload(result, step=2)["step"] == 2
     assert viewer.payload(result, step=-1)["step"] == 2
 

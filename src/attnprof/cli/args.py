@@ -54,6 +54,7 @@ WORKLOAD = (
     (
         "--workload",
         dict(
+            metavar="W",
             type=text("prefill, train or decode"),
             help="prefill (one causal forward, the article's), train (forward + backward) or decode (one token "
             "against a KV cache) (default: prefill)",
@@ -62,6 +63,7 @@ WORKLOAD = (
     (
         "--kv-heads",
         dict(
+            metavar="N",
             type=text("a positive integer dividing the query heads, such as 8"),
             help="decode: KV heads, a divisor of the query heads (default: the decoding workload's, 8)",
         ),
@@ -69,6 +71,7 @@ WORKLOAD = (
     (
         "--kv-len",
         dict(
+            metavar="L",
             type=text("a positive integer such as 4096"),
             help="decode: length of the KV cache (default: the decoding workload's)",
         ),

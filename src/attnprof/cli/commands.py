@@ -91,7 +91,11 @@ def cmd_profile(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     trace_to = checks.output(args.trace, "trace file")
     job = workload.name(args)
     workload.check_variant(name, job)
-    run = checks.setup(args) if job == "prefill" else workload.setup(args)
+    run = (
+        checks.setup(args)
+        if job == "prefill" and args.kv_heads is None and args.kv_len is None
+        else workload.setup(args)
+    )
     estimates, limit = checks.plan([name], run, args.force)
     if args.dry_run:
         return checks.dry_run(out, "profile", estimates, limit)
@@ -123,7 +127,11 @@ def cmd_compare(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     names = checks.variant_names(args.variants) if args.variants else list(variants.for_workload(job))
     for name in names:
         workload.check_variant(name, job)
-    run = checks.setup(args) if job == "prefill" else workload.setup(args)
+    run = (
+        checks.setup(args)
+        if job == "prefill" and args.kv_heads is None and args.kv_len is None
+        else workload.setup(args)
+    )
     estimates, limit = checks.plan(names, run, args.force)
     if args.dry_run:
         return checks.dry_run(out, "compare", estimates, limit)
@@ -139,7 +147,8 @@ def cmd_compare(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     if args.json:
         out.write(json.dumps([r.to_dict() for r in found], indent=1, sort_keys=True, ensure_ascii=False) + "\n")
         return 0
-    out.write(f"{run.describe()}\n\n{workload.table(job, found)}\n")
+    head = run.describe() if job == "prefill" else f"{job}: {run.describe()}"
+    out.write(f"{head}\n\n{workload.table(job, found)}\n")
     return 0
 
 

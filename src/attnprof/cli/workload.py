@@ -19,9 +19,7 @@ def name(args: argparse.Namespace) -> str:
     """``--workload``, checked: one of the registry's workloads."""
     chosen = args.workload or "prefill"
     if chosen not in workloads.WORKLOADS:
-        raise BadInput(f"unknown workload {chosen!r}; choose one of: {', '.join(workloads.WORKLOADS)}")
-    if chosen != "decode" and (args.kv_heads is not None or args.kv_len is not None):
-        raise BadInput(f"--kv-heads and --kv-len describe a decoding step's KV cache; not for --workload {chosen}")
+        raise BadInput(f"unknown workload {chosen!r}; choose one of: {', '.join(map(repr, workloads.WORKLOADS))}")
     return chosen
 
 
