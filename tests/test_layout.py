@@ -12,7 +12,7 @@ import attnprof
 
 PACKAGE = Path(attnprof.__file__).parent
 #: Declarative tables may be long: kernel-name rules, claim rules, the word table's data.
-LONG_ALLOWED = {"kernels", "claims", "words.claims", "words.site"}
+LONG_ALLOWED = {"kernels", "claims", "words.claims", "words.site", "words.parallel"}
 MAX_LINES = 520
 
 

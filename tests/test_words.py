@@ -6,6 +6,7 @@ import pytest
 
 from attnprof import claims, occupancy, words, zero_occupancy
 from attnprof.words import claims as claim_words
+from attnprof.words import parallel as parallel_words
 from attnprof.words import site as site_words
 
 
@@ -20,7 +21,7 @@ def test_every_key_has_every_language_with_the_same_placeholders():
 
 
 def test_the_table_is_the_union_of_its_parts_and_refuses_a_key_twice():
-    assert len(words.TABLE) == len(site_words.SITE) + len(claim_words.CLAIMS)
+    assert len(words.TABLE) == len(site_words.SITE) + len(claim_words.CLAIMS) + len(parallel_words.PARALLEL)
     with pytest.raises(KeyError, match=r"word key 'col\.kernel' is defined twice"):
         words._merge(site_words.SITE, {"col.kernel": {"en": "K", "ja": "K"}})
 

@@ -14,6 +14,9 @@ One module per family of directives, each with its own ``setup_*``:
 :mod:`.occupancy`               ``occupancy-table``, ``occupancy-hypotheses``
 :mod:`.scaling`                 ``scaling-table``, ``roofline-table``, ``sdpa-choice-table``
 :mod:`.figures`                 ``timeline``, ``scaling-plot``, and the pictures' alt text
+:mod:`.parallel`                ``parallel-status``, ``parallel-table``, ``parallel-ranks``, ``parallel-kernels``,
+                                ``parallel-memory``, ``parallel-timeline``, ``parallel-model``,
+                                ``parallel-claims``, ``parallel-closing`` (context parallelism)
 :mod:`.banner`                  ``env-banner``, and the banner every page gets
 ==============================  ================================================================================
 
@@ -48,6 +51,7 @@ from .claims import setup_claims
 from .figures import setup_figures
 from .metrics import setup_metrics
 from .occupancy import setup_occupancy
+from .parallel import setup_parallel
 from .scaling import setup_scaling
 from .tables import setup_tables
 
@@ -75,6 +79,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("config-inited", _on_config_inited)
     app.add_css_file("attnprof.css")
     for setup_family in (setup_tables, setup_metrics, setup_claims, setup_occupancy, setup_scaling, setup_figures,
-                         setup_banner):  # fmt: skip
+                         setup_parallel, setup_banner):  # fmt: skip
         setup_family(app)
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True}

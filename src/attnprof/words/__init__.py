@@ -3,8 +3,9 @@
 Prose comes from the pages and is translated with gettext. The words the package writes itself (column headers,
 the provenance banner, status words, units, claim verdicts and their sentences, picture labels) come from
 :data:`TABLE`, picked by the build's ``language``. The table is assembled from data modules, one per part of the
-site (:mod:`.site`, :mod:`.claims`); a key lives in exactly one of them (checked on import), and every key has
-every language of :data:`LANGUAGES` (a test checks it). ``{placeholders}`` are filled with :meth:`str.format`.
+site (:mod:`.site`, :mod:`.claims`, :mod:`.parallel`); a key lives in exactly one of them (checked on import), and
+every key has every language of :data:`LANGUAGES` (a test checks it). ``{placeholders}`` are filled with
+:meth:`str.format`.
 
 >>> text("status.oom", "ja")
 'メモリ不足'
@@ -17,6 +18,7 @@ from __future__ import annotations
 import string
 
 from . import claims as _claims
+from . import parallel as _parallel
 from . import site as _site
 
 #: Languages the site is built in; the first is the fallback.
@@ -34,7 +36,7 @@ def _merge(*tables: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
 
 
 #: Every key -> ``{language: text}``.
-TABLE: dict[str, dict[str, str]] = _merge(_site.SITE, _claims.CLAIMS)
+TABLE: dict[str, dict[str, str]] = _merge(_site.SITE, _claims.CLAIMS, _parallel.PARALLEL)
 
 
 def language(name: str | None) -> str:
