@@ -110,7 +110,9 @@ class ParallelStatus(ParallelDirective):
             return self.problem(found.problem)
         if not r.ok:
             box = nodes.admonition("", classes=["attnprof-parallel-status", "attnprof-not-run", "warning"])
-            box += nodes.title("", self.say("par.status.not_run_title"))
+            title = nodes.title("", self.say("par.status.not_run_title"))
+            title["translatable"] = False  # generated words: not a message of the page's catalog
+            box += title
             status = status_words(r.status, self.lang)
             box += para(self.say("par.status.not_run", status=status, reason=(r.reason or "").rstrip(".")))
             box += para(self.say("par.status.why"))

@@ -25,7 +25,7 @@ PARALLEL: dict[str, dict[str, str]] = {
     "par.times": {"en": "{value}×", "ja": "{value} 倍"},
     # --- table columns ---
     "par.col.method": {"en": "Rotation", "ja": "回転方式"},
-    "par.col.seq": {"en": "Sequence length", "ja": "系列長"},
+    "par.col.seq": {"en": "Sequence length", "ja": "シーケンス長"},
     "par.col.single_ms": {"en": "One GPU (ms)", "ja": "GPU 1 基 (ms)"},
     "par.col.step_ms": {"en": "{world} GPUs (ms)", "ja": "GPU {world} 基 (ms)"},
     "par.col.speedup": {"en": "Speed-up", "ja": "高速化率"},
@@ -70,7 +70,7 @@ PARALLEL: dict[str, dict[str, str]] = {
         "balancing {balance}; sequence lengths {seqs}; rotation methods {methods}.",
         "ja": "このビルドが {world} 基の {gpu} でその場で計測しました (ランクの起動: {launcher}、NCCL {nccl}、"
         "PyTorch {torch})。バッチ {batch}、ヘッド {heads}、head_dim {head_dim}、{dtype}、{causal}、バックエンド "
-        "{backend}、負荷分散 {balance}、系列長 {seqs}、回転方式 {methods}。",
+        "{backend}、負荷分散 {balance}、シーケンス長 {seqs}、回転方式 {methods}。",
     },
     "par.status.time": {
         "en": "The whole run took {elapsed}, of which the ranks needed {init} to join the process group.",
@@ -86,9 +86,9 @@ PARALLEL: dict[str, dict[str, str]] = {
         "en": "Context parallelism splits one sequence across GPUs and passes keys and values between them over "
         "NCCL, so it needs at least two CUDA GPUs in one machine. Without them this page shows no measurement, and "
         "nothing stands in for one.",
-        "ja": "コンテキスト並列は 1 つの系列を複数の GPU に分け、キーとバリューを NCCL で GPU 間に受け渡すため、1 "
-        "台のマシンに CUDA GPU が 2 基以上必要です。それがない環境では、このページは計測値を示さず、"
-        "代わりの数値も置きません。",
+        "ja": "コンテキスト並列は 1 つのシーケンスを複数の GPU に分け、キーとバリューを NCCL で GPU "
+        "間に受け渡すため、1 台のマシンに CUDA GPU が 2 基以上必要です。それがない環境では、"
+        "このページは計測値を示さず、代わりの数値も置きません。",
     },
     "par.status.how": {
         "en": "To measure it, run the gallery script from a clone of this repository on a machine with two or more "
@@ -220,8 +220,8 @@ PARALLEL: dict[str, dict[str, str]] = {
     "C30.statement": {
         "en": "At the longest sequence measured, the GPUs of this host run causal attention at least 75% as well as "
         "perfect scaling would (on two GPUs: at least 1.5 times as fast as one), for every rotation method.",
-        "ja": "計測した最長の系列長で、どの回転方式でも、このホストの GPU による因果アテンションは理想的なスケーリン"
-        "グの75% 以上の性能を出す (GPU 2 基なら GPU 1 基の 1.5 倍以上の速さ)。",
+        "ja": "計測した最長のシーケンス長で、どの回転方式でも、このホストの GPU による因果アテンションは理想的なスケ"
+        "ーリングの75% 以上の性能を出す (GPU 2 基なら GPU 1 基の 1.5 倍以上の速さ)。",
     },
     "C30.measured": {"en": "S = {seq}: {items}", "ja": "S = {seq}: {items}"},
     "C30.item": {
@@ -231,14 +231,14 @@ PARALLEL: dict[str, dict[str, str]] = {
     "C31.statement": {
         "en": "At the longest sequence measured, NCCL kernels take less than 10% of a step on every rank, for every "
         "rotation method.",
-        "ja": "計測した最長の系列長で、どの回転方式でも、すべてのランクで NCCL カーネルが 1 ステップに占める割合は "
-        "10% 未満。",
+        "ja": "計測した最長のシーケンス長で、どの回転方式でも、すべてのランクで NCCL カーネルが 1 "
+        "ステップに占める割合は 10% 未満。",
     },
     "C31.measured": {"en": "S = {seq}, worst rank: {items}", "ja": "S = {seq}、最大のランク: {items}"},
     "C31.item": {"en": "{method} {share}", "ja": "{method} {share}"},
     "C31.detail.trend": {
         "en": "From the shortest to the longest sequence the share went from {first} to {last} ({method}).",
-        "ja": "最短から最長の系列長で、割合は {first} から {last} に変わりました ({method})。",
+        "ja": "最短から最長のシーケンス長で、割合は {first} から {last} に変わりました ({method})。",
     },
     "C32.statement": {
         "en": "Most of the communication runs while the GPU computes: on every rank and in every case, more than "
@@ -263,8 +263,8 @@ PARALLEL: dict[str, dict[str, str]] = {
     "C34.statement": {
         "en": "Splitting the sequence lowers what each GPU needs for the forward pass: per GPU, its shard of q, k "
         "and v plus the peak extra memory of the ring call is less than one GPU needs for the whole sequence.",
-        "ja": "系列を分割すると、フォワードに各 GPU が必要とするメモリは減る: GPU ごとの q、k、v の担当分とリング呼"
-        "び出しの追加メモリのピークの合計が、GPU 1 基で系列全体を扱う場合より小さい。",
+        "ja": "シーケンスを分割すると、フォワードに各 GPU が必要とするメモリは減る: GPU ごとの q、k、v の担当分とリ"
+        "ング呼び出しの追加メモリのピークの合計が、GPU 1 基でシーケンス全体を扱う場合より小さい。",
     },
     "C34.measured": {
         "en": "largest ratio {ratio} ({method}, S = {seq}: {rank} MiB per GPU against {single} MiB on one GPU)",
