@@ -298,7 +298,7 @@ def h200x2_run(backend: str = "flash", folder: Path | None = None) -> ParallelRu
     return run
 
 
-NO_CUDA = "no CUDA device: torch.cuda.is_available() is False; context parallelism here needs at least 2 CUDA GPUs"
+NO_CUDA = "torch.cuda.is_available() is False; context parallelism needs at least 2 CUDA GPUs"
 
 
 def no_gpu_run(status: str = "no_cuda", reason: str = NO_CUDA) -> ParallelRun:

@@ -66,11 +66,15 @@ def test_the_page_renders_every_measurement_of_the_recorded_run(page, language):
     assert [r[:3] for r in ranks] == [[say(f"par.method.{m}"), "131072", str(k)] for m in parallel.METHODS
                                       for k in (0, 1)]  # fmt: skip
     kernels = _table(app, "attnprof-parallel-kernels")
-    assert len(kernels) == 12  # per method and rank: two attention chunks and one NCCL kernel
-    flash = [r for r in kernels if r[3] == say("par.kind.attention")]
-    assert [r[6] for r in flash[:2]] == [say("par.mask.yes"), say("par.mask.no")]
-    assert flash[0][4] == "flash_fwd hd64 128x128 (bf16 causal)" and flash[0][7] == "512×2×16"
-    assert any("allgather_into_tensor_coalesced" in r[7] and "1024" in r[7] for r in kernels)
+    # the first method only, per rank: the NCCL kernel and two attention chunks, in the order they ran
+    assert [(r[0], r[1], r[2]) for r in kernels] == [(say("par.method.allgather"), str(k), p) for k in (0, 1)
+                                                     for p in ("", "1", "2")]  # fmt: skip
+    flash = [r for r in kernels if r[2]]
+    assert [r[5] for r in flash] == [say("par.mask.yes"), say("par.mask.no")] * 2
+    assert flash[0][3] == "flash_fwd hd64 128x128 (bf16 causal)" and flash[0][6] == "512×2×16"
+    assert flash[1][6] == "256×2×16" and flash[3][6] == "512×2×16"  # rank 0's second pass: half the queries
+    assert kernels[0][3] == "NCCL AllGather (ring, LL)" and "allgather_into_tensor_coalesced" in kernels[0][6]
+    assert "1024" in kernels[0][6]  # MiB: k and v of the whole sequence, bf16
     assert len(_table(app, "attnprof-parallel-memory")) == 6
     model = _table(app, "attnprof-parallel-model")
     assert [r[0] for r in model] == [str(n) for n in parallelmodel.GPU_COUNTS]
@@ -82,8 +86,8 @@ def test_the_page_renders_every_measurement_of_the_recorded_run(page, language):
     closing = [li.astext() for li in _doctree_lists(app, "attnprof-parallel-closing")]
     assert len(closing) == 6 and say("par.times", value="1.92") in closing[2]
     assert 'class="attnprof-timeline' in text
-    for rank in (0, 1):  # each rank's raw trace, published with the page: the link and its text
-        assert text.count(f"parallel__cuda__flash__allgather__S131072__rank{rank}.trace.json.gz") == 2
+    for rank in (0, 1):  # each rank's raw trace of the drawn case, published with the page: the link and its text
+        assert text.count(f"parallel__cuda__flash__allgather__S32768__rank{rank}.trace.json.gz") == 2
 
 
 def _doctree_lists(app, cls: str) -> list[nodes.list_item]:
@@ -95,8 +99,8 @@ def _doctree_lists(app, cls: str) -> list[nodes.list_item]:
 def test_the_timeline_is_drawn_once_per_language_with_its_caption_as_alt_text(page, tmp_path: Path):
     app = page(h200x2_run(), "en")
     pngs = sorted((tmp_path / "results" / "timelines").glob("*.png"))
-    assert [p.name for p in pngs] == ["parallel__cuda__flash__allgather__S131072.en.png"]
-    assert 'alt="One profiled step at the longest sequence' in html(app, "guide/parallel")
+    assert [p.name for p in pngs] == ["parallel__cuda__flash__allgather__S32768.en.png"]
+    assert 'alt="One profiled step at the shortest sequence' in html(app, "guide/parallel")
 
 
 def test_without_two_gpus_the_page_says_why_and_how_and_shows_no_number(page):

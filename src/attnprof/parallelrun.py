@@ -237,7 +237,9 @@ def _gpus_missing(cfg: ParallelConfig) -> tuple[str, str, int] | None:
         return None
     missing = cuda_missing_reason()
     if missing:
-        return "no_cuda", f"{missing}; context parallelism here needs at least 2 CUDA GPUs", 0
+        # the status already says "no CUDA device"; the reason says why and what is needed
+        why = missing.removeprefix("no CUDA device: ")
+        return "no_cuda", f"{why}; context parallelism needs at least 2 CUDA GPUs", 0
     count = torch.cuda.device_count()
     if count < 2:
         reason = f"context parallelism needs at least 2 GPUs; torch.cuda.device_count() = {count}"

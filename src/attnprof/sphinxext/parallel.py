@@ -81,9 +81,14 @@ class ParallelDirective(AttnprofDirective):
     def times(self, value: float | None) -> str:
         return self.na(value, lambda x: self.say("par.times", value=fmt.number(x)))
 
+    #: Without ``:method:``, every rotation method (else the first that ran).
+    all_methods: ClassVar[bool] = True
+    #: Without ``:seq:``, the longest sequence that ran (else the shortest).
+    longest: ClassVar[bool] = True
+
     def cases(self, run: ParallelRun) -> tuple[list[ParallelCase], list[nodes.Node]]:
-        """The cases the options name: ``:method:`` (all methods by default) at ``:seq:`` (by default the longest
-        sequence at which each method ran, every rank's trace read)."""
+        """The cases the options name: ``:method:`` at ``:seq:``, every rank's trace read; by default see
+        :attr:`all_methods` and :attr:`longest`."""
         traced = [c for c in run.ran() if c.traces() and len(c.traces()) == len(c.ranks)]
         methods = [self.options["method"]] if "method" in self.options else list(dict.fromkeys(run.config.methods))
         out = []
@@ -92,7 +97,9 @@ class ParallelDirective(AttnprofDirective):
             if "seq" in self.options:
                 mine = [c for c in mine if c.seq == self.options["seq"]]
             if mine:
-                out.append(max(mine, key=lambda c: c.seq))
+                out.append((max if self.longest else min)(mine, key=lambda c: c.seq))
+                if not self.all_methods and "method" not in self.options:
+                    break
         if out:
             return out, []
         ran = ", ".join(f"{c.method} S={c.seq}" for c in traced) or self.say("none")
@@ -215,7 +222,10 @@ class ParallelRanks(ParallelDirective):
 
 
 class ParallelKernels(ParallelDirective):
-    """``parallel-kernels``: which attention kernel ran on each chunk, and what NCCL moved, per rank."""
+    """``parallel-kernels``: which attention kernel ran on each chunk, and what NCCL moved, per rank (the first
+    rotation method by default: both run the same attention kernels)."""
+
+    all_methods = False
 
     def run(self) -> list[nodes.Node]:
         r, out = self.load()
@@ -241,14 +251,13 @@ class ParallelKernels(ParallelDirective):
                         size = fmt.unit(_mib(k.bytes), "MiB") if k.bytes else self.say("not_available")
                         what = self.say("par.comm_what", collective=k.collective or "?", size=size)
                     position = str(order) if k.kind == "attention" else ""
-                    body.append([self.method_words(c.method), str(t.rank), position, self.say(f"par.kind.{k.kind}"),
-                                 nodes.literal("", k.short), str(k.stream), mask, what,
-                                 self.na(k.duration_us)])  # fmt: skip
-        keys = ["par.col.method", "par.col.rank", "par.col.position", "par.col.kind", "col.kernel",
-                "par.col.stream", "par.col.mask", "par.col.what", "par.col.us"]  # fmt: skip
+                    body.append([self.method_words(c.method), str(t.rank), position, nodes.literal("", k.short),
+                                 str(k.stream), mask, what, self.na(k.duration_us)])  # fmt: skip
+        keys = ["par.col.method", "par.col.rank", "par.col.position", "col.kernel", "par.col.stream",
+                "par.col.mask", "par.col.what", "par.col.us"]  # fmt: skip
         if not body:
             return problems
-        return [self.table(keys, body, "attnprof-parallel-kernels", numeric=(1, 2, 5, 8)), *problems]
+        return [self.table(keys, body, "attnprof-parallel-kernels", numeric=(1, 2, 4, 7)), *problems]
 
 
 class ParallelMemory(ParallelDirective):
@@ -278,7 +287,11 @@ class ParallelMemory(ParallelDirective):
 
 
 class ParallelTimeline(ParallelDirective):
-    """``parallel-timeline``: one profiled step, one lane group per rank, the content as caption."""
+    """``parallel-timeline``: one profiled step, one lane group per rank, the content as caption (by default the
+    first rotation method at the shortest sequence, where communication weighs most)."""
+
+    all_methods = False
+    longest = False
 
     has_content = True
     option_spec: ClassVar = {
@@ -289,8 +302,10 @@ class ParallelTimeline(ParallelDirective):
     def run(self) -> list[nodes.Node]:
         r, out = self.load()
         if r is None:
-            # parse the caption anyway, so that its message is extracted for translation on every build
-            return [*out, *(self.parse_content_to_nodes() if self.content else [])]
+            # the caption goes inside the note: parsed on every build, its message is extracted for translation
+            if self.content and out and isinstance(out[-1], nodes.Element):
+                out[-1] += self.parse_content_to_nodes()
+            return out
         cases, problems = self.cases(r)
         if not cases:
             return problems
@@ -373,7 +388,7 @@ class ParallelClaims(ParallelDirective):
             verdict = para(self.say(f"verdict.{v.verdict}"),
                            classes=["attnprof-verdict", f"attnprof-verdict-{v.verdict}"])  # fmt: skip
             body.append([nodes.strong("", claim.id), claim.statement(self.lang), measured, verdict])
-        keys = ["col.claim", "par.claims.col.expected", "col.measured", "col.verdict"]
+        keys = ["col.claim", "col.statement", "col.measured", "col.verdict"]
         return [self.table(keys, body, ["attnprof-claims-table", "attnprof-parallel-claims"]), *out]
 
 

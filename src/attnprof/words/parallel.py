@@ -19,8 +19,6 @@ PARALLEL: dict[str, dict[str, str]] = {
     "par.not_causal": {"en": "not causal", "ja": "非因果"},
     "par.mask.yes": {"en": "yes", "ja": "あり"},
     "par.mask.no": {"en": "no", "ja": "なし"},
-    "par.kind.attention": {"en": "attention", "ja": "アテンション"},
-    "par.kind.comm": {"en": "communication", "ja": "通信"},
     "par.comm_what": {"en": "{collective}, {size}", "ja": "{collective}、{size}"},
     "par.times": {"en": "{value}×", "ja": "{value} 倍"},
     # --- table columns ---
@@ -43,10 +41,8 @@ PARALLEL: dict[str, dict[str, str]] = {
     "par.col.span_us": {"en": "GPU span (µs)", "ja": "GPU 区間 (µs)"},
     "par.col.dispatch_ms": {"en": "CPU to issue (ms)", "ja": "発行の CPU 時間 (ms)"},
     "par.col.position": {"en": "Order", "ja": "順番"},
-    "par.col.kind": {"en": "Kind", "ja": "種別"},
     "par.col.stream": {"en": "Stream", "ja": "ストリーム"},
     "par.col.mask": {"en": "Causal mask", "ja": "因果マスク"},
-    "par.col.grid": {"en": "Grid", "ja": "グリッド"},
     "par.col.what": {"en": "Grid, or what NCCL moved", "ja": "グリッド、または NCCL の転送内容"},
     "par.col.us": {"en": "Time (µs)", "ja": "時間 (µs)"},
     "par.col.single_total": {"en": "One GPU: inputs + peak extra (MiB)", "ja": "GPU 1 基: 入力 + 追加のピーク (MiB)"},
@@ -207,7 +203,6 @@ PARALLEL: dict[str, dict[str, str]] = {
         "ja": "{method}、S = {seq}: 描けるプロファイラのステップがありません",
     },
     # --- claims C30-C34 ---
-    "par.claims.col.expected": {"en": "The claim", "ja": "主張"},
     "par.reason.not_run": {
         "en": "context parallelism did not run in this build ({status}): {reason}",
         "ja": "このビルドではコンテキスト並列を実行していません ({status}): {reason}",
