@@ -298,6 +298,12 @@ def h200x2_run(backend: str = "flash", folder: Path | None = None) -> ParallelRu
     return run
 
 
+def runner_h200x2() -> ParallelRun:
+    """The run file ``attnprof.parallelrun`` wrote on 2 x H200 (the gallery script run plainly, default
+    configuration; its traces were not kept)."""
+    return ParallelRun.from_dict(json.loads(gzip.decompress((CP / "runner-h200x2.json.gz").read_bytes())))
+
+
 NO_CUDA = "torch.cuda.is_available() is False; context parallelism needs at least 2 CUDA GPUs"
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from attnprof import claims, words
 from attnprof.parallel import ParallelCase
-from helpers import h200x2_run, no_gpu_run
+from helpers import h200x2_run, no_gpu_run, runner_h200x2
 
 
 def _verdicts(run, lang="en"):
@@ -26,7 +26,8 @@ def test_the_recorded_run():
         v["C31"].detail
         == "From the shortest to the longest sequence the share went from 9.14% to 1.92% (all-gather)."
     )
-    assert v["C32"].measured == "least overlap 72.3% (all-gather, S = 32768)"
+    assert v["C32"].measured == "S = 131072, least overlapped rank: all-gather 95.5%, all-to-all 90.1%"
+    assert v["C32"].detail == "Least overlap of all cases: 72.3% (all-gather, S = 32768)."
     assert v["C33"].measured.startswith("least even 0.983 (all-to-all, S = 131072")
     # 32768: one GPU holds 3 x 128 MiB of inputs + 132 MiB; rank 1 holds 3 x 64 MiB + 838 MiB
     assert (
@@ -61,12 +62,22 @@ def test_each_rule_can_fail():
                                 for k in step.kernels]  # fmt: skip
     assert _verdicts(run)["C31"].verdict == "differs"
     run = h200x2_run()
-    for step in run.case("alltoall", 65536).ranks[0].trace.steps:  # NCCL after the compute: no overlap
+    for seq in (65536, 131072):
+        for step in run.case("alltoall", seq).ranks[0].trace.steps:  # NCCL after the compute: no overlap
+            end = max(k.end_us for k in step.kernels)
+            for k in step.of("comm"):
+                k.start_us = end + 1
+    v = _verdicts(run)
+    assert v["C32"].verdict == "differs" and v["C32"].measured.endswith("all-to-all 0%")
+    assert v["C32"].detail == "Least overlap of all cases: 0% (all-to-all, S = 65536)."
+    run.cases = [c for c in run.cases if c.seq != 131072]  # only the longest sequence decides
+    assert _verdicts(run)["C32"].verdict == "differs"
+    run = h200x2_run()
+    for step in run.case("alltoall", 65536).ranks[0].trace.steps:
         end = max(k.end_us for k in step.kernels)
         for k in step.of("comm"):
             k.start_us = end + 1
-    v = _verdicts(run)
-    assert v["C32"].verdict == "differs" and v["C32"].measured == "least overlap 0% (all-to-all, S = 65536)"
+    assert _verdicts(run)["C32"].verdict == "holds"  # a shorter sequence does not decide
     run = h200x2_run()
     for step in run.cases[0].ranks[1].trace.steps:  # one rank's last chunk 30% longer in every step
         step.of("attention")[-1].duration_us *= 1.3
@@ -98,3 +109,11 @@ def test_memory_needs_the_peaks():
 @pytest.mark.parametrize("cid", list(claims.PARALLEL_CLAIMS))
 def test_ids_continue_after_the_article_and_do_not_collide(cid):
     assert cid not in claims.CLAIMS and int(cid[1:]) >= 30
+
+
+def test_the_run_the_runner_recorded_on_2_x_h200():
+    """``attnprof.parallelrun`` through ``examples/14-context-parallel.py`` on 2 x H200, default configuration."""
+    v = _verdicts(runner_h200x2())
+    assert {k: x.verdict for k, x in v.items()} == {
+        "C30": "holds", "C31": "holds", "C32": "holds", "C33": "holds", "C34": "differs"}  # fmt: skip
+    assert v["C30"].measured.startswith("S = 65536: all-gather 1.83×")

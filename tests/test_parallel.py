@@ -10,7 +10,7 @@ import pytest
 
 from attnprof import parallel, report, results
 from attnprof.parallel import ParallelCase, RankRun
-from helpers import CP_SEQS, cp_facts, h200x2_run, no_gpu_run
+from helpers import CP_SEQS, cp_facts, h200x2_run, no_gpu_run, runner_h200x2
 
 
 def _probe_row(method: str, seq: int) -> dict:
@@ -109,3 +109,24 @@ def test_a_case_that_failed_shows_its_reason_in_the_text_table():
     run.cases.append(ParallelCase("math", "allgather", 32768, "unsupported", reason="RuntimeError: mixed DTensor"))
     assert "math" not in report.parallel_table(run).splitlines()[0]
     assert "unsupported  -" in report.parallel_table(run) and "mixed DTensor" in report.parallel_table(run)
+
+
+def test_the_file_the_runner_wrote_on_2_x_h200():
+    """Written by ``attnprof.parallelrun`` (spawned ranks, NCCL) through the gallery script on the 2-GPU builder."""
+    run = runner_h200x2()
+    assert run.ok and run.world == 2 and run.launcher == "torch.multiprocessing (spawn)"
+    assert run.config == parallel.ParallelConfig(seqs=(32768, 65536), bandwidth_bytes=256 * 2**20)
+    assert run.environment.torch_version == "2.11.0+cu130" and run.nccl_version == "2.28.9"
+    assert run.elapsed_s < 20  # the docs build's budget for this script
+    assert {c.op for c in run.collectives} == {"all_gather_into_tensor", "all_to_all_single"}
+    assert [(c.method, c.seq) for c in run.cases] == [(m, s) for s in (32768, 65536) for m in parallel.METHODS]
+    for c in run.cases:
+        assert c.ok and c.rel_error < 2e-3 and 1.5 < c.speedup < 2 and c.balance > 0.95
+        for r in c.ranks:
+            assert r.local_seq == c.seq // 2 and r.peak_extra_bytes > c.single_peak_extra_bytes
+            assert r.trace_file == parallel.trace_name("cuda", "flash", c.method, c.seq, r.rank)
+            step = r.trace.middle()
+            assert [k.family for k in step.of("attention")] == ["flash", "flash"] and step.of("comm")
+    # the same two kernels per rank as in the probe's traces: rank 0's second pass covers half the queries
+    grids = [[k.grid[0] for k in r.trace.middle().of("attention")] for r in run.case("allgather", 65536).ranks]
+    assert grids == [[256, 128], [256, 256]]

@@ -843,15 +843,20 @@ def _c31(ctx: _ParallelCheck) -> Verdict:
 
 
 def _c32(ctx: _ParallelCheck) -> Verdict:
-    """Overlap: in every case that ran, on every rank, more than half of the NCCL kernel time overlaps computation
-    (attention or other kernels on another stream); the least overlapped case is reported."""
-    cases = [c for c in ctx.traced() if c.overlap is not None]
+    """Overlap: for every rotation method, at the longest sequence length that ran, more than half of the NCCL kernel
+    time overlaps computation (attention or other kernels on another stream) on every rank (the rank where it
+    overlaps least decides); the least overlapped case of all is reported beside it."""
+    cases = {m: c for m, c in ctx.longest().items() if c.overlap is not None}
+    every = [c for c in ctx.traced() if c.overlap is not None]
     if not cases:
         return ctx.unmeasurable(ctx.t("par.reason.no_case"))
-    worst = min(cases, key=lambda c: c.overlap)  # type: ignore[arg-type, return-value]
-    measured = ctx.t("C32.measured", overlap=ctx.percent(worst.overlap), method=ctx.method(worst.method),
-                     seq=worst.seq)  # type: ignore[arg-type]  # fmt: skip
-    return ctx.verdict(worst.overlap > CP_OVERLAP, measured)  # type: ignore[operator]
+    seq = max(c.seq for c in cases.values())
+    items = [ctx.t("C31.item", method=ctx.method(m), share=ctx.percent(c.overlap)) for m, c in cases.items()]  # type: ignore[arg-type]
+    worst = min(every, key=lambda c: c.overlap)  # type: ignore[arg-type, return-value]
+    detail = ctx.t("C32.detail.least", overlap=ctx.percent(worst.overlap), method=ctx.method(worst.method),
+                   seq=worst.seq)  # type: ignore[arg-type]  # fmt: skip
+    holds = all(c.overlap > CP_OVERLAP for c in cases.values())  # type: ignore[operator]
+    return ctx.verdict(holds, ctx.t("C32.measured", seq=seq, items=ctx.t("list.sep").join(items)), detail)
 
 
 def _c33(ctx: _ParallelCheck) -> Verdict:

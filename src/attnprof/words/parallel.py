@@ -236,14 +236,18 @@ PARALLEL: dict[str, dict[str, str]] = {
         "ja": "最短から最長のシーケンス長で、割合は {first} から {last} に変わりました ({method})。",
     },
     "C32.statement": {
-        "en": "Most of the communication runs while the GPU computes: on every rank and in every case, more than "
-        "half of the NCCL kernel time overlaps computation.",
-        "ja": "通信の大半は GPU の計算中に進む: すべてのランク、すべてのケースで、NCCL カーネルの時間の半分より多く"
-        "が計算と重なる。",
+        "en": "At the longest sequence measured, most of the communication runs while the GPU computes: on every "
+        "rank, for every rotation method, more than half of the NCCL kernel time overlaps computation.",
+        "ja": "計測した最長のシーケンス長では、通信の大半は GPU の計算中に進む: どの回転方式でも、すべてのランクで "
+        "NCCL カーネルの時間の半分より多くが計算と重なる。",
     },
     "C32.measured": {
-        "en": "least overlap {overlap} ({method}, S = {seq})",
-        "ja": "重なりの最小値 {overlap} ({method}、S = {seq})",
+        "en": "S = {seq}, least overlapped rank: {items}",
+        "ja": "S = {seq}、重なりが最小のランク: {items}",
+    },
+    "C32.detail.least": {
+        "en": "Least overlap of all cases: {overlap} ({method}, S = {seq}).",
+        "ja": "全ケースでの重なりの最小値: {overlap} ({method}、S = {seq})。",
     },
     "C33.statement": {
         "en": "With PyTorch's load balancer the causal mask leaves the ranks even: in every case their attention "
