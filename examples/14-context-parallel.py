@@ -58,7 +58,7 @@ print(f"[batch, heads, S, head_dim] = [{config.batch}, {config.heads}, S, {confi
 #                prof.step()
 #    prof.export_chrome_trace(f"rank{rank}.json")  # one trace per rank
 #
-# ``attnprof.parallelrun`` runs exactly these calls on every rank, and around them it times the call with CUDA
+# ``attnprof.parallelrank`` runs exactly these calls on every rank, and around them it times the call with CUDA
 # events (every rank released by a barrier first), reads the peak memory, and gathers the output from every rank
 # (``context_parallel_unshard``) to compare it with the one-GPU output.
 
