@@ -111,5 +111,5 @@ def test_japanese_words_in_the_japanese_picture():
     else:
         assert ja != en
     layout = timeline._layout(naive_result, None, "ja")
-    assert layout.rows[0].name == "CPU（深さ 0）"
+    assert layout.rows[0].name == "CPU (深さ 0)"  # half-width parentheses, as the glossary has them
     assert any(row.gpu and row.name.startswith("GPU ストリーム") for row in layout.rows)
