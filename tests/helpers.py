@@ -3,6 +3,7 @@ Sphinx page. Test modules import from here, never from each other or from confte
 
 from __future__ import annotations
 
+import copy
 import functools
 import gzip
 import json
@@ -10,8 +11,9 @@ from pathlib import Path
 
 from docutils import nodes
 
-from attnprof import analysis, inputs, sweeprun, trace, variants
+from attnprof import analysis, inputs, parallel, ranks, sweeprun, trace, variants
 from attnprof.analysis import Analysis
+from attnprof.parallel import Collective, ParallelCase, ParallelRun, RankRun
 from attnprof.results import DecodeFigures, Environment, GraphFigures, Result, StepTrace, Timing, TrainFigures
 from attnprof.sweep import Ceilings, Sweep, SweepPoint
 from attnprof.workload_analysis import Build
@@ -192,6 +194,126 @@ def h200_sweep() -> Sweep:
         budget_s=45.0,
         elapsed_s=24.0,
     )
+
+
+# --- the recorded 2 x H200 context-parallel run ---------------------------------------------------------------------
+
+CP = DATA / "workloads" / "cp"
+CP_SEQS = (32768, 65536, 131072)
+_CP_BACKENDS = {"FLASH_ATTENTION": "flash", "auto": "auto"}
+
+
+@functools.cache
+def cp_facts() -> dict:
+    """``tests/data/workloads/h200x2-facts.json`` (do not modify it: it is cached)."""
+    return json.loads((DATA / "workloads" / "h200x2-facts.json").read_text())
+
+
+def cp_fixture(backend: str, method: str, seq: int, rank: int) -> Path:
+    """The recorded trace of one rank of one case (``backend`` ``flash`` or ``auto``)."""
+    tag = "" if backend == "flash" else f"{backend}-"
+    return CP / f"{tag}{method}-S{seq}-rank{rank}.json.gz"
+
+
+@functools.cache
+def cp_rank_trace(backend: str, method: str, seq: int, rank: int) -> ranks.RankTrace:
+    """:func:`attnprof.ranks.read_rank` of one recorded trace."""
+    return ranks.read_rank(trace.read_trace(cp_fixture(backend, method, seq, rank)), f"cp_{method}")
+
+
+def h200x2_run(backend: str = "flash", folder: Path | None = None) -> ParallelRun:
+    """The context-parallel run the probe recorded on 2 x H200, as the runner would have written it: every figure
+    from ``h200x2-facts.json`` (measured by ``scripts/probe_workloads.py``), every rank's trace read from the
+    fixtures. With ``folder``, the traces are copied there under the runner's names and the run file is saved
+    there."""
+    facts = cp_facts()
+    env = Environment(
+        device_name="NVIDIA H200",
+        torch_version=facts["facts"]["torch"],
+        python_version=facts["facts"]["python"],
+        date="2026-12-01T00:17:00+00:00",
+        cuda_version=facts["facts"]["cuda"],
+        cudnn_version=str(facts["facts"]["cudnn"]),
+    )
+    probe_backend = next(k for k, v in _CP_BACKENDS.items() if v == backend)
+    cfg = parallel.ParallelConfig(seqs=CP_SEQS, backends=(backend,), world=2)
+    by_rank = {r["rank"]: r for r in facts["cp"]["ranks"]}
+    cases = []
+    for seq in CP_SEQS:
+        for method in parallel.METHODS:
+            rows = [next(c for c in by_rank[r]["configs"] if (c["case"], c["backend"], c["method"], c["S"])
+                         == ("main", probe_backend, method, seq)) for r in (0, 1)]  # fmt: skip
+            rank_runs = []
+            for r, c in enumerate(rows):
+                name = parallel.trace_name("cuda", backend, method, seq, r)
+                if folder is not None:
+                    folder.mkdir(parents=True, exist_ok=True)
+                    (folder / name).write_bytes(cp_fixture(backend, method, seq, r).read_bytes())
+                rank_runs.append(
+                    RankRun(
+                        rank=r,
+                        step_ms=c["cp_ms"]["median"],
+                        step_ms_p10=c["cp_ms"]["p10"],
+                        step_ms_p90=c["cp_ms"]["p90"],
+                        dispatch_ms=c["cp_dispatch_ms"]["median"],
+                        peak_extra_bytes=int(c["cp_peak_extra_MiB"] * 2**20),
+                        local_seq=c["local_shape"][2],
+                        single_ms=c["single_gpu_ms"]["median"],
+                        trace_file=name,
+                        trace=copy.deepcopy(cp_rank_trace(backend, method, seq, r)),  # tests change it
+                    )
+                )
+            cases.append(
+                ParallelCase(
+                    backend=backend,
+                    method=method,
+                    seq=seq,
+                    status="ok",
+                    single_ms=rows[0]["single_gpu_ms"]["median"],
+                    single_peak_extra_bytes=int(rows[0]["single_gpu_peak_extra_MiB"] * 2**20),
+                    rel_error=rows[0]["rel_err_vs_single_gpu"],
+                    ranks=rank_runs,
+                    wall_s=1.0,
+                )
+            )
+    bw = by_rank[0]["nccl_bandwidth"]
+    run = ParallelRun(
+        device="cuda",
+        status="ok",
+        config=cfg,
+        environment=env,
+        world=2,
+        gpus=["NVIDIA H200", "NVIDIA H200"],
+        nccl_version=facts["facts"]["nccl"],
+        launcher="torch.multiprocessing (spawn)",
+        collectives=[
+            Collective(op, b["output_bytes"], b["ms"]["median"], b["algbw_GBps"], b["busbw_GBps"], b["ms"]["reps"])
+            for op, b in bw.items()
+        ],
+        init_s=[by_rank[r]["init_s"] for r in (0, 1)],
+        cases=cases,
+        elapsed_s=14.2,  # not recorded by the probe: a stand-in for the tests
+    )
+    if folder is not None:
+        parallel.save(run, folder)
+    return run
+
+
+def runner_h200x2() -> ParallelRun:
+    """The run file ``attnprof.parallelrun`` wrote on 2 x H200 (the gallery script run plainly, default
+    configuration; its traces were not kept)."""
+    return ParallelRun.from_dict(json.loads(gzip.decompress((CP / "runner-h200x2.json.gz").read_bytes())))
+
+
+NO_CUDA = "torch.cuda.is_available() is False; context parallelism needs at least 2 CUDA GPUs"
+
+
+def no_gpu_run(status: str = "no_cuda", reason: str = NO_CUDA) -> ParallelRun:
+    """The run file a build without two GPUs writes."""
+    env = Environment(device_name="CPU (x86_64, 2 cores)", torch_version="2.13.0+cpu", python_version="3.11.2",
+                      date="2026-12-01T00:00:00+00:00")  # fmt: skip
+    cfg = parallel.ParallelConfig(seqs=(32768, 65536))
+    return ParallelRun(device="cuda", status=status, reason=reason, config=cfg, environment=env)
 
 
 # --- reading a built Sphinx project ---------------------------------------------------------------------------------

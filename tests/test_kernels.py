@@ -403,6 +403,18 @@ def test_copy_kernels():
         ("triton_red_fused__to_copy_sum_3", "triton", {"kind": "reduction", "ops": "_to_copy,sum"}),
         ("Memcpy HtoD (Pinned -> Device)", "memcpy", {"direction": "HtoD", "source": "Pinned"}),
         ("Memset (Device)", "memset", {"target": "Device"}),
+        (
+            "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
+            "nccl",
+            {"collective": "AllGather", "algorithm": "RING", "protocol": "LL"},
+        ),
+        ("ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)", "nccl", {"collective": "SendRecv"}),
+        (
+            "ncclDevKernel_AllReduce_Sum_f32_RING_LL128(ncclDevKernelArgsStorage<4096ul>)",
+            "nccl",
+            {"collective": "AllReduce", "reduction": "Sum", "dtype": "fp32", "protocol": "LL128"},
+        ),
+        ("ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)", "nccl", {"collective": "AllReduce"}),
     ],
 )  # fmt: skip
 def test_other_naming_schemes(name, family, fields):
@@ -443,6 +455,7 @@ def test_families_and_rules():
         "fill",
         "memcpy",
         "memset",
+        "nccl",
         "other",
     )
     assert {r.family for r in kernels.RULES} <= set(FAMILIES)

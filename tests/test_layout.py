@@ -12,7 +12,7 @@ import attnprof
 
 PACKAGE = Path(attnprof.__file__).parent
 #: Declarative tables may be long: kernel-name rules, claim rules, the word table's data.
-LONG_ALLOWED = {"kernels", "claims", "words.claims", "words.site"}
+LONG_ALLOWED = {"kernels", "claims", "words.claims", "words.site", "words.parallel"}
 #: Raised from 520 when the workloads landed: ``results`` holds three more file formats (training, decoding and
 #: CUDA-graph figures) and ``analysis`` the phases of a training step; neither has a second job to split off.
 MAX_LINES = 600

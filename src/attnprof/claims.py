@@ -77,7 +77,9 @@ from .analysis import Analysis, CpuCost, cpu_cost, min_op_count, self_share
 from .fmt import count as _count
 from .fmt import number as _num
 from .fmt import ratio
+from .inputs import element_bytes
 from .noise import CPU_FLOOR, GPU_FLOOR, Figure
+from .parallel import ParallelCase, ParallelRun
 from .results import CpuCosts, StepTrace
 from .workload_analysis import Build
 
@@ -1118,3 +1120,188 @@ def by_variant(analyses: Iterable[Analysis]) -> dict[str, Analysis]:
         if a.variant not in out or (a.result.ok and not out[a.variant].result.ok):
             out[a.variant] = a
     return out
+
+
+# --- context parallelism (C30 and up): claims about the parallel run file, not about variant results ---------------
+#
+# These claims are the guide's own (no article published them); each is checked against the context-parallel run of
+# this build (:mod:`attnprof.parallel`) by the rule in its function's docstring. Words: ``C3x.*`` and ``par.*`` keys
+# of :mod:`attnprof.words.parallel`.
+
+#: C30: the least scaling efficiency that holds (75%: 1.5 times one GPU on two).
+CP_EFFICIENCY = 0.75
+#: C31: the largest share of a step in NCCL kernels that holds.
+CP_COMM_SHARE = 0.10
+#: C32: the least share of NCCL time overlapped by computation that holds (more than this).
+CP_OVERLAP = 0.5
+#: C33: the least load balance (least over most attention time of a rank) that holds.
+CP_BALANCE = 0.95
+
+
+class _ParallelCheck:
+    """What a context-parallel claim's rule works with: the run, the language, and the verdict short-hands."""
+
+    def __init__(self, claim: ParallelClaim, run: ParallelRun, lang: str) -> None:
+        self.claim, self.run, self.lang = claim, run, lang
+
+    def t(self, key: str, **fields: object) -> str:
+        return words.text(key, self.lang, **fields)
+
+    def method(self, method: str) -> str:
+        return self.t(f"par.method.{method}")
+
+    def percent(self, fraction: float) -> str:
+        return f"{_num(100 * fraction)}%"
+
+    def verdict(self, holds: bool, measured: str, detail: str = "") -> Verdict:
+        return Verdict(self.claim.id, "holds" if holds else "differs", measured, detail)
+
+    def unmeasurable(self, reason: str) -> Verdict:
+        return Verdict(self.claim.id, "unmeasurable", reason=reason)
+
+    def traced(self) -> list[ParallelCase]:
+        """The cases that ran with every rank's trace read."""
+        return [c for c in self.run.ran() if c.ranks and len(c.traces()) == len(c.ranks)]
+
+    def longest(self) -> dict[str, ParallelCase]:
+        """Per rotation method, the traced case at the longest sequence length."""
+        out: dict[str, ParallelCase] = {}
+        for c in self.traced():
+            if c.method not in out or c.seq > out[c.method].seq:
+                out[c.method] = c
+        return out
+
+
+ParallelRule = Callable[[_ParallelCheck], Verdict]
+
+
+@dataclass(frozen=True)
+class ParallelClaim:
+    """One claim about context parallelism and the rule that checks it (see :class:`Claim`)."""
+
+    id: str
+    rule: ParallelRule
+
+    def statement(self, language: str | None = None) -> str:
+        """The claim, in ``language``."""
+        return words.text(f"{self.id}.statement", language)
+
+    @property
+    def rule_text(self) -> str:
+        return " ".join((self.rule.__doc__ or "").strip().split("\n\n")[0].split())
+
+    def check(self, run: ParallelRun | None, language: str | None = None) -> Verdict:
+        """Check the claim against ``run``; unmeasurable when there is none, it did not run, or no case ran."""
+        ctx = _ParallelCheck(self, run, words.language(language))  # type: ignore[arg-type]
+        if run is None:
+            return ctx.unmeasurable(ctx.t("par.reason.no_case"))
+        if not run.ok:
+            status = words.text_or(f"status.{run.status}", run.status, ctx.lang)
+            return ctx.unmeasurable(ctx.t("par.reason.not_run", status=status, reason=run.reason or ""))
+        if not ctx.traced():
+            return ctx.unmeasurable(ctx.t("par.reason.no_case"))
+        return self.rule(ctx)
+
+
+def _c30(ctx: _ParallelCheck) -> Verdict:
+    """Scaling: for every rotation method, at the longest sequence length that ran, the speed-up over one GPU divided
+    by the number of GPUs is at least 0.75 (a speed-up of 1.5 on two GPUs)."""
+    cases = ctx.longest()
+    seq = max(c.seq for c in cases.values())
+    items = [
+        ctx.t("C30.item", method=ctx.method(m), speedup=ctx.t("par.times", value=_num(c.speedup or 0)),
+              efficiency=ctx.percent(c.efficiency or 0))
+        for m, c in cases.items()
+    ]  # fmt: skip
+    holds = all((c.efficiency or 0) >= CP_EFFICIENCY for c in cases.values())
+    return ctx.verdict(holds, ctx.t("C30.measured", seq=seq, items=ctx.t("list.sep").join(items)))
+
+
+def _c31(ctx: _ParallelCheck) -> Verdict:
+    """Communication share: for every rotation method, at the longest sequence length that ran, NCCL kernels take
+    less than 10% of a step's GPU span on every rank (the rank where they take most decides); how the share changed
+    from the shortest sequence is reported beside it."""
+    cases = ctx.longest()
+    seq = max(c.seq for c in cases.values())
+    items = [ctx.t("C31.item", method=ctx.method(m), share=ctx.percent(c.comm_share or 0)) for m, c in cases.items()]
+    holds = all(c.comm_share is not None and c.comm_share < CP_COMM_SHARE for c in cases.values())
+    method = next(iter(cases))
+    same = sorted((c for c in ctx.traced() if c.method == method), key=lambda c: c.seq)
+    detail = ""
+    if len(same) > 1 and same[0].comm_share is not None and same[-1].comm_share is not None:
+        detail = ctx.t("C31.detail.trend", first=ctx.percent(same[0].comm_share),
+                       last=ctx.percent(same[-1].comm_share), method=ctx.method(method))  # fmt: skip
+    return ctx.verdict(holds, ctx.t("C31.measured", seq=seq, items=ctx.t("list.sep").join(items)), detail)
+
+
+def _c32(ctx: _ParallelCheck) -> Verdict:
+    """Overlap: for every rotation method, at the longest sequence length that ran, more than half of the NCCL kernel
+    time overlaps computation (attention or other kernels on another stream) on every rank (the rank where it
+    overlaps least decides); the least overlapped case of all is reported beside it."""
+    cases = {m: c for m, c in ctx.longest().items() if c.overlap is not None}
+    every = [c for c in ctx.traced() if c.overlap is not None]
+    if not cases:
+        return ctx.unmeasurable(ctx.t("par.reason.no_case"))
+    seq = max(c.seq for c in cases.values())
+    items = [ctx.t("C31.item", method=ctx.method(m), share=ctx.percent(c.overlap)) for m, c in cases.items()]  # type: ignore[arg-type]
+    worst = min(every, key=lambda c: c.overlap)  # type: ignore[arg-type, return-value]
+    detail = ctx.t("C32.detail.least", overlap=ctx.percent(worst.overlap), method=ctx.method(worst.method),
+                   seq=worst.seq)  # type: ignore[arg-type]  # fmt: skip
+    holds = all(c.overlap > CP_OVERLAP for c in cases.values())  # type: ignore[operator]
+    return ctx.verdict(holds, ctx.t("C32.measured", seq=seq, items=ctx.t("list.sep").join(items)), detail)
+
+
+def _c33(ctx: _ParallelCheck) -> Verdict:
+    """Balance: in every case that ran, the least attention-kernel time of a rank is at least 95% of the most (the
+    median over the profiled steps of each rank); the least even case is reported."""
+    cases = [c for c in ctx.traced() if c.balance is not None]
+    if not cases:
+        return ctx.unmeasurable(ctx.t("par.reason.no_case"))
+    worst = min(cases, key=lambda c: c.balance)  # type: ignore[arg-type, return-value]
+    measured = ctx.t("C33.measured", balance=_num(worst.balance, 3), method=ctx.method(worst.method),
+                     seq=worst.seq)  # type: ignore[arg-type]  # fmt: skip
+    return ctx.verdict(worst.balance >= CP_BALANCE, measured)  # type: ignore[operator]
+
+
+def _c34(ctx: _ParallelCheck) -> Verdict:
+    """Memory: in every case that ran, every rank's shard of q, k and v plus its peak extra memory during the ring
+    call is less than q, k and v of the whole sequence plus the peak extra memory of the one-GPU call; the largest
+    ratio is reported."""
+    ratios = [(r, c) for c in ctx.run.ran() if (r := memory_ratio(ctx.run, c)) is not None]
+    if not ratios:
+        return ctx.unmeasurable(ctx.t("par.reason.no_memory"))
+    (ratio, rank_mib, single_mib), case = max(ratios, key=lambda x: x[0][0])
+    measured = ctx.t("C34.measured", ratio=ctx.t("par.times", value=_num(ratio)), method=ctx.method(case.method),
+                     seq=case.seq, rank=_num(rank_mib), single=_num(single_mib))  # fmt: skip
+    return ctx.verdict(ratio < 1, measured, ctx.t("C34.detail"))
+
+
+def memory_ratio(run: ParallelRun, case: ParallelCase) -> tuple[float, float, float] | None:
+    """``(per GPU over one GPU, per-GPU MiB, one-GPU MiB)``: the inputs each holds plus the peak extra memory of its
+    call (the largest rank's), or ``None`` where peak memory was not recorded."""
+    cfg = run.config
+    ranks_ = [r for r in case.ranks if r.peak_extra_bytes is not None and r.local_seq]
+    if case.single_peak_extra_bytes is None or not ranks_ or len(ranks_) != len(case.ranks):
+        return None
+    per_token = 3 * cfg.batch * cfg.heads * cfg.head_dim * element_bytes(cfg.dtype)  # q, k and v
+    single = per_token * case.seq + case.single_peak_extra_bytes
+    rank = max(per_token * r.local_seq + r.peak_extra_bytes for r in ranks_)  # type: ignore[operator]
+    return rank / single, rank / 2**20, single / 2**20
+
+
+#: The context-parallelism claims, by id.
+PARALLEL_CLAIMS: dict[str, ParallelClaim] = {
+    c.id: c
+    for c in (
+        ParallelClaim("C30", _c30),
+        ParallelClaim("C31", _c31),
+        ParallelClaim("C32", _c32),
+        ParallelClaim("C33", _c33),
+        ParallelClaim("C34", _c34),
+    )
+}
+
+
+def check_parallel(run: ParallelRun | None, language: str | None = None) -> list[Verdict]:
+    """Check every context-parallelism claim against ``run``."""
+    return [c.check(run, language) for c in PARALLEL_CLAIMS.values()]

@@ -54,6 +54,7 @@ FAMILIES = (
     "fill",
     "memcpy",
     "memset",
+    "nccl",
     "other",
 )
 
@@ -778,6 +779,22 @@ def _cat_copy(m: re.Match[str], name: str) -> _Result:
     return {"op": "cat"}, _raw(shorten(name))
 
 
+# NCCL's device kernels: ncclDevKernel_<Collective>[_<RedOp>_<type>]_<ALGORITHM>_<PROTOCOL> (NCCL 2.19 and later;
+# older releases say ncclKernel_); point-to-point transfers (send/recv, all-to-all) are ncclDevKernel_SendRecv.
+# The algorithm (RING, TREE, NVLS, ...) and protocol (LL, LL128, SIMPLE) are NCCL's documented names.
+def _nccl(m: re.Match[str], name: str) -> _Result:
+    f = {"collective": m["coll"]}
+    for key, group in (("reduction", "op"), ("dtype", "dtype"), ("algorithm", "algo"), ("protocol", "proto")):
+        if m[group]:
+            f[key] = m[group] if key != "dtype" else _dtype(m[group])
+    how = ", ".join(x for x in (f.get("algorithm", "").lower(), f.get("protocol", "")) if x)
+    return f, f"NCCL {m['coll']}" + (f" ({how})" if how else "")
+
+
+def _nccl_other(m: re.Match[str], name: str) -> _Result:
+    return {"collective": m["coll"]}, f"NCCL {m['coll']}"
+
+
 # --- the table ------------------------------------------------------------------------------------------------------
 
 
@@ -938,6 +955,16 @@ RULES: tuple[Rule, ...] = (
         _elementwise,
     ),
     Rule("copy", re.compile(r"CatArrayBatchedCopy"), _cat_copy),
+    Rule(
+        "nccl",
+        re.compile(
+            r"^(?:void )?nccl(?:Dev)?Kernel_(?P<coll>[A-Za-z]+?)(?:_(?P<op>Sum|Prod|Max|Min|PreMulSum|SumPostDiv)"
+            r"_(?P<dtype>[a-z]+\d*))?(?:_(?P<algo>RING|TREE|COLLNET_DIRECT|COLLNET_CHAIN|NVLS_TREE|NVLS|PAT)"
+            r"_(?P<proto>LL128|LL|SIMPLE))?(?:\(|$)"
+        ),
+        _nccl,
+    ),
+    Rule("nccl", re.compile(r"^(?:void )?nccl(?:Dev)?Kernel_(?P<coll>[A-Za-z]+)"), _nccl_other),
 )
 
 

@@ -143,6 +143,7 @@ def timed_calls(
     max_reps: int = 500,
     sleep: GpuSleep | None = None,
     issue_hint_us: float = 1000.0,
+    before: Callable[[], Any] | None = None,
 ) -> Samples:
     """Time single calls of ``fn`` (call after warm-up): at least ``min_reps``, more while the measured time is
     under ``budget_ms``, at most ``max_reps``.
@@ -150,12 +151,18 @@ def timed_calls(
     With ``sleep``, a GPU busy wait of three times the previous call's issue time (``issue_hint_us`` before the
     first call; between 200 µs and :data:`MAX_PREFILL_US`) is queued before each start event, so the events time
     the GPU's execution without CPU launch gaps; without it they also include the CPU's issue time.
+
+    ``before`` is called before each timed call, the device idle (a barrier that releases the ranks of a
+    distributed run together, say). A distributed run must give every rank the same ``min_reps`` and no budget, so
+    that every rank makes the same calls.
     """
     import torch
 
     out = Samples()
     spent = 0.0
     while len(out.gpu_ms) < min_reps or (spent < budget_ms and len(out.gpu_ms) < max_reps):
+        if before is not None:
+            before()
         if device == "cuda":
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             if sleep is not None:
@@ -442,12 +449,14 @@ def capture_trace(
     *,
     schedule: tuple[int, int, int] | None = ARTICLE_SCHEDULE,
     record_shapes: bool = True,
+    before: Callable[[], Any] | None = None,
 ) -> tuple[bytes, dict[str, Any]]:
     """Run ``fn`` under the profiler, each call inside ``record_function(annotation)``; return the Chrome trace.
 
     With ``schedule`` ``(wait, warmup, active)`` (the reference article's ``(1, 1, 3)`` by default), ``wait +
     warmup + active`` steps run, the device synchronised before each ``prof.step()``, and only the active steps are
-    recorded. With ``None``, one call is recorded.
+    recorded. With ``None``, one call is recorded. ``before`` is called before each step, outside the annotation
+    (a barrier that releases the ranks of a distributed run together, say).
 
     Returns:
         The exported trace's bytes and its parsed JSON.
@@ -458,6 +467,8 @@ def capture_trace(
 
     if schedule is None:
         with recording(device, record_shapes=record_shapes) as prof:
+            if before is not None:
+                before()
             with record_function(annotation):
                 fn()
             sync(device)
@@ -466,6 +477,8 @@ def capture_trace(
         plan = make_schedule(wait=wait, warmup=warmup, active=active, repeat=1)
         with recording(device, record_shapes=record_shapes, schedule=plan) as prof:
             for _ in range(wait + warmup + active):
+                if before is not None:
+                    before()
                 with record_function(annotation):
                     fn()
                 sync(device)

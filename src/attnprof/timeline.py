@@ -45,6 +45,7 @@ FAMILY_COLORS: dict[str, str] = {
     "fill": "#66A61E",
     "memcpy": "#E7298A",
     "memset": "#8C8C8C",
+    "nccl": "#332288",
     "other": "#C8C8C8",
 }
 

@@ -1,11 +1,13 @@
-"""Text tables of the other workloads (:mod:`attnprof.workloads`): a training or decoding result's own figures, and
-the build's training and decoding tables, for the command line and the gallery scripts."""
+"""Text tables of the other workloads (:mod:`attnprof.workloads`): a training or decoding result's own figures, the
+build's training and decoding tables, and a context-parallel run (:mod:`attnprof.parallel`), for the command line
+and the gallery scripts."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
 from .analysis import Analysis
+from .parallel import PLAIN_COMMAND, TORCHRUN_COMMAND, ParallelCase, ParallelRun
 from .report import _analysed, _fmt, summary, table
 from .results import Result
 from .workload_analysis import DecodeRow, TrainRow, train_row
@@ -70,3 +72,43 @@ def decode_table(rows: Iterable[DecodeRow]) -> str:
                      _fmt(r.kernels_per_step, "g"), ", ".join(r.kernels)[:60]])  # fmt: skip
     headers = ["variant", "KV len", "GPU us", "GB/s", "of read", "issue us", "kernels", "decoded"]
     return table(headers, body)
+
+
+def parallel_table(run: ParallelRun) -> str:
+    """One line per case of a context-parallel run: one GPU against all, speed-up, communication, balance, error;
+    or why nothing ran and how to run it."""
+    if not run.ok:
+        return (
+            f"context parallelism not measured ({run.status}): {run.reason}\n"
+            f"on a machine with 2 or more GPUs: {TORCHRUN_COMMAND}\n  or: {PLAIN_COMMAND}"
+        )
+    pct = lambda x: "-" if x is None else f"{100 * x:.1f}%"  # noqa: E731
+    body = []
+    for c in run.cases:
+        if not c.ok:
+            body.append([c.method, str(c.seq), c.status, "-", "-", "-", "-", "-", "-", (c.reason or "")[:70]])
+            continue
+        body.append(
+            [c.method, str(c.seq), "ok", _fmt(c.single_ms, ".2f"), _fmt(c.step_ms, ".2f"), _fmt(c.speedup, ".2f"),
+             pct(c.comm_share), pct(c.overlap), _fmt(c.balance, ".3f"), _fmt(c.rel_error, ".1e")]
+        )  # fmt: skip
+    headers = ["method", "seq", "status", "1 GPU ms", f"{run.world} GPUs ms", "speed-up", "NCCL share", "overlapped",
+               "balance", "error vs 1 GPU"]  # fmt: skip
+    gpus = ", ".join(sorted(set(run.gpus))) or "?"
+    head = f"{run.world} x {gpus}, NCCL {run.nccl_version}, {run.launcher}; run took {run.elapsed_s:.1f} s"
+    return head + "\n" + table(headers, body)
+
+
+def rank_table(case: ParallelCase) -> str:
+    """One line per rank of one case: its time split into attention, NCCL, other kernels and idle GPU (µs, median
+    over the profiled steps)."""
+    body = []
+    for r in case.ranks:
+        t = r.trace
+        if t is None:
+            body.append([str(r.rank), "-", "-", "-", "-", "-"])
+            continue
+        body.append([str(r.rank), *(_fmt(t.median(k), ".0f") for k in ("attention_us", "comm_us", "other_us",
+                                                                        "idle_us", "span_us"))])  # fmt: skip
+    headers = ["rank", "attention us", "NCCL us", "other us", "idle us", "GPU span us"]
+    return f"{case.method}, seq {case.seq}\n" + table(headers, body)

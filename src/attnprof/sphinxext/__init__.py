@@ -17,6 +17,9 @@ registers the nodes they share):
 :mod:`.scaling`                 ``scaling-table``, ``roofline-table``, ``sdpa-choice-table``
 :mod:`.figures`                 ``timeline``, ``scaling-plot``, and the pictures' alt text
 :mod:`.viewer`                  the interactive trace viewer after each timeline, and its script and stylesheet
+:mod:`.parallel`                ``parallel-status``, ``parallel-table``, ``parallel-ranks``, ``parallel-kernels``,
+                                ``parallel-memory``, ``parallel-timeline``, ``parallel-model``,
+                                ``parallel-claims``, ``parallel-closing`` (context parallelism)
 :mod:`.banner`                  ``env-banner``, and the banner every page gets
 :mod:`.gallery`                 (no directive) re-running a gallery script whose result files are missing
 :mod:`.scripts`                 (no directive) the gallery pages' install line, the scripts' language and reuse
@@ -57,6 +60,7 @@ from .gallery import setup_gallery
 from .metrics import setup_metrics
 from .nodes import setup_nodes
 from .occupancy import setup_occupancy
+from .parallel import setup_parallel
 from .ranks import setup_ranks
 from .scaling import setup_scaling
 from .scripts import setup_scripts
@@ -89,6 +93,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_css_file("attnprof.css")
     for setup_family in (setup_nodes, setup_tables, setup_metrics, setup_ranks, setup_claims, setup_occupancy,
                          setup_scaling, setup_figures, setup_viewer, setup_banner, setup_gallery, setup_scripts,
-                         setup_workloads):  # fmt: skip
+                         setup_workloads, setup_parallel):  # fmt: skip
         setup_family(app)
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True}

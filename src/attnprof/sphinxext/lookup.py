@@ -1,4 +1,5 @@
-"""Finding what a page shows: result files (each analysed), the CPU-cost file and the sweep, behind one cache.
+"""Finding what a page shows: result files (each analysed), the CPU-cost file, the sweep and the context-parallel
+run, behind one cache.
 
 Every file is read once per process and version (its modification time): a result is loaded and analysed
 (:func:`attnprof.analysis.analyse`) once, however many directives and roles of however many pages show it. Every
@@ -27,8 +28,9 @@ from docutils import nodes
 from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
 
-from .. import analysis, files, results, sweep, trace
+from .. import analysis, files, parallel, results, sweep, trace
 from ..analysis import Analysis
+from ..parallel import ParallelRun
 from ..results import CpuCosts, Result
 from ..sweep import Sweep
 from ..variants import VARIANTS
@@ -274,3 +276,34 @@ def find_build(env: BuildEnvironment, location: Location, needed: tuple[str, ...
         except (files.UnreadableFile, OSError) as exc:
             warn(_bad_file(env, "sweep file", sweep_path, exc), "stale", location)
     return Build(by_workload, found_sweep)
+
+
+@dataclass
+class FoundParallel:
+    """The context-parallel run a page shows, with its file; or why there is none."""
+
+    run: ParallelRun | None
+    path: Path | None
+    problem: str | None = None
+
+
+def find_parallel(env: BuildEnvironment, location: Location) -> FoundParallel:
+    """The context-parallel run of the results folder (``parallel__cuda.json``, else ``parallel__cpu.json``).
+
+    A build that could not run it still has the file (its status says why). The file read is noted as a dependency
+    of the page; a missing or stale file is a warning at ``location``.
+    """
+    directory = results_dir(env)
+    path = parallel.find(directory)
+    if path is None:
+        env.note_dependency(str(directory))
+        message = (
+            f"no context-parallel run file ({parallel.filename('cuda')}) in {directory} "
+            "(examples/14-context-parallel.py writes it; did it run?)"
+        )
+        return FoundParallel(None, None, warn(message, "missing", location))
+    env.note_dependency(str(path))
+    try:
+        return FoundParallel(_cached("parallel", path, parallel.load), path)
+    except (results.StaleResultError, OSError) as exc:
+        return FoundParallel(None, None, warn(f"stale or unreadable run file {path}: {exc}", "stale", location))

@@ -4,7 +4,8 @@ Prose comes from the pages and is translated with gettext. The words the package
 the provenance banner, status words, units, claim verdicts and their sentences, picture labels, decoded kernel
 labels, the trace viewer's words, the printed reports of the gallery scripts, the other workloads' tables) come from
 :data:`TABLE`, picked by the build's ``language``. The table is assembled from data modules, one per part of the site
-(:mod:`.site`, :mod:`.claims`, :mod:`.kernels`, :mod:`.viewer`, :mod:`.report`, :mod:`.workloads`); a key lives in
+(:mod:`.site`, :mod:`.claims`, :mod:`.kernels`, :mod:`.viewer`, :mod:`.report`, :mod:`.workloads`,
+:mod:`.parallel`); a key lives in
 exactly one of them (checked on
 import), and every key has every language of :data:`LANGUAGES` (a test checks it). ``{placeholders}`` are filled
 with :meth:`str.format`.
@@ -23,6 +24,7 @@ from collections.abc import Sequence
 
 from . import claims as _claims
 from . import kernels as _kernels
+from . import parallel as _parallel
 from . import report as _report
 from . import site as _site
 from . import viewer as _viewer
@@ -44,7 +46,13 @@ def _merge(*tables: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
 
 #: Every key -> ``{language: text}``.
 TABLE: dict[str, dict[str, str]] = _merge(
-    _site.SITE, _claims.CLAIMS, _kernels.KERNELS, _viewer.VIEWER, _report.REPORT, _workloads.WORKLOADS
+    _site.SITE,
+    _claims.CLAIMS,
+    _kernels.KERNELS,
+    _viewer.VIEWER,
+    _report.REPORT,
+    _workloads.WORKLOADS,
+    _parallel.PARALLEL,
 )
 
 
