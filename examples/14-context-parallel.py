@@ -17,7 +17,7 @@ other?
 # yardstick. It needs two or more CUDA GPUs; anywhere else the script says so and stops there.
 import time
 
-from attnprof import inputs, parallelrun, ranks, ranktimeline, report
+from attnprof import inputs, parallelrun, ranks, ranktimeline, workloadreport
 
 started = time.perf_counter()
 config = parallelrun.default_config()
@@ -78,7 +78,7 @@ print(f"{run.status}: {run.world} ranks, {run.elapsed_s:.1f} s" + (f" ({run.reas
 # The step time of the distributed call is its slowest rank's. The NCCL share is the part of a step's GPU time
 # that NCCL kernels took, on the rank where it was largest; "overlapped" is the part of that time during which the
 # rank's GPU was also computing. The error compares the gathered output with the one-GPU output.
-print(report.parallel_table(run))
+print(workloadreport.parallel_table(run))
 
 # %%
 # Where each rank's time went
@@ -88,7 +88,7 @@ print(report.parallel_table(run))
 # ranks: that is the load balance.
 longest = [c for c in run.ran() if c.seq == max(x.seq for x in run.ran())] if run.ran() else []
 for case in longest:
-    print(report.rank_table(case))
+    print(workloadreport.rank_table(case))
 
 # %%
 # Which attention kernel ran on each chunk

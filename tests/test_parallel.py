@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from attnprof import parallel, report, results
+from attnprof import parallel, results, workloadreport
 from attnprof.parallel import ParallelCase, RankRun
 from helpers import CP_SEQS, cp_facts, h200x2_run, no_gpu_run, runner_h200x2
 
@@ -94,21 +94,22 @@ def test_config_shape():
 
 
 def test_the_text_table():
-    text = report.parallel_table(h200x2_run())
+    text = workloadreport.parallel_table(h200x2_run())
     lines = text.splitlines()
     assert lines[0].startswith("2 x NVIDIA H200, NCCL 2.28.9")
     assert len(lines) == 3 + 6 and "allgather  131072  ok      226.07    117.72     1.92" in text
-    ranks = report.rank_table(h200x2_run().case("allgather", 32768))
+    ranks = workloadreport.rank_table(h200x2_run().case("allgather", 32768))
     assert ranks.splitlines()[3].split()[:3] == ["0", "7281", "562"]
-    missing = report.parallel_table(no_gpu_run())
+    missing = workloadreport.parallel_table(no_gpu_run())
     assert "not measured (no_cuda)" in missing and parallel.TORCHRUN_COMMAND in missing
 
 
 def test_a_case_that_failed_shows_its_reason_in_the_text_table():
     run = h200x2_run()
     run.cases.append(ParallelCase("math", "allgather", 32768, "unsupported", reason="RuntimeError: mixed DTensor"))
-    assert "math" not in report.parallel_table(run).splitlines()[0]
-    assert "unsupported  -" in report.parallel_table(run) and "mixed DTensor" in report.parallel_table(run)
+    assert "math" not in workloadreport.parallel_table(run).splitlines()[0]
+    table = workloadreport.parallel_table(run)
+    assert "unsupported  -" in table and "mixed DTensor" in table
 
 
 def test_the_file_the_runner_wrote_on_2_x_h200():

@@ -143,11 +143,11 @@ def test_merging_takes_a_case_status_from_its_first_failing_rank():
 # --- real ranks on the CPU, joined by gloo --------------------------------------------------------------------------
 
 SCRIPT = """\
-from attnprof import parallelrun, report
+from attnprof import parallelrun, workloadreport
 cfg = parallelrun.make_config([64, 62], ["allgather", "alltoall"], ["flash", "math"], device="cpu", dtype="fp32",
                               batch=1, heads=2, head_dim=16, warmup=1, reps=2, bandwidth_bytes=2**16)
 run = parallelrun.run(cfg, save_to={out!r})
-print(report.parallel_table(run))
+print(workloadreport.parallel_table(run))
 """
 
 

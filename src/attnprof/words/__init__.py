@@ -5,7 +5,7 @@ the provenance banner, status words, units, claim verdicts and their sentences, 
 labels, the trace viewer's words, the printed reports of the gallery scripts, the other workloads' tables) come from
 :data:`TABLE`, picked by the build's ``language``. The table is assembled from data modules, one per part of the site
 (:mod:`.site`, :mod:`.claims`, :mod:`.kernels`, :mod:`.viewer`, :mod:`.report`, :mod:`.workloads`,
-:mod:`.parallel`); a key lives in
+:mod:`.parallel`, :mod:`.workloadreport`); a key lives in
 exactly one of them (checked on
 import), and every key has every language of :data:`LANGUAGES` (a test checks it). ``{placeholders}`` are filled
 with :meth:`str.format`.
@@ -28,6 +28,7 @@ from . import parallel as _parallel
 from . import report as _report
 from . import site as _site
 from . import viewer as _viewer
+from . import workloadreport as _workloadreport
 from . import workloads as _workloads
 
 #: Languages the site is built in; the first is the fallback.
@@ -53,6 +54,7 @@ TABLE: dict[str, dict[str, str]] = _merge(
     _report.REPORT,
     _workloads.WORKLOADS,
     _parallel.PARALLEL,
+    _workloadreport.WORKLOAD_REPORT,
 )
 
 
