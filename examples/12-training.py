@@ -1,12 +1,13 @@
 """
-Training: the forward and the backward
+Run it: training, forward and backward
 ======================================
 
 A training step runs attention twice: the forward computes the output, the backward computes the gradients of
 ``q``, ``k`` and ``v`` from the gradient of the output. The backward has its own kernels, does more work, and on a GPU
 it is issued from a different CPU thread, which changes where its launches appear in the trace. Profile one training
-step the way the article profiled a forward, read where the backward went, then compare every variant's step: time,
-the backward's share, and the memory each keeps between the two passes.
+step the way the Hugging Face article `“Profiling in PyTorch (Part 3): Attention is all you profile”
+<https://huggingface.co/blog/torch-attention-profile>`__ profiled a forward, read where the backward went, then
+compare every variant's step: time, the backward's share, and the memory each keeps between the two passes.
 
 How to read these traces: :doc:`../guide/training`.
 """
@@ -27,10 +28,9 @@ from attnprof import analysis, inputs, profiling, report, timeline, workloadrepo
 from attnprof.workload_analysis import Build
 
 t_start = time.perf_counter()
+lang = inputs.language()  # the language of the printed output and of the figure
 setup = workloads.default_setup("train")
-print("running:", setup.describe())
-if setup.device == "cpu":
-    print("no GPU here: the times describe this CPU, there are no kernels, and the backward runs on the main thread")
+print(workloadreport.setup_line(setup, "train", lang))
 q, k, v = (t.requires_grad_() for t in inputs.make_inputs(setup))
 grad = torch.randn(setup.shape, generator=torch.Generator().manual_seed(7)).to(setup.device, q.dtype)
 
@@ -50,7 +50,7 @@ out.backward(grad)
 ref_inputs = [t.detach().double().requires_grad_() for t in (q, k, v)]
 inputs.reference_attention(*ref_inputs).backward(grad.double())
 for name, t, r in zip("qkv", (q, k, v), ref_inputs, strict=True):
-    print(f"relative error of d{name} against float64: {inputs.relative_error(t.grad, r.grad):.1e}")
+    print(workloadreport.grad_error_line(name, inputs.relative_error(t.grad, r.grad), lang))
 
 # %%
 # Profile it as the article did, with the backward annotated too
@@ -83,7 +83,7 @@ with profile(activities=activities, schedule=schedule(wait=1, warmup=1, active=3
 trace_file = inputs.results_dir() / "sdpa_auto_train_trace.json"
 trace_file.parent.mkdir(parents=True, exist_ok=True)
 prof.export_chrome_trace(str(trace_file))
-print(f"Chrome trace written to {trace_file.name}: open it in https://ui.perfetto.dev")
+print(report.trace_line(trace_file, lang))
 
 # %%
 # A first look: the profiler's own table
@@ -91,6 +91,7 @@ print(f"Chrome trace written to {trace_file.name}: open it in https://ui.perfett
 # ``key_averages()`` adds up each op over the three active steps. The backward's ops are named after the forward op
 # they differentiate (``...Backward0``), and the autograd engine wraps each in ``evaluate_function``.
 sort_by = "cuda_time_total" if setup.device == "cuda" else "cpu_time_total"
+print(report.first_look_line(sort_by, lang))
 print(prof.key_averages().table(sort_by=sort_by, row_limit=12, max_name_column_width=60))
 
 # %%
@@ -103,21 +104,22 @@ print(prof.key_averages().table(sort_by=sort_by, row_limit=12, max_name_column_w
 found = []
 for planned in workloads.plan("train", setup.device):
     found.append(profiling.profile(planned.variant, planned.setup, workload="train", save_to=inputs.results_dir()))
+# sphinx_gallery_attnprof_writes = ["*__train__*.json"]
 build = Build({"train": [analysis.analyse(r) for r in found]})
-print(workloadreport.train_table(build.train_rows()))
+print(workloadreport.train_table(build.train_rows(), lang))
 
 # %%
 # The backward's kernels
 # ----------------------
 # SDPA's own choice, backward only: the kernels launched inside ``sdpa_auto_bwd``, whichever thread launched them.
 auto = next(r for r in found if r.variant == "sdpa_auto")
-print(workloadreport.workload_summary(auto))
-print(report.kernel_table(auto, phase="bwd"))
+print(workloadreport.workload_summary(auto, lang))
+print(report.kernel_table(auto, lang=lang, phase="bwd"))
 
 # %%
 # One training step on a timeline
 # -------------------------------
 # The forward's ops sit under ``sdpa_auto_fwd`` on the main thread. Under ``sdpa_auto_bwd`` the main thread only
 # waits; on a GPU the backward's ops and launches are on the rows of the autograd thread below.
-fig = timeline.figure(auto)
-print(f"this script took {time.perf_counter() - t_start:.1f} s")
+fig = timeline.figure(auto, language=lang)
+print(workloadreport.elapsed_line(time.perf_counter() - t_start, lang))

@@ -788,11 +788,11 @@ def _nccl(m: re.Match[str], name: str) -> _Result:
         if m[group]:
             f[key] = m[group] if key != "dtype" else _dtype(m[group])
     how = ", ".join(x for x in (f.get("algorithm", "").lower(), f.get("protocol", "")) if x)
-    return f, f"NCCL {m['coll']}" + (f" ({how})" if how else "")
+    return f, _label("nccl", coll=m["coll"], how=f" ({how})" if how else "")
 
 
 def _nccl_other(m: re.Match[str], name: str) -> _Result:
-    return {"collective": m["coll"]}, f"NCCL {m['coll']}"
+    return {"collective": m["coll"]}, _label("nccl", coll=m["coll"], how="")
 
 
 # --- the table ------------------------------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import results
+from . import files, results
 from .ranks import RankTrace
 from .results import Environment
 
@@ -349,9 +349,10 @@ def load(path: str | Path) -> ParallelRun:
 
     Raises:
         FileNotFoundError: if there is no such file.
-        StaleResultError: if it is not a context-parallel run of this schema version.
+        attnprof.files.UnreadableFile: if it is not a regular file or not valid JSON; StaleResultError (one kind of
+            it) if it is not a context-parallel run of this schema version.
     """
-    return ParallelRun.from_dict(results.read_json(Path(path)))
+    return ParallelRun.from_dict(files.read_json(Path(path)))
 
 
 def find(directory: str | Path) -> Path | None:

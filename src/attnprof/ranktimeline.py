@@ -139,7 +139,7 @@ def _draw(fig: Figure, layout: _Layout) -> None:
             text = timeline._fit(label, dur / (layout.span + 2 * pad) * axes_px, fig.dpi)
             if text:
                 ax.text(start + dur / 2, y, text, ha="center", va="center", fontsize=_FONT,
-                        color=timeline._text_color(color), clip_on=True)  # fmt: skip
+                        color=pictures.ink(color), clip_on=True)  # fmt: skip
     for y in range(1, len(layout.rows)):
         if layout.rows[y].rank != layout.rows[y - 1].rank:
             ax.axhline(y - 0.5, color="#888888", linewidth=0.8)

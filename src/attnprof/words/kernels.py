@@ -52,6 +52,7 @@ KERNELS: dict[str, dict[str, str]] = {
     },
     "kernel.cudnn_helper": {"en": "{step}{head_dim}", "ja": "{step}{head_dim}"},
     "kernel.gemv": {"en": "cuBLAS gemv ({dtype})", "ja": "cuBLAS gemv ({dtype})"},
+    "kernel.nccl": {"en": "NCCL {coll}{how}", "ja": "NCCL {coll}{how}"},
     "kernel.reduce": {"en": "reduce: {op} ({dtype})", "ja": "リダクション: {op} ({dtype})"},
     "kernel.elementwise": {"en": "elementwise: {op} ({dtype})", "ja": "要素ごと: {op} ({dtype})"},
     "kernel.copy": {"en": "copy ({dtype})", "ja": "コピー ({dtype})"},
