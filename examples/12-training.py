@@ -1,6 +1,6 @@
 """
-Run it: training, forward and backward
-======================================
+Run it: a training step
+=======================
 
 A training step runs attention twice: the forward computes the output, the backward computes the gradients of
 ``q``, ``k`` and ``v`` from the gradient of the output. The backward has its own kernels, does more work, and on a GPU

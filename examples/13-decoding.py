@@ -1,12 +1,14 @@
 """
-Decoding: one token against a KV cache
-======================================
+Run it: a decoding step
+=======================
 
 When a model generates text, each new token attends to every token before it: one query row against a cache of keys
 and values that grows with the text. With grouped-query attention, several query heads share each head of that cache.
 The step does little arithmetic and reads the whole cache, so it is bound by memory bandwidth at long caches and by
-the CPU's launch overhead at short ones. Profile one decoding step, see which backends accept grouped heads, measure
-how close each gets to the GPU's read bandwidth, and replay the step from a CUDA graph to see what the CPU saves.
+the CPU's launch overhead at short ones. Profile one decoding step the way the Hugging Face article `“Profiling in
+PyTorch (Part 3): Attention is all you profile” <https://huggingface.co/blog/torch-attention-profile>`__ profiled a
+forward, see which backends accept grouped heads, measure how close each gets to the GPU's read bandwidth, and replay
+the step from a CUDA graph to see what the CPU saves.
 
 How to read these traces: :doc:`../guide/decoding`.
 """
@@ -23,15 +25,14 @@ import torch
 import torch.nn.functional as F
 from torch.profiler import ProfilerActivity, profile, record_function, schedule
 
-from attnprof import analysis, profiling, report, timeline, workloadreport, workloads
+from attnprof import analysis, inputs, profiling, report, timeline, workloadreport, workloads
 from attnprof.inputs import relative_error, results_dir
 from attnprof.workload_analysis import Build
 
 t_start = time.perf_counter()
+lang = inputs.language()  # the language of the printed output and of the figure
 setup = workloads.default_setup("decode")
-print("running:", setup.describe())
-if setup.device == "cpu":
-    print("no GPU here: the times describe this CPU; there are no kernels and no CUDA graph")
+print(workloadreport.setup_line(setup, "decode", lang))
 q, k, v = workloads.decode_inputs(setup)  # q [B, 32, 1, D]; k, v [B, 8, L, D]: the cache
 
 # %%
@@ -47,7 +48,7 @@ def attention(q, k, v):
 
 with torch.no_grad():
     out = attention(q, k, v)
-    print(f"relative error against float32: {relative_error(out, workloads.decode_reference(q, k, v)):.1e}")
+    print(workloadreport.decode_error_line(relative_error(out, workloads.decode_reference(q, k, v)), lang))
 
 # %%
 # A pitfall: ``is_causal=True`` with one query row
@@ -58,9 +59,9 @@ with torch.no_grad():
 with torch.no_grad():
     try:
         wrong = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
-        print(f"is_causal=True differs from the right answer by {relative_error(wrong, out):.2f} (relative)")
-    except RuntimeError as exc:
-        print("is_causal=True refused:", str(exc).splitlines()[0])
+        print(workloadreport.causal_pitfall_line(relative_error(wrong, out), lang))
+    except RuntimeError as exc:  # a backend that refuses it says why
+        print(workloadreport.causal_pitfall_line(exc, lang))
 
 # %%
 # Profile it as the article did
@@ -82,8 +83,9 @@ with torch.no_grad():
 trace_file = results_dir() / "sdpa_auto_decode_trace.json"
 trace_file.parent.mkdir(parents=True, exist_ok=True)
 prof.export_chrome_trace(str(trace_file))
-print(f"Chrome trace written to {trace_file.name}: open it in https://ui.perfetto.dev")
+print(report.trace_line(trace_file, lang))
 sort_by = "cuda_time_total" if setup.device == "cuda" else "cpu_time_total"
+print(report.first_look_line(sort_by, lang))
 print(prof.key_averages().table(sort_by=sort_by, row_limit=8, max_name_column_width=60))
 
 # %%
@@ -104,7 +106,7 @@ if setup.device == "cuda":
         static_out = attention(q, k, v)
     graph.replay()
     torch.cuda.synchronize()
-    print(f"replay against the eager step: {relative_error(static_out, out):.1e} (relative)")
+    print(workloadreport.replay_line(relative_error(static_out, out), lang))
     del graph, static_out
 
 # %%
@@ -118,20 +120,16 @@ found = []
 for planned in workloads.plan("decode", setup.device):
     found.append(profiling.profile(planned.variant, planned.setup, workload="decode", graph=planned.graph,
                                    save_to=results_dir()))  # fmt: skip
+# sphinx_gallery_attnprof_writes = ["*__decode__*.json"]
 build = Build({"decode": [analysis.analyse(r) for r in found]})
-print(workloadreport.decode_table(build.decode_rows()))
+print(workloadreport.decode_table(build.decode_rows(), lang))
 
 # %%
 # What the CUDA graph saved
 # -------------------------
 # CPU time to issue one step, wall time of one step from an idle GPU, and GPU time, eager and replayed.
 for row in build.graph_rows():
-    if row.status != "ok":
-        print(f"{row.variant}: no CUDA graph ({row.status}): {row.reason}")
-        continue
-    print(f"{row.variant} at KV cache {row.kv_len}: CPU {row.eager_cpu_us:.1f} -> {row.graph_cpu_us:.1f} us, "
-          f"wall {row.eager_wall_us:.1f} -> {row.graph_wall_us:.1f} us, GPU {row.eager_gpu_us:.1f} -> "
-          f"{row.graph_gpu_us:.1f} us")  # fmt: skip
+    print(workloadreport.graph_line(row, lang))  # or why the variant has no CUDA graph
 
 # %%
 # One decoding step on a timeline
@@ -141,9 +139,10 @@ for row in build.graph_rows():
 ran = [r for r in found if r.variant == "sdpa_auto" and r.ok]
 if ran:
     longest = max(ran, key=lambda r: r.kv_len or 0)
-    print(workloadreport.workload_summary(longest))
-    print(report.kernel_table(longest))
-    fig = timeline.figure(longest)
+    print(workloadreport.workload_summary(longest, lang))
+    print(report.kernel_table(longest, lang=lang))
+    fig = timeline.figure(longest, language=lang)
 else:
-    print("SDPA's own choice did not run here:", next((r.reason for r in found if r.variant == "sdpa_auto"), "?"))
-print(f"this script took {time.perf_counter() - t_start:.1f} s")
+    reason = next((r.reason for r in found if r.variant == "sdpa_auto"), None)
+    print(workloadreport.auto_not_run_line(reason, lang))
+print(workloadreport.elapsed_line(time.perf_counter() - t_start, lang))

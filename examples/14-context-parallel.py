@@ -1,12 +1,14 @@
 """
-Past one GPU: context parallelism
-=================================
+Run it: context parallelism
+===========================
 
 Causal attention over a long sequence, split across every GPU of the machine with PyTorch's context parallelism:
 each GPU keeps a slice of the sequence, and the keys and values travel between the GPUs over NCCL while attention
 runs. One trace per GPU shows what each did. Before you run it, guess: on two GPUs, how close to twice as fast does
 it get, how much of a step goes to communication, and does the causal mask leave one GPU with more work than the
 other?
+
+What the traces show, and what they say about two GPUs: :doc:`../guide/parallel`.
 """
 
 # %%
@@ -17,12 +19,12 @@ other?
 # yardstick. It needs two or more CUDA GPUs; anywhere else the script says so and stops there.
 import time
 
-from attnprof import inputs, parallelrun, ranks, ranktimeline, workloadreport
+from attnprof import inputs, parallelrun, ranks, ranktimeline, report, workloadreport
 
 started = time.perf_counter()
+lang = inputs.language()  # the language of the printed output and of the figure
 config = parallelrun.default_config()
-print(f"sequence lengths {list(config.seqs)}, rotation methods {list(config.methods)}, backend {config.backends[0]}")
-print(f"[batch, heads, S, head_dim] = [{config.batch}, {config.heads}, S, {config.head_dim}], {config.dtype}")
+print(workloadreport.parallel_plan(config, lang))
 
 # %%
 # What every rank runs
@@ -70,7 +72,8 @@ print(f"[batch, heads, S, head_dim] = [{config.batch}, {config.heads}, S, {confi
 # --nproc-per-node=2 14-context-parallel.py``, each process is already one rank. Either way NVLink multicast stays
 # off in every process (``NCCL_NVLS_ENABLE=0``). Without two GPUs nothing starts, and the result file says why.
 run = parallelrun.run(config, save_to=inputs.results_dir())
-print(f"{run.status}: {run.world} ranks, {run.elapsed_s:.1f} s" + (f" ({run.reason})" if run.reason else ""))
+# sphinx_gallery_attnprof_writes = ["parallel__*.json"]
+print(workloadreport.parallel_run_line(run, lang))
 
 # %%
 # One GPU against all of them
@@ -78,17 +81,19 @@ print(f"{run.status}: {run.world} ranks, {run.elapsed_s:.1f} s" + (f" ({run.reas
 # The step time of the distributed call is its slowest rank's. The NCCL share is the part of a step's GPU time
 # that NCCL kernels took, on the rank where it was largest; "overlapped" is the part of that time during which the
 # rank's GPU was also computing. The error compares the gathered output with the one-GPU output.
-print(workloadreport.parallel_table(run))
+print(workloadreport.parallel_table(run, lang))
 
 # %%
 # Where each rank's time went
 # ---------------------------
 # Per rank, from its trace: time in attention kernels, in NCCL kernels (on their own stream), in the copies and
 # float32 arithmetic that merge the partial results, and with the GPU idle. Compare the attention column across the
-# ranks: that is the load balance.
+# ranks: that is the load balance. Each rank's trace is a file of its own, beside the run's file.
 longest = [c for c in run.ran() if c.seq == max(x.seq for x in run.ran())] if run.ran() else []
 for case in longest:
-    print(workloadreport.rank_table(case))
+    print(workloadreport.rank_table(case, lang))
+    for rank in case.ranks:
+        print(report.trace_line(rank.trace_file, lang))
 
 # %%
 # Which attention kernel ran on each chunk
@@ -97,7 +102,7 @@ for case in longest:
 # keys and values that came from the other rank. The grid says how many query blocks each pass covers.
 for case in longest[:1]:
     for rank, position, kernel in ranks.chunk_rows(case.traces()):
-        print(f"rank {rank}, chunk {position}: {kernel.short}, grid {kernel.grid}, {kernel.duration_us:.0f} us")
+        print(workloadreport.chunk_line(rank, position, kernel, lang))
 
 # %%
 # One step, every rank
@@ -105,5 +110,5 @@ for case in longest[:1]:
 # Both ranks on one time axis (one host, one clock): each rank's annotated call on the CPU, then its compute stream
 # and its NCCL stream. Look for the NCCL kernel under the first attention kernel: that is the overlap.
 if longest:
-    fig = ranktimeline.figure(longest[0])
-print(f"wall time of this script: {time.perf_counter() - started:.1f} s")
+    fig = ranktimeline.figure(longest[0], language=lang)
+print(workloadreport.elapsed_line(time.perf_counter() - started, lang))

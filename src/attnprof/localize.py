@@ -60,6 +60,8 @@ _NEVER_COPIED = ("__pycache__",)
 _TOOL_COMMENT = re.compile(r"^#\s*(noqa|type:|fmt:|ruff:|pragma|sphinx_gallery_)")
 _UNDERLINE = re.compile(r"^([=\-~^\"'`#*+<>:.])\1*$")
 _LANGUAGE_CALL = "inputs.language()"
+#: A code directive (``.. code-block:: python``): neither it nor its indented body is a message.
+_DIRECTIVE = re.compile(r"^\.\. (code-block|code|sourcecode)::")
 
 
 # --- the words of a script ---------------------------------------------------------------------------------------
@@ -124,12 +126,17 @@ def _blocks(lines: Sequence[str]) -> list[_Block]:
 def _rst_units(lines: Sequence[str]) -> Iterator[tuple[str, list[int], str]]:
     """(kind, line indexes, msgid) of each title, paragraph and list item of a reST text block."""
     chunk: list[int] = []
+    literal = False  # inside the indented body of a directive (``.. code-block:: python``): no messages there
     for i in [*range(len(lines)), None]:
         if i is not None and lines[i].strip():
             chunk.append(i)
             continue
         if not chunk:
             continue
+        if _DIRECTIVE.match(lines[chunk[0]]) or (literal and lines[chunk[0]][:1].isspace()):
+            literal, chunk = True, []
+            continue
+        literal = False
         if len(chunk) >= 2 and _UNDERLINE.match(lines[chunk[1]].strip()) and len(lines[chunk[1]].strip()) >= 3:
             yield "title", chunk[:2], lines[chunk[0]].strip()
             chunk = chunk[2:]

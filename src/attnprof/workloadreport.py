@@ -163,11 +163,6 @@ def decode_table(rows: Iterable[DecodeRow], lang: str | None = None) -> str:
     return table(_headers(keys, lang), body)
 
 
-def graph_table(rows: Iterable[GraphRow], lang: str | None = None) -> str:
-    """:func:`graph_line` of every row, one per line."""
-    return "\n".join(graph_line(r, lang) for r in rows)
-
-
 # --- context parallelism -------------------------------------------------------------------------------------------
 
 
