@@ -27,6 +27,8 @@ from attnprof.analysis import Analysis
 from attnprof.noise import Figure
 from attnprof.results import CpuCosts
 from attnprof.sweep import Sweep
+from attnprof.workload_analysis import DECISION_WORKLOADS
+from attnprof.workload_analysis import Build as WorkloadBuild
 
 
 @dataclass
@@ -37,6 +39,7 @@ class Build:
     analyses: dict[str, Analysis]
     cpu: CpuCosts | None
     sweep: Sweep | None
+    workloads: WorkloadBuild | None = None
 
 
 def load_build(folder: Path) -> Build:
@@ -62,7 +65,12 @@ def load_build(folder: Path) -> Build:
     cpu = results.load_cpu_costs(cost_path) if cost_path is not None else None
     sweep_path = next((folder / sweep.filename(d) for d in ("cuda", "cpu") if (folder / sweep.filename(d)).exists()),
                       None)  # fmt: skip
-    return Build(folder, picked, cpu, sweep.load(sweep_path) if sweep_path is not None else None)
+    found_sweep = sweep.load(sweep_path) if sweep_path is not None else None
+    by_workload = {
+        w: [analysis.analyse(results.load(p)) for p in results.find(folder, "*", w)] for w in DECISION_WORKLOADS
+    }  # every workload's results, as the site's claims read them (attnprof.sphinxext.lookup.find_build)
+    workloads = WorkloadBuild({w: found for w, found in by_workload.items() if found}, found_sweep)
+    return Build(folder, picked, cpu, found_sweep, workloads)
 
 
 def _figure(f: Figure | None) -> str:
@@ -73,8 +81,8 @@ def _figure(f: Figure | None) -> str:
 
 def compare_claims(a: Build, b: Build, language: str) -> tuple[list[str], list[str]]:
     """The report lines, and the ids of the claims whose verdicts differ."""
-    va = {v.claim: v for v in claims.check_all(a.analyses, language, a.cpu)}
-    vb = {v.claim: v for v in claims.check_all(b.analyses, language, b.cpu)}
+    va = {v.claim: v for v in claims.check_all(a.analyses, language, a.cpu, a.workloads)}
+    vb = {v.claim: v for v in claims.check_all(b.analyses, language, b.cpu, b.workloads)}
     lines, flipped = [], []
     for claim_id in claims.CLAIMS:
         x, y = va[claim_id], vb[claim_id]

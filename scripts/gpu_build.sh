@@ -9,7 +9,7 @@
 # The first build's site and results are packed as soon as it ends, so a call cut short still brings them back.
 set -uo pipefail
 export PYTHONUNBUFFERED=1
-OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT/logs"
 STAGE=${STAGE:-builds}
 since() { python3 -c "import time; print(round(time.time() - $1, 1))"; }
 log() { echo "== $(date +%T) $*" | tee -a "$OUT/summary.txt"; }
@@ -38,10 +38,10 @@ for n in $(seq 1 "${COLD_BUILDS:-2}"); do
   rm -rf _build docs/auto_examples
   log "cold docs build $n"
   t0=$(date +%s.%N)
-  python3 -m nox --no-venv -s docs > "$OUT/docs-cold-$n.log" 2>&1; rc=$?
-  log "cold build $n rc=$rc took $(since $t0) s; $(grep -c WARNING "$OUT/docs-cold-$n.log") warnings"
-  rm -rf "$OUT/results-$n"; mkdir -p "$OUT/results-$n"
-  cp _build/results/*.json "$OUT/results-$n/" 2>/dev/null
+  python3 -m nox --no-venv -s docs > "$OUT/logs/docs-cold-$n.log" 2>&1; rc=$?
+  log "cold build $n rc=$rc took $(since $t0) s; $(grep -c WARNING "$OUT/logs/docs-cold-$n.log") warnings"
+  rm -rf "/tmp/results-$n"; mkdir -p "/tmp/results-$n"
+  cp _build/results/*.json "/tmp/results-$n/" 2>/dev/null
   if [ "$n" = 1 ]; then
     tar czf "$OUT/site.tar.gz" -C _build html
     tar czf "$OUT/results.tar.gz" -C _build results
@@ -49,22 +49,23 @@ for n in $(seq 1 "${COLD_BUILDS:-2}"); do
   fi
 done
 if [ "${COLD_BUILDS:-2}" -ge 2 ]; then
-  python3 scripts/compare_verdicts.py "$OUT/results-1" "$OUT/results-2" > "$OUT/verdicts.txt" 2>&1; rc=$?
+  python3 scripts/compare_verdicts.py /tmp/results-1 /tmp/results-2 > "$OUT/verdicts.txt" 2>&1; rc=$?
   log "verdicts of the two cold builds: rc=$rc ($(tail -1 "$OUT/verdicts.txt"))"
 fi
 t0=$(date +%s.%N)
-python3 -m nox --no-venv -s docs > "$OUT/docs-warm.log" 2>&1; rc=$?
+python3 -m nox --no-venv -s docs > "$OUT/logs/docs-warm.log" 2>&1; rc=$?
 log "no-change rebuild rc=$rc took $(since $t0) s"
 
 log "downloaded Japanese gallery script, plain python"
 script=$(ls _build/html/ja/_downloads/*/02-naive-inplace.py | head -1)
-(cd /tmp && ATTNPROF_LANGUAGE=ja ATTNPROF_RESULTS_DIR=/tmp/standalone python3 "$OLDPWD/$script") > "$OUT/standalone-ja.log" 2>&1
+(cd /tmp && ATTNPROF_LANGUAGE=ja ATTNPROF_RESULTS_DIR=/tmp/standalone python3 "$OLDPWD/$script") > "$OUT/logs/standalone-ja.log" 2>&1
 log "standalone rc=$? ($script)"
 log "context parallelism on one GPU only"
 (cd /tmp && CUDA_VISIBLE_DEVICES=0 ATTNPROF_RESULTS_DIR=/tmp/one-gpu MPLBACKEND=agg \
-  python3 "$OLDPWD/examples/14-context-parallel.py") > "$OUT/one-gpu-14.log" 2>&1
+  python3 "$OLDPWD/examples/14-context-parallel.py") > "$OUT/logs/one-gpu-14.log" 2>&1
 log "one-GPU run rc=$?"
-cp /tmp/one-gpu/parallel__*.json "$OUT/" 2>/dev/null
+cp /tmp/one-gpu/parallel__*.json "$OUT/logs/" 2>/dev/null
 [ -f "$OUT/verdicts.txt" ] && cat "$OUT/verdicts.txt"
-head -40 "$OUT/standalone-ja.log"
+head -40 "$OUT/logs/standalone-ja.log"
+tar czf "$OUT/logs.tar.gz" -C "$OUT" logs && rm -rf "$OUT/logs"
 cat "$OUT/summary.txt"
