@@ -5,7 +5,8 @@
 #                 script in Japanese, and the context-parallel script on one GPU only (its honest message);
 #   STAGE=tests   the GPU test selection (pages, workloads, context parallelism) and the CLI.
 # Usage there:  STAGE=builds bash scripts/gpu_build.sh   (needs .whl/ carried, $OUT set by the device tool)
-# COLD_BUILDS=1 builds cold once (no verdict comparison); GPU_TESTS narrows the GPU test selection.
+# COLD_BUILDS=1 builds cold once (no verdict comparison); SKIP_EXTRAS=1 stops after the verdicts; GPU_TESTS narrows
+# the GPU test selection.
 # The first build's site and results are packed as soon as it ends, so a call cut short still brings them back.
 set -uo pipefail
 export PYTHONUNBUFFERED=1
@@ -52,6 +53,7 @@ if [ "${COLD_BUILDS:-2}" -ge 2 ]; then
   python3 scripts/compare_verdicts.py /tmp/results-1 /tmp/results-2 > "$OUT/verdicts.txt" 2>&1; rc=$?
   log "verdicts of the two cold builds: rc=$rc ($(tail -1 "$OUT/verdicts.txt"))"
 fi
+if [ "${SKIP_EXTRAS:-0}" = 1 ]; then cat "$OUT/verdicts.txt" "$OUT/summary.txt"; exit 0; fi
 t0=$(date +%s.%N)
 python3 -m nox --no-venv -s docs > "$OUT/logs/docs-warm.log" 2>&1; rc=$?
 log "no-change rebuild rc=$rc took $(since $t0) s"

@@ -6,8 +6,9 @@ The input is a :class:`Build`: every analysed result of the build, by workload (
 one analysis per file), and the sweep for prefill at several lengths. Pages, claims and the terminal tables read the
 rows made here, so one rule decides, for instance, which variant wins and when two are too close to call.
 
-Too close to call: two medians whose noise bands overlap (:func:`too_close_to_call`). The band of a result is the
-10th to 90th percentile of its timed calls; of a sweep point, its fastest to slowest call.
+Too close to call: two medians whose noise bands overlap (:func:`too_close_to_call`, which is
+:func:`attnprof.noise.compare` with the GPU floor of ±3 %). The band of a result or a sweep point is the 95 %
+confidence interval of its median, as everywhere on the site.
 
 This module does not import torch.
 """
@@ -17,8 +18,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from . import variants
+from . import noise, variants
 from .analysis import Analysis, KernelRow
+from .noise import Figure
 from .sweep import Sweep
 
 #: The workloads of the decision table, in the order it lists them.
@@ -39,13 +41,13 @@ class Band:
 
 
 def too_close_to_call(a: Band, b: Band) -> bool:
-    """PLACEHOLDER tie rule, until issue 10's noise intervals land: this is the one place that decides it.
+    """Whether two medians are too close to call: the site's one comparison rule (:func:`attnprof.noise.compare`)
+    on their confidence intervals, each at least ±3 % wide (:data:`attnprof.noise.GPU_FLOOR`)."""
+    return noise.compare(_figure(a), _figure(b), noise.GPU_FLOOR) == "tie"
 
-    Two measurements are too close to call when their bands overlap (each band holds the middle 80% of the timed
-    calls: 10th to 90th percentile). Issue 10 replaces the bands with confidence intervals of the median and this
-    function with its rule; every caller goes through here.
-    """
-    return a.low <= b.high and b.low <= a.high
+
+def _figure(b: Band) -> Figure:
+    return Figure(b.median, b.low, b.high, 0)
 
 
 # --- one row per result ---------------------------------------------------------------------------------------------
@@ -55,7 +57,8 @@ def _band(a: Analysis) -> Band | None:
     t = a.result.timing
     if not a.result.ok or t is None:
         return None
-    return Band(t.gpu_ms_median, t.gpu_ms_p10, t.gpu_ms_p90)
+    gpu = t.gpu  # the median with its confidence interval
+    return Band(gpu.median, gpu.lo, gpu.hi)
 
 
 def _mib(n: int | None) -> float | None:
@@ -234,6 +237,7 @@ class Entry:
     peak_mib: float | None
     dispatch_us: float | None
     backend: str | None = None
+    dispatch: Figure | None = None
 
 
 @dataclass
@@ -250,6 +254,8 @@ class DecisionRow:
             not), or ``"unknown"`` (SDPA's choice or every forced backend is missing).
         best_forced: The fastest forced SDPA backend.
         forcing_cpu_us: CPU time per call that forcing the backend SDPA picks costs over not forcing it (µs).
+        forcing_cpu: That comparison by the site's rule (:func:`attnprof.noise.compare` of the two dispatch costs
+            with their intervals, ±10 % at least): ``"higher"`` (forcing costs more), ``"lower"`` or ``"tie"``.
         flex_ratio: FlexAttention's time over the winner's, where it ran.
     """
 
@@ -261,6 +267,7 @@ class DecisionRow:
     best_forced: Entry | None = None
     auto: Entry | None = None
     forcing_cpu_us: float | None = None
+    forcing_cpu: str | None = None
     flex_ratio: float | None = None
 
     @property
@@ -297,6 +304,8 @@ def decision_row(workload: str, length: int, entries: Iterable[Entry]) -> Decisi
         picked = by.get(variants.by_sdpa_family(row.auto.backend) or "")
         if picked is not None and picked.dispatch_us is not None and row.auto.dispatch_us is not None:
             row.forcing_cpu_us = picked.dispatch_us - row.auto.dispatch_us
+            if picked.dispatch is not None and row.auto.dispatch is not None:
+                row.forcing_cpu = noise.compare(picked.dispatch, row.auto.dispatch, noise.CPU_FLOOR)
     flex, win = by.get("flex"), row.winner
     if flex is not None and win is not None and win.band.median > 0:
         row.flex_ratio = flex.band.median / win.band.median
@@ -310,7 +319,7 @@ def _entry(a: Analysis) -> Entry | None:
     t = a.result.timing
     backend = a.sdpa[0] if a.variant == "sdpa_auto" else None
     return Entry(a.variant, band, _mib(t.peak_extra_bytes) if t else None, t.dispatch_us_median if t else None,
-                 backend)  # fmt: skip
+                 backend, t.dispatch if t else None)  # fmt: skip
 
 
 def _sweep_rows(sw: Sweep, head_dim: int) -> list[DecisionRow]:
@@ -319,7 +328,7 @@ def _sweep_rows(sw: Sweep, head_dim: int) -> list[DecisionRow]:
         entries = []
         for p in sw.points:
             if p.ok and p.head_dim == head_dim and p.seq == seq and p.gpu_ms is not None:
-                low, high = p.gpu_ms_min or p.gpu_ms, p.gpu_ms_max or p.gpu_ms
+                low, high = p.gpu.lo, p.gpu.hi  # type: ignore[union-attr]
                 peak = None if p.peak_extra_bytes is None else p.peak_extra_bytes / MIB
                 entries.append(Entry(p.variant, Band(p.gpu_ms, low, high), peak, p.dispatch_us, p.sdpa_choice))
         if entries:

@@ -213,4 +213,8 @@ WORKLOADS: dict[str, dict[str, str]] = {
         "en": "forcing adds {low} to {high} µs of CPU time per step ({n} cache lengths)",
         "ja": "強制によりステップあたり CPU 時間が {low}〜{high} µs 増える (KV キャッシュ長 {n} 通り)",
     },
+    "C26.detail": {
+        "en": "judged at the shortest cache, KV {length}, where issuing the step limits it: {extra} µs more forced",
+        "ja": "判定は、ステップの発行が律速になる最短の KV キャッシュ {length} で行う: 強制すると {extra} µs 多い",
+    },
 }
