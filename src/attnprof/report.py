@@ -116,8 +116,8 @@ def kernel_table(result: Result | Analysis, width: int = 48, lang: str | None = 
         limiter = words.limiters(theo.limiters or [theo.limiter], lang) if theo else ""
         body.append(
             [
-                r.info.short[:width],
-                r.info.family,
+                r.info.text(lang)[:width],
+                r.info.family_text(lang),
                 _fmt(r.per_step, "g"),
                 _fmt(r.avg_us, ".1f"),
                 r.launch_api or "-",

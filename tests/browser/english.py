@@ -62,6 +62,21 @@ ALLOWED_PHRASES = (
     "General Matrix Multiply",
     "No available kernel",
     "CUDA driver API",
+    # the profiler's own table (``prof.key_averages().table()``), printed by the gallery scripts as PyTorch writes
+    # it: its column names are PyTorch's, like a recorded message
+    "Self CPU time total",
+    "Self CUDA time total",
+    "CPU time avg",
+    "CUDA time avg",
+    "Self CPU %",
+    "Self CUDA %",
+    "CPU total %",
+    "CUDA total %",
+    "CPU total",
+    "CUDA total",
+    "Self CPU",
+    "Self CUDA",
+    "# of Calls",
 )
 
 # A Japanese term with its English term in parentheses right after it ("因果アテンション (causal attention)"), or

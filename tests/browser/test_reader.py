@@ -55,8 +55,8 @@ _LAYOUT_JS = """() => {
         return {name, scrolls, marked: marked.length > 0, overflowX: getComputedStyle(box).overflowX,
                 seenAtStart, firstSeenAtEnd, boxInPage: bounds().right <= root.clientWidth + 1};
     });
-    const pictures = [...document.querySelectorAll(
-        "figure.attnprof-timeline img, figure.attnprof-scaling-plot img")].map((img) => ({
+    const shown = "figure.attnprof-timeline:not(.attnprof-viewer-replaced) img, figure.attnprof-scaling-plot img";
+    const pictures = [...document.querySelectorAll(shown)].map((img) => ({
             src: img.currentSrc, shown: img.getBoundingClientRect().width, natural: img.naturalWidth}));
     return {bodyOverflow: root.scrollWidth - root.clientWidth, tables, pictures};
 }"""

@@ -51,10 +51,8 @@ def page_url(viewer_page: str, request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture
 def lang(viewer_page: str) -> str:
-    """The language of the view's words: the page's; on a gallery page the first build's (English), which
-    recorded the gallery scripts' output, the embedded view included, for every language."""
-    if "/auto_examples/" in viewer_page:
-        return words.LANGUAGES[0]
+    """The language of the view's words: the page's (each language's gallery runs its own scripts, and the view a
+    script embeds speaks the script's language)."""
     return viewer_page.removeprefix(H200).split("/")[0]
 
 

@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from attnprof import trace, variants
+from attnprof import trace, variants, workloads
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Locator, Page
@@ -109,6 +109,14 @@ class View:
     def variant(self) -> str:
         return self.id.split("__")[0]
 
+    @property
+    def annotation(self) -> str:
+        """The annotation each profiled step of the view ran in: its workload's (the view id names the workload)."""
+        parts = self.id.split("__")
+        if len(parts) > 1 and parts[1] in workloads.WORKLOADS:
+            return workloads.get(parts[1]).annotation(self.variant)
+        return variants.get(self.variant).annotation
+
     def tooltip(self) -> dict[str, Any]:
         """The tooltip: hidden or not, short name, full name, rows (label -> text), and its box."""
         return self.locator(".attnprof-viewer-tip").evaluate(_TOOLTIP_JS)
@@ -171,7 +179,7 @@ class View:
         if published is None:
             return None
         parsed = json.loads(gzip.decompress(published))
-        return trace.parse_trace(parsed, variants.get(self.variant).annotation), trace.device_properties(parsed)
+        return trace.parse_trace(parsed, self.annotation), trace.device_properties(parsed)
 
     def durations(self, step: int, kind: str, match: Any) -> list[float]:
         """The durations the payload gives the slices of :meth:`find` (the truth of a view without a trace)."""
