@@ -178,7 +178,8 @@ def test_the_script_lines(lang):
     crashed = workloadreport.parallel_run_line(no_gpu_run("error", "rank 1 died"), lang)
     assert crashed.endswith(": rank 1 died") and "2" not in crashed  # no claim about GPUs for a crash
     plan = workloadreport.parallel_plan(h200x2_run().config, lang).splitlines()
-    assert "[32768, 65536, 131072]" in plan[0] and plan[1].startswith("[batch, heads, S, head_dim] = [2, 16, S, 64]")
+    layout = {"en": "[batch, heads, S, head_dim]", "ja": "[バッチ, ヘッド, S, head_dim]"}[lang]
+    assert "[32768, 65536, 131072]" in plan[0] and plan[1].startswith(f"{layout} = [2, 16, S, 64]")
 
 
 @pytest.mark.parametrize("lang", ["en", "ja"])

@@ -257,7 +257,8 @@ def sweep_summary(sweep: Sweep, lang: str | None = None) -> str:
     """The sweep's conclusions in a few lines: ceilings, SDPA's pick against the fastest, CPU-bound points."""
     say = lambda key, **fields: words.text(key, lang, **fields)  # noqa: E731
     completion = say("report.sweep.complete" if sweep.complete else "report.sweep.incomplete")
-    lines = [say("report.sweep.head", device=sweep.environment.device_name, points=len(sweep.points),
+    device = words.device(sweep.environment.device_name, lang)
+    lines = [say("report.sweep.head", device=device, points=len(sweep.points),
                  seconds=f"{sweep.elapsed_s:.1f}", timer=sweep.timer, completion=completion)]  # fmt: skip
     c = sweep.ceilings
     if c is not None:
@@ -372,7 +373,9 @@ def cpu_cost_table(costs: CpuCosts, lang: str | None = None) -> str:
             ]
         )
     keys = ("variant", "status", "profiled_us", "dispatch_us", "profiler_share", "context_us", "samples")
-    head = words.text("report.cpu.rounds", lang, rounds=costs.rounds, device=costs.environment.device_name)
+    head = words.text(
+        "report.cpu.rounds", lang, rounds=costs.rounds, device=words.device(costs.environment.device_name, lang)
+    )
     return head + "\n" + table([words.text(f"report.col.{k}", lang) for k in keys], body)
 
 

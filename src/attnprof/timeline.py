@@ -111,13 +111,14 @@ def short_name(activity: GpuActivity, language: str | None = None) -> str:
     return kernels.decode(activity.name).text(language) or activity.name
 
 
-def heading(result: Result) -> str:
-    """What a timeline of ``result`` is titled with: ``naive, [8, 16, 1024, 64] bfloat16 (cuda)``."""
+def heading(result: Result, language: str | None = None) -> str:
+    """What a timeline of ``result`` is titled with: ``naive, [8, 16, 1024, 64] bfloat16 (cuda)``; another workload
+    and a KV cache are named too, in ``language``."""
     head = f"{result.variant}, {list(result.shape)} {result.dtype} ({result.device})"
     if result.workload != "prefill":
         head = f"{result.variant} ({result.workload}), {list(result.shape)} {result.dtype} ({result.device})"
         if result.kv_len:
-            head += f", KV cache {result.kv_heads}×{result.kv_len}"
+            head += words.text("timeline.kv_cache", language, heads=result.kv_heads, length=result.kv_len)
     return head
 
 
@@ -186,7 +187,7 @@ def lanes(step: StepTrace, language: str | None = None) -> list[Lane]:
 
 
 def _layout(result: Result, step: int | None, language: str | None = None) -> _Layout:
-    head = heading(result)
+    head = heading(result, language)
     if not result.ok or not result.steps:
         status = words.text_or(f"status.{result.status}", result.status, language)
         reason = result.reason or words.text("timeline.no_steps", language)

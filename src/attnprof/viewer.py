@@ -234,7 +234,7 @@ def payload(result: Result | Analysis, language: str | None = None, step: int | 
     data: dict[str, Any] = {
         "version": FORMAT_VERSION,
         "id": view_id(res, step),
-        "title": timeline.heading(res),
+        "title": timeline.heading(res, language),
         "step": len(res.steps) // 2 if step is None else step % len(res.steps),
         "words": {k: words.text(k, language) for k in SCRIPT_WORDS},
     }

@@ -25,7 +25,7 @@ ALLOWED_WORDS = frozenset(
     matplotlib jupyter pip nox uv naive math efficient memory-efficient mem-efficient softmax gemm gemv memcpy memset
     dtod htod dtoh nvjet xmma wmma wgmma hmma sdpa aten kineto cupti nccl gqa alibi cpu gpu sm simt ffma fma api
     ms us µs mib gib kib tflop tflops flop flops byte bytes gb mb kb seq dtype bool float int half double long
-    perfetto ui zip ipynb py json gz whl
+    perfetto ui zip ipynb py json gz whl torchrun allgather alltoall
     exp mul add sub div neg amax amin sum mean max min prod where tril triu ones zeros fill copy clone cat view
     bmm mm matmul baddbmm transpose contiguous isneginf softplus sigmoid tanh relu gelu silu sqrt rsqrt pow abs log
     """.split()
@@ -77,11 +77,26 @@ ALLOWED_PHRASES = (
     "Self CPU",
     "Self CUDA",
     "# of Calls",
+    # events PyTorch records under torch.compile, as the profiler's table names them
+    "TorchDynamo Cache Lookup",
+    "Pregraph bytecode",
+    "AOTDispatcher Runtime Wrapper Prologue",
+    # reasons attnprof records beside PyTorch's own, kept as recorded on every page (like PyTorch's messages)
+    "CUDA graphs need a CUDA device",
+    # the command that starts one process per GPU, as printed for the reader to copy
+    "torchrun --standalone --nproc-per-node=2",
+)
+#: A message as a program recorded it (PyTorch's refusal, attnprof's recorded reason), kept as written on every page:
+#: an exception's name and message up to the end of its line or of its sentence in parentheses, and the reason
+#: attnprof records when torch has no CUDA.
+_RECORDED = re.compile(
+    r"\b[A-Za-z_.]*(?:Error|Exception|Warning): [^\n（(]*(?:\([^\n（()]*\)[^\n（(]*)*"
+    r"|torch\.cuda\.is_available\(\) is False[^\n]*"
 )
 
 # A Japanese term with its English term in parentheses right after it ("因果アテンション (causal attention)"), or
 # inside the same parentheses ("(カーネルの起動、kernel launch)"): a gloss, on purpose.
-_JA = "\u3040-\u30ff\u3400-\u9fff\uff00-\uffef"
+_JA = "\u3000-\u30ff\u3400-\u9fff\uff00-\uffef"
 _GLOSS = re.compile(
     rf"(?<=[{_JA}]) ?[(（][A-Za-z][A-Za-z \-'’]*[)）]"
     rf"|[(（][A-Za-z][A-Za-z \-'’]*[,、] ?[{_JA}][^()（）]*[)）]"
@@ -102,8 +117,9 @@ def _plain_word(token: str) -> str | None:
 
 def english_runs(text: str) -> list[str]:
     """The runs of English prose in ``text`` (see the module docstring)."""
-    for phrase in ALLOWED_PHRASES:
-        text = text.replace(phrase, " ")
+    text = _RECORDED.sub(" ", text)
+    for phrase in ALLOWED_PHRASES:  # a phrase may be wrapped over two lines of printed output
+        text = re.sub(r"\s+".join(map(re.escape, phrase.split())), " ", text)
     text = _GLOSS.sub(" ", text)
     found = []
     for run in _RUN.finditer(text):

@@ -173,7 +173,7 @@ def test_a_launch_and_its_kernel_highlight_each_other(ctx, h200_url, site_views,
     launch.click()
     assert "is-linked" in kernel.get_attribute("class") and "is-linked" in launch.get_attribute("class")
     assert view.locator(".attnprof-viewer-slice.is-linked").count() == 2  # nothing else
-    short = analysis.analyse(v.result).main_kernel().info.short
+    short = analysis.analyse(v.result).main_kernel().info.text(lang)  # the label in the page's language
     live = view.locator(".attnprof-viewer-live").text_content()
     assert activity.launch_api in live and short in live and str(activity.correlation) in live
     launch.hover()
@@ -209,7 +209,7 @@ def test_keyboard_reaches_the_slices_with_a_focus_ring_and_a_described_tooltip(c
         }"""
     )
     row = analysis.analyse(v.result).main_kernel()
-    assert "attnprof-viewer-gpu" in focused["lane"] and focused["text"] == row.info.short
+    assert "attnprof-viewer-gpu" in focused["lane"] and focused["text"] == row.info.text(lang)
     assert not focused["tipHidden"] and focused["role"] == "tooltip"
     activity = v.result.steps[1].kernels[0]
     assert row.name in focused["tipText"] and f"{us(activity.duration_us)} µs" in focused["tipText"]
@@ -219,7 +219,7 @@ def test_keyboard_reaches_the_slices_with_a_focus_ring_and_a_described_tooltip(c
     page.keyboard.press("Escape")
     assert plot.evaluate("(p) => p === document.activeElement")
     page.keyboard.press("Tab")  # Tab from the timeline lands on the slice last visited
-    assert page.evaluate("document.activeElement.textContent") == row.info.short
+    assert page.evaluate("document.activeElement.textContent") == row.info.text(lang)
     assert errors == []
 
 

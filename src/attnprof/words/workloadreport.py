@@ -113,7 +113,7 @@ WORKLOAD_REPORT: dict[str, dict[str, str]] = {
     },
     "wreport.par.plan_shape": {
         "en": "[batch, heads, S, head_dim] = [{batch}, {heads}, S, {head_dim}], {dtype}",
-        "ja": "[batch, heads, S, head_dim] = [{batch}, {heads}, S, {head_dim}]、{dtype}",
+        "ja": "[バッチ, ヘッド, S, head_dim] = [{batch}, {heads}, S, {head_dim}]、{dtype}",
     },
     "wreport.par.ran": {
         "en": "{world} ranks ran in {seconds} s",

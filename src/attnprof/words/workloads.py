@@ -23,7 +23,11 @@ WORKLOADS: dict[str, dict[str, str]] = {
     "col.train_tflops": {"en": "TFLOP/s (3.5× forward)", "ja": "TFLOP/s (フォワードの 3.5 倍)"},
     "col.step_peak_mib": {"en": "Peak extra memory of a step (MiB)", "ja": "ステップの追加メモリのピーク (MiB)"},
     "col.saved_mib": {"en": "Kept for the backward (MiB)", "ja": "バックワード用に保持 (MiB)"},
-    "col.kernels_fwd_bwd": {"en": "Kernels per step (fwd + bwd)", "ja": "ステップあたりカーネル数 (fwd + bwd)"},
+    "col.kernels_fwd_bwd": {
+        "en": "Kernels per step (fwd + bwd)",
+        "ja": "ステップあたりカーネル数 (フォワード + バックワード)",
+    },
+    "timeline.kv_cache": {"en": ", KV cache {heads}×{length}", "ja": "、KV キャッシュ {heads}×{length}"},
     "col.bwd_main": {"en": "Main backward kernel", "ja": "バックワードの主カーネル"},
     "train.backend": {"en": "{kernel} (SDPA ran {backend})", "ja": "{kernel} (SDPA は {backend} を実行)"},
     # --- decode-table ---
