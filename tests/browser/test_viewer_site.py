@@ -75,8 +75,11 @@ def main_row(view: View, page: Page) -> tuple[dict[str, Any] | None, str]:
     in_view = {data["strings"][k["n"]] for k in data["kernels"]}
     # the page's kernel table of this view's result: one whose kernels are all in the view (a page may show tables
     # of other results, another workload or cache length, beside it)
+    # the page's kernel table when it is the table of this view's result: a page with one table and one view (a
+    # variant page); a page with several (a decoding page shows one cache length's table beside another's view)
+    # reads the main kernel from the trace instead
     tables = [table for table in kernel_tables(page) if table and {r["full"] for r in table} <= in_view]
-    if len(tables) == 1:  # several (one per cache length of the same kernels): which is this view's is not known
+    if len(tables) == 1 and len(kernel_tables(page)) == 1 and page.locator(".attnprof-trace-view").count() == 1:
         w = data["words"]
         heads = w["col.per_step"], w["col.avg_us"]
         row = max(tables[0], key=lambda r: float(r["cells"][heads[0]]) * float(r["cells"][heads[1]]))
