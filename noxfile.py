@@ -136,7 +136,7 @@ def browser(session: nox.Session) -> None:
         session.error(f"no built site in {site}: build it first with `nox -s docs` (or set ATTNPROF_SITE)")
     # Chromium itself comes from the system (Debian: apt-get install chromium fonts-ipafont-gothic), not from
     # Playwright's browser download; the tests fail, and say so, without it.
-    _install(session, "cpu", "test", "browser")
+    _install(session, "cpu", "test", "docs", "browser")  # docs: the viewer tests build a small site with furo
     session.run(_python(session), "-m", "pytest", "-m", "browser", *session.posargs)
 
 

@@ -66,8 +66,9 @@ _LAYOUT_JS = """() => {
 # its terms (each pairs the English term with the Japanese one). The gallery's printed output is read: it is prose
 # to the reader. So is the alt text of images.
 _TEXT_JS = """() => {
+    // (the trace viewer's slices are ATen op names and kernel labels: identifiers, like code; "aten::to" is "to")
     const skip = "code, kbd, samp, script, style, noscript, .highlight, .math, math, svg, .headerlink, " +
-        "[aria-hidden='true'], .attnprof-message, pre";
+        "[aria-hidden='true'], .attnprof-message, pre, .attnprof-viewer-slice";
     const block = "p, li, td, th, dd, dt, caption, figcaption, h1, h2, h3, h4, h5, h6, pre, summary, div";
     const glossary = location.pathname.endsWith("/guide/glossary.html");
     const texts = new Map();
