@@ -20,7 +20,7 @@ from typing import Any
 
 from . import kernels, noise, occupancy, variants
 from .kernels import KernelInfo
-from .noise import Figure
+from .noise import CpuMedians, Figure
 from .occupancy import Occupancy
 from .results import CpuCostRow, GpuActivity, Result, StepTrace
 
@@ -359,7 +359,7 @@ def _summary(result: Result, main: KernelRow | None) -> SummaryRow:
 
 
 @dataclass(frozen=True)
-class CpuCost:
+class CpuCost(CpuMedians):
     """The CPU side of one call of one variant, with and without the profiler, each figure with its noise band.
 
     Attributes:
@@ -385,18 +385,6 @@ class CpuCost:
     profiler_share: float | None = None
     context: Figure | None = None
     interleaved: bool = False
-
-    @property
-    def profiled_us(self) -> float | None:
-        return None if self.profiled is None else self.profiled.median
-
-    @property
-    def dispatch_us(self) -> float | None:
-        return None if self.dispatch is None else self.dispatch.median
-
-    @property
-    def context_us(self) -> float | None:
-        return None if self.context is None else self.context.median
 
 
 def _share(profiled: Figure | None, dispatch: Figure | None) -> float | None:

@@ -186,3 +186,28 @@ def unstable(samples: Sequence[float], abs_floor: float = 0.0) -> bool:
         return False
     p10, p90 = percentile(samples, 10), percentile(samples, 90)
     return p90 - p10 > max(UNSTABLE_SPREAD * abs(p10), abs_floor)
+
+
+class CpuMedians:
+    """The medians of a CPU cost's three figures (``profiled``, ``dispatch``, ``context``: :class:`Figure` or
+    ``None``), shared by the CPU-cost file's rows (:class:`attnprof.results.CpuCostRow`) and the analysis's view
+    of them (:class:`attnprof.analysis.CpuCost`)."""
+
+    profiled: Figure | None
+    dispatch: Figure | None
+    context: Figure | None
+
+    @property
+    def profiled_us(self) -> float | None:
+        """The median of :attr:`profiled`."""
+        return None if self.profiled is None else self.profiled.median
+
+    @property
+    def dispatch_us(self) -> float | None:
+        """The median of :attr:`dispatch`."""
+        return None if self.dispatch is None else self.dispatch.median
+
+    @property
+    def context_us(self) -> float | None:
+        """The median of :attr:`context`."""
+        return None if self.context is None else self.context.median

@@ -54,7 +54,7 @@ from typing import Any
 
 from . import files
 from .files import UnreadableFile
-from .noise import Figure
+from .noise import CpuMedians, Figure
 
 SCHEMA_VERSION = 2
 
@@ -471,7 +471,7 @@ CPU_COSTS_VERSION = 2
 
 
 @dataclass
-class CpuCostRow:
+class CpuCostRow(CpuMedians):
     """One variant's CPU cost per call, from :func:`attnprof.cpucosts.measure_cpu_costs`.
 
     Each figure is the median of the rounds' medians, with the 95% confidence interval of that median over the
@@ -495,21 +495,6 @@ class CpuCostRow:
     dispatch: Figure | None = None
     context: Figure | None = None
     samples: list[int] = field(default_factory=list)
-
-    @property
-    def profiled_us(self) -> float | None:
-        """The median of :attr:`profiled`."""
-        return None if self.profiled is None else self.profiled.median
-
-    @property
-    def dispatch_us(self) -> float | None:
-        """The median of :attr:`dispatch`."""
-        return None if self.dispatch is None else self.dispatch.median
-
-    @property
-    def context_us(self) -> float | None:
-        """The median of :attr:`context`."""
-        return None if self.context is None else self.context.median
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> CpuCostRow:
