@@ -71,7 +71,8 @@ def test_the_page_renders_every_measurement_of_the_recorded_run(page, language):
                                                      for p in ("", "1", "2")]  # fmt: skip
     flash = [r for r in kernels if r[2]]
     assert [r[5] for r in flash] == [say("par.mask.yes"), say("par.mask.no")] * 2
-    assert flash[0][3] == "flash_fwd hd64 128x128 (bf16 causal)" and flash[0][6] == "512×2×16"
+    label = {"en": "flash_fwd hd64 128x128 (bf16 causal)", "ja": "flash_fwd hd64 128x128 (bf16、因果マスク)"}
+    assert flash[0][3] == label[words.language(language)] and flash[0][6] == "512×2×16"
     assert flash[1][6] == "256×2×16" and flash[3][6] == "512×2×16"  # rank 0's second pass: half the queries
     assert kernels[0][3] == "NCCL AllGather (ring, LL)" and "allgather_into_tensor_coalesced" in kernels[0][6]
     assert "1024" in kernels[0][6]  # MiB: k and v of the whole sequence, bf16

@@ -141,6 +141,10 @@ def test_japanese_words(built):
     for key in ("col.step_ms", "col.bwd_over_fwd", "col.cpu_eager_graph", "col.winner", "decision.tie"):
         assert words.text(key, "ja") in page, key
     assert "デコード (KV キャッシュ 131072): cuDNN か flash (僅差で判定できない)" in page
+    # the decoded kernel labels in the page's language too, not the English ones
+    (table,) = tables(app, "attnprof-train-table")
+    flash = next(r for r in rows(table) if r[0] == "sdpa_flash")
+    assert flash[9] == "flash バックワード dQ dK dV hd64 128x128 (bf16)"
 
 
 def test_missing_workload_results_and_a_bad_phase_warn(project):

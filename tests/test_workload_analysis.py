@@ -42,9 +42,9 @@ def test_training_rows_from_the_recorded_figures():
         )  # the probe's ratio, of rounded medians
         assert r.peak_mib == facts[v]["peak_fwd_bwd_MiB"] and r.saved_mib == facts[v]["saved_after_fwd_MiB"]
     assert rows["sdpa_auto"].backend == "cudnn"  # SDPA's pick for training on the H200, from the backward kernels
-    assert rows["sdpa_cudnn"].bwd_main == "cuDNN sdpa flash bprop sm90 wgmma 64x64x64"
+    assert rows["sdpa_cudnn"].bwd_main.short == "cuDNN sdpa flash bprop sm90 wgmma 64x64x64"
     assert (rows["sdpa_cudnn"].fwd_kernels, rows["sdpa_cudnn"].bwd_kernels) == (1, 3)
-    assert rows["flex"].bwd_main == "triton template: flex_attention_backward"
+    assert rows["flex"].bwd_main.short == "triton template: flex_attention_backward"
 
 
 def test_a_step_no_longer_than_its_forward_has_no_backward_time():
@@ -57,7 +57,11 @@ def test_a_step_no_longer_than_its_forward_has_no_backward_time():
 def test_decoding_rows():
     rows = {(r.variant, r.kv_len): r for r in workload_build().decode_rows()}
     flash = rows[("sdpa_flash", 131072)]
-    assert flash.kernels == ("flash split-KV fwd hd128 (bf16)", "flash split-KV combine hd128 (bf16)")
+    assert tuple(k.short for k in flash.kernels) == (
+        "flash split-KV fwd hd128 (bf16)",
+        "flash split-KV combine hd128 (bf16)",
+    )
+    assert flash.kernels[0].text("ja") == "flash split-KV フォワード hd128 (bf16)"  # shown in the page's language
     assert flash.gbs == 4550.4 and flash.read_fraction == pytest.approx(4550.4 / 4700)
     assert rows[("sdpa_auto", 8192)].backend == "cudnn"
     assert rows[("sdpa_efficient", 8192)].status == "unsupported" and rows[("sdpa_efficient", 8192)].gpu_us is None

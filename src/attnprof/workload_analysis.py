@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from . import noise, variants
 from .analysis import Analysis, KernelRow
+from .kernels import KernelInfo
 from .noise import Figure
 from .sweep import Sweep
 
@@ -94,7 +95,7 @@ class TrainRow:
     saved_mib: float | None = None
     fwd_kernels: float | None = None
     bwd_kernels: float | None = None
-    bwd_main: str | None = None
+    bwd_main: KernelInfo | None = None
     backend: str | None = None
     grad_error: float | None = None
     band: Band | None = None
@@ -119,7 +120,7 @@ def train_row(a: Analysis) -> TrainRow:
         row.fwd_kernels = _per_step(a.phases.get("fwd", ()))
         row.bwd_kernels = _per_step(a.phases.get("bwd", ()))
         main = _main(a.phases.get("bwd", ()))
-        row.bwd_main = main.info.short if main else None
+        row.bwd_main = main.info if main else None
     if r.variant == "sdpa_auto":
         row.backend = a.sdpa[0]
     return row
@@ -138,7 +139,7 @@ class DecodeRow:
     read_fraction: float | None = None
     dispatch_us: float | None = None
     kernels_per_step: float | None = None
-    kernels: tuple[str, ...] = ()
+    kernels: tuple[KernelInfo, ...] = ()
     backend: str | None = None
     peak_mib: float | None = None
     band: Band | None = None
@@ -165,7 +166,7 @@ def decode_row(a: Analysis) -> DecodeRow:
     if d is not None:
         row.gbs, row.read_fraction = d.gbs, d.read_fraction
     row.kernels_per_step = a.summary.kernels_per_step
-    row.kernels = tuple(k.info.short for k in a.kernels)
+    row.kernels = tuple(k.info for k in a.kernels)
     if r.variant == "sdpa_auto":
         row.backend = a.sdpa[0]
     return row

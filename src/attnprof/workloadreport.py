@@ -142,7 +142,7 @@ def train_table(rows: Iterable[TrainRow], lang: str | None = None) -> str:
             continue
         body.append([r.variant, str(r.seq), _fmt(r.step_ms, ".3f"), _fmt(r.fwd_ms, ".3f"), _fmt(r.bwd_ms, ".3f"),
                      _fmt(r.bwd_over_fwd, ".2f"), _fmt(r.tflops, ".1f"), _fmt(r.peak_mib, ".0f"),
-                     r.bwd_main or "-"])  # fmt: skip
+                     r.bwd_main.text(lang) if r.bwd_main else "-"])  # fmt: skip
     keys = ("variant", "seq", "step_ms", "fwd_ms", "bwd_ms", "bwd_over_fwd", "tflops", "peak_mib", "bwd_main")
     return table(_headers(keys, lang), body)
 
@@ -158,7 +158,7 @@ def decode_table(rows: Iterable[DecodeRow], lang: str | None = None) -> str:
         bound = words.text("wreport.cpu_bound", lang) if r.launch_bound else ""
         issue = _fmt(r.dispatch_us, ".1f") + bound
         body.append([r.variant, str(r.kv_len), _fmt(r.gpu_us, ".1f"), _fmt(r.gbs, ".0f"), share, issue,
-                     _fmt(r.kernels_per_step, "g"), ", ".join(r.kernels)[:60]])  # fmt: skip
+                     _fmt(r.kernels_per_step, "g"), ", ".join(k.text(lang) for k in r.kernels)[:60]])  # fmt: skip
     keys = ("variant", "kv_len", "gpu_us", "gbs", "read_share", "issue_us", "kernels", "decoded")
     return table(_headers(keys, lang), body)
 

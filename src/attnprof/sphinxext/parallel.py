@@ -39,7 +39,7 @@ from docutils.parsers.rst import directives
 from sphinx import addnodes
 from sphinx.application import Sphinx
 
-from .. import claims, fmt, parallelmodel, pictures, ranktimeline
+from .. import claims, fmt, kernels, parallelmodel, pictures, ranktimeline
 from ..inputs import element_bytes
 from ..parallel import METHODS, PLAIN_COMMAND, TORCHRUN_COMMAND, ParallelCase, ParallelRun
 from . import lookup
@@ -251,7 +251,8 @@ class ParallelKernels(ParallelDirective):
                         size = fmt.unit(_mib(k.bytes), "MiB") if k.bytes else self.say("not_available")
                         what = self.say("par.comm_what", collective=k.collective or "?", size=size)
                     position = str(order) if k.kind == "attention" else ""
-                    body.append([self.method_words(c.method), str(t.rank), position, nodes.literal("", k.short),
+                    label = kernels.decode(k.name).text(self.lang)  # the decoded label in the page's language
+                    body.append([self.method_words(c.method), str(t.rank), position, nodes.literal("", label),
                                  str(k.stream), mask, what, self.na(k.duration_us)])  # fmt: skip
         keys = ["par.col.method", "par.col.rank", "par.col.position", "col.kernel", "par.col.stream",
                 "par.col.mask", "par.col.what", "par.col.us"]  # fmt: skip

@@ -86,7 +86,7 @@ class TrainTable(_BuildDirective):
             kernels = (
                 f"{fmt.count(r.fwd_kernels)} + {fmt.count(r.bwd_kernels)}" if r.fwd_kernels is not None else None
             )
-            main = r.bwd_main or self.say("not_available")
+            main = r.bwd_main.text(self.lang) if r.bwd_main else self.say("not_available")
             if r.backend is not None:
                 main = self.say("train.backend", kernel=main, backend=r.backend)
             body.append([nodes.literal("", r.variant), self.num(r.step_ms), self.num(r.fwd_ms), self.num(r.bwd_ms),
@@ -173,7 +173,8 @@ class DecodeKernelTable(_BuildDirective):
             if r.status != "ok":
                 body.append([nodes.literal("", r.variant), self.not_run(r.status, r.reason, 3)])
                 continue
-            kernels = [para(k) for k in dict.fromkeys(r.kernels)] or self.say("not_available")
+            labels = dict.fromkeys(k.text(self.lang) for k in r.kernels)  # in the page's language
+            kernels = [para(k) for k in labels] or self.say("not_available")
             issue = self.say("graph.arrow", a=self.num(r.dispatch_us), b=self.num(r.gpu_us))
             if r.launch_bound:
                 issue = self.say("decode.launch_bound", value=issue)
