@@ -3,12 +3,12 @@
 Build (the nox session ``docs`` does this, after building the wheel the gallery publishes)::
 
     python -m pip wheel --no-deps --no-build-isolation -w _build/wheel .
-    python -m attnprof.sitebuild            # both languages, one after the other, in one process
+    python -m attnprof.site.builder            # both languages, one after the other, in one process
 
 which amounts to::
 
     sphinx-build -W --keep-going -c . -D language=en docs _build/html/en
-    python -m attnprof.localize source ja _build/src/ja
+    python -m attnprof.site.localize source ja _build/src/ja
     sphinx-build -W --keep-going -c . -D language=ja _build/src/ja/docs _build/html/ja
 
 The gallery scripts in examples/ run during the build (sphinx-gallery) and save their results into
@@ -17,7 +17,7 @@ The gallery scripts in examples/ run during the build (sphinx-gallery) and save 
 Each language builds from its own source tree, because sphinx-gallery writes its pages, notebooks and checksums into
 the source folder (``auto_examples``): English from ``docs/``, Japanese from ``_build/src/ja/docs``, a copy of
 ``docs/`` beside ``_build/src/ja/examples``, the scripts with their text blocks and comments translated through the
-catalogs (:mod:`attnprof.localize`). So the Japanese gallery runs Japanese scripts (printed output, figures,
+catalogs (:mod:`attnprof.site.localize`). So the Japanese gallery runs Japanese scripts (printed output, figures,
 thumbnails and downloads in Japanese), and neither language's gallery overwrites the other's. The catalogs are found
 in ``docs/locales`` from either tree. Measuring once: the second language's scripts reuse the measurements the first
 one saved (``attnprof_reuse_measurements``); only their own short profiler runs are repeated.
@@ -130,5 +130,5 @@ attnprof_results_dir = str(RESULTS_DIR)
 # The wheel of attnprof that the gallery pages link and tell readers to install (built by the nox session docs).
 attnprof_wheel_dir = str(ROOT / "_build" / "wheel")
 # A script that runs in both languages measures once: the second build reuses what the first saved, when the same code
-# measured it on the same machine (see attnprof.profiling.from_trace).
+# measured it on the same machine (see attnprof.measure.profiling.from_trace).
 attnprof_reuse_measurements = True

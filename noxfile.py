@@ -94,11 +94,11 @@ def docs(session: nox.Session) -> None:
     """Build the site in English and Japanese into _build/html/{en,ja}, warnings as errors."""
     _install(session, "cpu", "docs")
     _build_wheel(session)
-    # One language after the other, in one Python process (attnprof.sitebuild says why), each from its own source
-    # tree: English from docs/, Japanese from _build/src/ja, where attnprof.localize puts a copy of docs/ and the
+    # One language after the other, in one Python process (attnprof.site.builder says why), each from its own source
+    # tree: English from docs/, Japanese from _build/src/ja, where attnprof.site.localize puts a copy of docs/ and the
     # gallery scripts translated through the catalogs. The English build's scripts measure and save their results in
-    # _build/results; the Japanese build's scripts reuse those measurements (conf.py, attnprof.reuse).
-    session.run(_python(session), "-m", "attnprof.sitebuild", "--root", str(ROOT), "--out", str(BUILD),
+    # _build/results; the Japanese build's scripts reuse those measurements (conf.py, attnprof.measure.reuse).
+    session.run(_python(session), "-m", "attnprof.site.builder", "--root", str(ROOT), "--out", str(BUILD),
                 *session.posargs)  # fmt: skip
     _write_redirect(BUILD / "html" / "index.html", f"{DOCS_LANGUAGE}/index.html")
     session.log(f"site: {BUILD / 'html' / 'index.html'}")
@@ -186,7 +186,7 @@ def i18n(session: nox.Session) -> None:
         shutil.rmtree(gettext_dir)  # a stale .pot would bring back messages of deleted pages
     _sphinx(session, "-b", "gettext", "-W", "--keep-going", "-c", ".", "docs", str(gettext_dir), *session.posargs)
     # The gallery scripts' line comments are on no page: extract them into examples/<script>.pot beside the rest.
-    session.run(_python(session), "-m", "attnprof.localize", "extract", str(gettext_dir))
+    session.run(_python(session), "-m", "attnprof.site.localize", "extract", str(gettext_dir))
     session.run(
         _python(session),
         "-m",

@@ -20,7 +20,9 @@ import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 from torch.profiler import ProfilerActivity, profile, record_function, schedule
 
-from attnprof import inputs, profiling, report, timeline
+from attnprof import inputs
+from attnprof.measure import profiling
+from attnprof.render import report, timeline
 
 lang = inputs.language()  # the language of the printed output and of the figure
 setup = inputs.default_setup()

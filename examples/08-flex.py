@@ -20,7 +20,9 @@ import torch
 from torch.nn.attention.flex_attention import create_block_mask, flex_attention
 from torch.profiler import ProfilerActivity, profile, record_function, schedule
 
-from attnprof import inputs, profiling, report, timeline
+from attnprof import inputs
+from attnprof.measure import profiling
+from attnprof.render import report, timeline
 
 lang = inputs.language()  # the language of the printed output and of the figure
 setup = inputs.default_setup()

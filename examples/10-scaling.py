@@ -21,7 +21,10 @@ import time
 import torch
 import torch.nn.functional as F
 
-from attnprof import inputs, report, scalingplot, sweep, sweeprun
+from attnprof import inputs
+from attnprof.measure import sweeprun
+from attnprof.records import sweep
+from attnprof.render import report, scalingplot
 
 lang = inputs.language()  # the language of the printed output and of the figure
 config = sweeprun.default_config()

@@ -22,7 +22,9 @@ import torch
 import torch.nn.functional as F
 from torch.profiler import ProfilerActivity, profile, record_function
 
-from attnprof import cpucosts, inputs, report
+from attnprof import inputs
+from attnprof.measure import cpucosts
+from attnprof.render import report
 
 lang = inputs.language()  # the language of the printed output
 setup = inputs.default_setup()

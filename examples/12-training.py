@@ -24,8 +24,11 @@ import torch
 import torch.nn.functional as F
 from torch.profiler import ProfilerActivity, profile, record_function, schedule
 
-from attnprof import analysis, inputs, profiling, report, timeline, workloadreport, workloads
-from attnprof.workload_analysis import Build
+from attnprof import inputs, workloads
+from attnprof.analysis import summary
+from attnprof.analysis.workload_rows import Build
+from attnprof.measure import profiling
+from attnprof.render import report, timeline, workloadreport
 
 t_start = time.perf_counter()
 lang = inputs.language()  # the language of the printed output and of the figure
@@ -105,7 +108,7 @@ found = []
 for planned in workloads.plan("train", setup.device):
     found.append(profiling.profile(planned.variant, planned.setup, workload="train", save_to=inputs.results_dir()))
 # sphinx_gallery_attnprof_writes = ["*__train__*.json"]
-build = Build({"train": [analysis.analyse(r) for r in found]})
+build = Build({"train": [summary.analyse(r) for r in found]})
 print(workloadreport.train_table(build.train_rows(), lang))
 
 # %%

@@ -25,15 +25,18 @@ import torch
 import torch.nn.functional as F
 from torch.profiler import ProfilerActivity, profile, record_function, schedule
 
-from attnprof import analysis, inputs, profiling, report, timeline, workloadreport, workloads
+from attnprof import inputs, workloads
+from attnprof.analysis import summary
+from attnprof.analysis.workload_rows import Build
 from attnprof.inputs import relative_error, results_dir
-from attnprof.workload_analysis import Build
+from attnprof.measure import profiling, steps
+from attnprof.render import report, timeline, workloadreport
 
 t_start = time.perf_counter()
 lang = inputs.language()  # the language of the printed output and of the figure
 setup = workloads.default_setup("decode")
 print(workloadreport.setup_line(setup, "decode", lang))
-q, k, v = workloads.decode_inputs(setup)  # q [B, 32, 1, D]; k, v [B, 8, L, D]: the cache
+q, k, v = steps.decode_inputs(setup)  # q [B, 32, 1, D]; k, v [B, 8, L, D]: the cache
 
 # %%
 # One decoding step, and a check
@@ -48,7 +51,7 @@ def attention(q, k, v):
 
 with torch.no_grad():
     out = attention(q, k, v)
-    print(workloadreport.decode_error_line(relative_error(out, workloads.decode_reference(q, k, v)), lang))
+    print(workloadreport.decode_error_line(relative_error(out, steps.decode_reference(q, k, v)), lang))
 
 # %%
 # A pitfall: ``is_causal=True`` with one query row
@@ -121,7 +124,7 @@ for planned in workloads.plan("decode", setup.device):
     found.append(profiling.profile(planned.variant, planned.setup, workload="decode", graph=planned.graph,
                                    save_to=results_dir()))  # fmt: skip
 # sphinx_gallery_attnprof_writes = ["*__decode__*.json"]
-build = Build({"decode": [analysis.analyse(r) for r in found]})
+build = Build({"decode": [summary.analyse(r) for r in found]})
 print(workloadreport.decode_table(build.decode_rows(), lang))
 
 # %%

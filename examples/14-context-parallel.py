@@ -19,7 +19,10 @@ What the traces show, and what they say about two GPUs: :doc:`../guide/parallel`
 # yardstick. It needs two or more CUDA GPUs; anywhere else the script says so and stops there.
 import time
 
-from attnprof import inputs, parallelrun, ranks, ranktimeline, report, workloadreport
+from attnprof import inputs
+from attnprof.analysis import rank_traces
+from attnprof.measure import parallelrun
+from attnprof.render import ranktimeline, report, workloadreport
 
 started = time.perf_counter()
 lang = inputs.language()  # the language of the printed output and of the figure
@@ -60,8 +63,8 @@ print(workloadreport.parallel_plan(config, lang))
 #                prof.step()
 #    prof.export_chrome_trace(f"rank{rank}.json")  # one trace per rank
 #
-# ``attnprof.parallelrank`` runs exactly these calls on every rank, and around them it times the call with CUDA
-# events (every rank released by a barrier first), reads the peak memory, and gathers the output from every rank
+# ``attnprof.measure.parallelrank`` runs exactly these calls on every rank, and around them it times the call with
+# CUDA events (every rank released by a barrier first), reads the peak memory, and gathers the output from every rank
 # (``context_parallel_unshard``) to compare it with the one-GPU output.
 
 # %%
@@ -101,7 +104,7 @@ for case in longest:
 # With two ranks, each runs attention twice per step: once on its own shard (with the causal mask), once against the
 # keys and values that came from the other rank. The grid says how many query blocks each pass covers.
 for case in longest[:1]:
-    for rank, position, kernel in ranks.chunk_rows(case.traces()):
+    for rank, position, kernel in rank_traces.chunk_rows(case.traces()):
         print(workloadreport.chunk_line(rank, position, kernel, lang))
 
 # %%

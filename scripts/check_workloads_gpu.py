@@ -13,9 +13,10 @@ import sys
 import time
 from pathlib import Path
 
-from attnprof import analysis, claims, workloadreport
-from attnprof import results as files
-from attnprof.workload_analysis import Build
+from attnprof.analysis import claims, summary
+from attnprof.analysis.workload_rows import Build
+from attnprof.records import results as files
+from attnprof.render import workloadreport
 
 if sys.argv[1:2] == ["--summarise"]:
     results = Path(sys.argv[2])
@@ -34,7 +35,7 @@ else:
         print(f"== {script}: rc={run.returncode}, {time.perf_counter() - t0:.1f} s wall")
         print("\n".join(lines[-45:]))
 
-by = {w: [analysis.analyse(files.load(p)) for p in files.find(results, "*", w)] for w in ("train", "decode")}
+by = {w: [summary.analyse(files.load(p)) for p in files.find(results, "*", w)] for w in ("train", "decode")}
 build = Build(by)
 print("== training\n" + workloadreport.train_table(build.train_rows()))
 print("== decoding\n" + workloadreport.decode_table(build.decode_rows()))

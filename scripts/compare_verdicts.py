@@ -22,13 +22,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from attnprof import analysis, claims, results, sweep, variants
-from attnprof.analysis import Analysis
+from attnprof import variants
+from attnprof.analysis import claims, summary
+from attnprof.analysis.summary import Analysis
+from attnprof.analysis.workload_rows import DECISION_WORKLOADS
+from attnprof.analysis.workload_rows import Build as WorkloadBuild
 from attnprof.noise import Figure
-from attnprof.results import CpuCosts
-from attnprof.sweep import Sweep
-from attnprof.workload_analysis import DECISION_WORKLOADS
-from attnprof.workload_analysis import Build as WorkloadBuild
+from attnprof.records import results, sweep
+from attnprof.records.results import CpuCosts
+from attnprof.records.sweep import Sweep
 
 
 @dataclass
@@ -54,7 +56,7 @@ def load_build(folder: Path) -> Build:
     for variant in variants.VARIANTS:
         for path in results.find(folder, variant):
             try:
-                a = analysis.analyse(results.load(path))
+                a = summary.analyse(results.load(path))
             except results.StaleResultError as exc:
                 raise SystemExit(f"compare_verdicts: {path}: {exc}") from None
             if variant not in picked or (a.result.ok and not picked[variant].result.ok):
@@ -67,7 +69,7 @@ def load_build(folder: Path) -> Build:
                       None)  # fmt: skip
     found_sweep = sweep.load(sweep_path) if sweep_path is not None else None
     by_workload = {
-        w: [analysis.analyse(results.load(p)) for p in results.find(folder, "*", w)] for w in DECISION_WORKLOADS
+        w: [summary.analyse(results.load(p)) for p in results.find(folder, "*", w)] for w in DECISION_WORKLOADS
     }  # every workload's results, as the site's claims read them (attnprof.sphinxext.lookup.find_build)
     workloads = WorkloadBuild({w: found for w, found in by_workload.items() if found}, found_sweep)
     return Build(folder, picked, cpu, found_sweep, workloads)

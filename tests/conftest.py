@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from attnprof import results, sweep
-from attnprof.results import CpuCosts
-from attnprof.sweep import Sweep
+from attnprof.records import results, sweep
+from attnprof.records.results import CpuCosts
+from attnprof.records.sweep import Sweep
 from helpers import TRACE_VARIANTS, TRAIN_VARIANTS, decode_results, trace_result, train_result
 
 pytest_plugins = ("sphinx.testing.fixtures",)

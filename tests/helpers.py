@@ -11,12 +11,15 @@ from pathlib import Path
 
 from docutils import nodes
 
-from attnprof import analysis, inputs, parallel, ranks, sweeprun, trace, variants
-from attnprof.analysis import Analysis
-from attnprof.parallel import Collective, ParallelCase, ParallelRun, RankRun
-from attnprof.results import DecodeFigures, Environment, GraphFigures, Result, StepTrace, Timing, TrainFigures
-from attnprof.sweep import Ceilings, Sweep, SweepPoint
-from attnprof.workload_analysis import Build
+from attnprof import inputs, variants
+from attnprof.analysis import rank_traces, summary
+from attnprof.analysis.summary import Analysis
+from attnprof.analysis.workload_rows import Build
+from attnprof.measure import sweeprun
+from attnprof.records import parallel, trace
+from attnprof.records.parallel import Collective, ParallelCase, ParallelRun, RankRun
+from attnprof.records.results import DecodeFigures, Environment, GraphFigures, Result, StepTrace, Timing, TrainFigures
+from attnprof.records.sweep import Ceilings, Sweep, SweepPoint
 
 DATA = Path(__file__).parent / "data"
 TRACES = DATA / "traces"
@@ -83,7 +86,7 @@ def raw_trace(variant: str) -> dict:
 
 @functools.cache
 def fixture_steps(variant: str) -> tuple[StepTrace, ...]:
-    """The steps :func:`attnprof.trace.parse_trace` reads from the fixture trace of ``variant``."""
+    """The steps :func:`attnprof.records.trace.parse_trace` reads from the fixture trace of ``variant``."""
     return tuple(trace.parse_trace(raw_trace(variant), f"{variant}_fwd"))
 
 
@@ -102,7 +105,7 @@ def annotation_marks(variant: str) -> list[dict]:
 
 def analysed(variant: str) -> Analysis:
     """The analysis of :func:`trace_result`'s result of ``variant``."""
-    return analysis.analyse(trace_result(variant)[0])
+    return summary.analyse(trace_result(variant)[0])
 
 
 def analysed_build(variants_: tuple[str, ...] = TRACE_VARIANTS) -> dict[str, Analysis]:
@@ -216,9 +219,9 @@ def cp_fixture(backend: str, method: str, seq: int, rank: int) -> Path:
 
 
 @functools.cache
-def cp_rank_trace(backend: str, method: str, seq: int, rank: int) -> ranks.RankTrace:
-    """:func:`attnprof.ranks.read_rank` of one recorded trace."""
-    return ranks.read_rank(trace.read_trace(cp_fixture(backend, method, seq, rank)), f"cp_{method}")
+def cp_rank_trace(backend: str, method: str, seq: int, rank: int) -> rank_traces.RankTrace:
+    """:func:`attnprof.analysis.rank_traces.read_rank` of one recorded trace."""
+    return rank_traces.read_rank(trace.read_trace(cp_fixture(backend, method, seq, rank)), f"cp_{method}")
 
 
 def h200x2_run(backend: str = "flash", folder: Path | None = None) -> ParallelRun:
@@ -300,7 +303,7 @@ def h200x2_run(backend: str = "flash", folder: Path | None = None) -> ParallelRu
 
 
 def runner_h200x2() -> ParallelRun:
-    """The run file ``attnprof.parallelrun`` wrote on 2 x H200 (the gallery script run plainly, default
+    """The run file ``attnprof.measure.parallelrun`` wrote on 2 x H200 (the gallery script run plainly, default
     configuration; its traces were not kept)."""
     return ParallelRun.from_dict(json.loads(gzip.decompress((CP / "runner-h200x2.json.gz").read_bytes())))
 
@@ -479,8 +482,8 @@ def workload_build() -> Build:
     """The workloads of the 2xH200 recordings, analysed, with the H200 prefill results and the made-up sweep."""
     return Build(
         {
-            "train": [analysis.analyse(train_result(v)) for v in TRAIN_VARIANTS],
-            "decode": [analysis.analyse(r) for r in decode_results()],
+            "train": [summary.analyse(train_result(v)) for v in TRAIN_VARIANTS],
+            "decode": [summary.analyse(r) for r in decode_results()],
             "prefill": list(analysed_build().values()),
         },
         h200_sweep(),

@@ -1,5 +1,6 @@
-"""attnprof.analysis: the kernel table, op counts, the main kernel, SDPA's backend and the at-a-glance figures, on the
-H200 fixture traces (cross-checked with the raw events) and on small made-up steps; and each result analysed once."""
+"""attnprof.analysis.summary: the kernel table, op counts, the main kernel, SDPA's backend and the at-a-glance
+figures, on the H200 fixture traces (cross-checked with the raw events) and on small made-up steps; and each result
+analysed once."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ from collections import Counter
 
 import pytest
 
-from attnprof import analysis, trace
-from attnprof.results import CpuOp, GpuActivity, StepTrace
+from attnprof.analysis import summary
+from attnprof.records import trace
+from attnprof.records.results import CpuOp, GpuActivity, StepTrace
 from helpers import TRACE_VARIANTS, analysed, fixture_steps, trace_result
 from helpers import annotation_marks as _marks
 from helpers import fixture_steps as _steps
@@ -23,13 +25,13 @@ VARIANTS = list(TRACE_VARIANTS)
 
 
 def _config(a) -> tuple:
-    return analysis.launch_config(a)
+    return summary.launch_config(a)
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_kernel_table_accounts_for_every_activity(variant):
     steps = list(_steps(variant))
-    rows = analysis.kernel_rows(steps, trace.device_properties(_raw(variant)))
+    rows = summary.kernel_rows(steps, trace.device_properties(_raw(variant)))
     by_key = Counter((a.name, _config(a)) for s in steps for a in s.activities)
     assert {(r.name, _config(r)): r.count for r in rows} == dict(by_key)
     assert len(rows) == len(by_key)  # one row per name and launch configuration, no two rows for one
@@ -59,7 +61,7 @@ def test_no_row_averages_launches_of_different_grids():
     # The recorded H200 math trace launches `where` with grid 4096 (about 4 µs) and with grid 524288 (about 410 µs),
     # three times each; the bf16 copy likewise with two grids. Each configuration is a row of its own.
     steps = list(_steps("sdpa_math"))
-    rows = analysis.kernel_rows(steps, trace.device_properties(_raw("sdpa_math")))
+    rows = summary.kernel_rows(steps, trace.device_properties(_raw("sdpa_math")))
     for r in rows:
         launches = [a for s in steps for a in s.activities if a.name == r.name and _config(a) == _config(r)]
         assert {tuple(a.grid or ()) for a in launches} == {tuple(r.grid or ())}, r.name
@@ -80,11 +82,11 @@ def test_no_row_averages_launches_of_different_grids():
     assert short.avg_us < 10 < 300 < long.avg_us  # an average over both would be neither
     # per-configuration occupancy: the small grid fills fewer blocks per SM than the large one
     assert short.blocks_per_sm < long.blocks_per_sm
-    flash = analysis.kernel_rows(list(_steps("sdpa_flash")), trace.device_properties(_raw("sdpa_flash")))
+    flash = summary.kernel_rows(list(_steps("sdpa_flash")), trace.device_properties(_raw("sdpa_flash")))
     (row,) = flash
     assert (row.configs, row.grid, row.block, row.launch_api) == (1, [8, 8, 16], [128, 1, 1], "cudaLaunchKernel")
     assert row.per_step == 1.0 and row.count == 3
-    assert all(r.theoretical is None for r in analysis.kernel_rows(steps, {}))  # no device properties, no theory
+    assert all(r.theoretical is None for r in summary.kernel_rows(steps, {}))  # no device properties, no theory
 
 
 def test_kernel_table_mixed_launch_api_and_empty_input():
@@ -92,11 +94,11 @@ def test_kernel_table_mixed_launch_api_and_empty_input():
         StepTrace(0, 1.0, 0.0, 0.0, activities=[_act("k", "cuLaunchKernel"), _act("k", "cudaLaunchKernel")]),
         StepTrace(1, 1.0, 0.0, 0.0, activities=[_act("k", "cudaLaunchKernel"), _act("late", "cudaLaunchKernel")]),
     ]
-    rows = analysis.kernel_rows(steps, {})
+    rows = summary.kernel_rows(steps, {})
     assert [r.name for r in rows] == ["k", "late"]
     assert rows[0].launch_api == "mixed: cudaLaunchKernel, cuLaunchKernel"
     assert rows[0].per_step == 1.5 and rows[1].per_step == 0.5
-    assert analysis.kernel_rows([], {}) == []
+    assert summary.kernel_rows([], {}) == []
 
 
 def _act(name, api, occ=None):
@@ -107,7 +109,7 @@ def _act(name, api, occ=None):
 
 def test_kernel_table_reports_the_median_occupancy():
     acts = [_act("k", "cudaLaunchKernel", occ) for occ in (90.0, 10.0, 20.0, None)]
-    (row,) = analysis.kernel_rows([StepTrace(0, 1.0, 0.0, 0.0, activities=acts)], {})
+    (row,) = summary.kernel_rows([StepTrace(0, 1.0, 0.0, 0.0, activities=acts)], {})
     assert row.reported_occupancy == 20.0 and row.count == 4
 
 
@@ -115,15 +117,15 @@ def test_op_counts_means_over_steps():
     def step(i, names):
         return StepTrace(i, 1.0, 0.0, 0.0, cpu_ops=[CpuOp(n, "cpu_op", 0.0, 1.0) for n in names])
 
-    counts = analysis.op_counts([step(0, ["a", "b", "a"]), step(1, ["a", "c"])])
+    counts = summary.op_counts([step(0, ["a", "b", "a"]), step(1, ["a", "c"])])
     assert counts == {"a": 1.5, "b": 0.5, "c": 0.5}
     assert list(counts) == ["a", "b", "c"]
-    assert analysis.op_counts([]) == {}
+    assert summary.op_counts([]) == {}
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_op_counts_match_raw_cpu_ops(variant):
-    counts = analysis.op_counts(list(_steps(variant)))
+    counts = summary.op_counts(list(_steps(variant)))
     events = _x(variant)
     marks = _marks(variant)
     for name in ("aten::empty", "cudaLaunchKernel", "aten::transpose", "cuLaunchKernelEx"):
@@ -147,7 +149,7 @@ def test_op_counts_match_raw_cpu_ops(variant):
     ],
 )
 def test_sdpa_backend_from_the_h200_traces(variant, family):
-    choice, evidence = analysis.sdpa_backend(fixture_steps(variant))
+    choice, evidence = summary.sdpa_backend(fixture_steps(variant))
     assert choice == family
     assert evidence  # a kernel name, or for math the ATen op
     if family != "math":
@@ -155,8 +157,8 @@ def test_sdpa_backend_from_the_h200_traces(variant, family):
 
 
 def test_sdpa_backend_without_kernels_or_ops_is_unknown():
-    assert analysis.sdpa_backend([]) == ("unknown", "")
-    assert analysis.sdpa_backend([StepTrace(0, 1.0, 0.0, 0.0)]) == ("unknown", "")
+    assert summary.sdpa_backend([]) == ("unknown", "")
+    assert summary.sdpa_backend([StepTrace(0, 1.0, 0.0, 0.0)]) == ("unknown", "")
 
 
 # --- the main kernel, the summary -----------------------------------------------------------------------------------
@@ -190,15 +192,15 @@ def test_summary_of_the_naive_fixture():
 def test_a_result_that_did_not_run_analyses_to_nothing():
     r, _ = trace_result("sdpa_flash")
     r.status, r.reason = "oom", "CUDA out of memory"
-    a = analysis.analyse(r)
+    a = summary.analyse(r)
     assert a.rows == () and a.main_kernel() is None and a.ops == {}
     assert a.summary.status == "oom" and a.summary.gpu_ms is None and a.sdpa == ("unknown", "")
 
 
 def test_self_share_and_min_op_count():
     steps = list(fixture_steps("sdpa_cudnn"))
-    share = analysis.self_share(steps, "aten::scaled_dot_product_attention")
+    share = summary.self_share(steps, "aten::scaled_dot_product_attention")
     assert 0 < share < 1
-    assert analysis.self_share(steps, "aten::nope") is None
-    assert analysis.min_op_count(steps, "aten::transpose") == 0
-    assert analysis.min_op_count(list(fixture_steps("sdpa_flash")), "aten::transpose") == 4
+    assert summary.self_share(steps, "aten::nope") is None
+    assert summary.min_op_count(steps, "aten::transpose") == 0
+    assert summary.min_op_count(list(fixture_steps("sdpa_flash")), "aten::transpose") == 4

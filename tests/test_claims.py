@@ -1,5 +1,5 @@
-"""attnprof.claims: the verdict of every claim on the H200 fixtures (each verified by hand from the traces, the
-reason in a comment), the edge cases (a backend that could not run, a missing kernel, a CPU-only build, missing
+"""attnprof.analysis.claims: the verdict of every claim on the H200 fixtures (each verified by hand from the traces,
+the reason in a comment), the edge cases (a backend that could not run, a missing kernel, a CPU-only build, missing
 measurements), the C16/C17 parts that need dispatch costs, and the en/ja templates."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ import math
 
 import pytest
 
-from attnprof import analysis, claims
-from attnprof.claims import CLAIMS, Verdict
+from attnprof.analysis import claims, summary
+from attnprof.analysis.claims import CLAIMS, Verdict
 from attnprof.noise import Figure
-from attnprof.results import CpuCosts, Result, StepTrace
+from attnprof.records.results import CpuCosts, Result, StepTrace
 from helpers import TRACE_VARIANTS, trace_result
 
 # Median GPU time per forward without the profiler, in ms, RECORDED on the H200 in the same session as the fixture
@@ -56,20 +56,21 @@ def h200(**replace: Result | None) -> dict[str, Result]:
 
 
 def check(claim_id: str, build: dict[str, Result], language: str | None, cpu: CpuCosts | None = None) -> Verdict:
-    """:func:`attnprof.claims.check` of the analysed results of ``build``."""
-    return claims.check(claim_id, {v: analysis.analyse(r) for v, r in build.items()}, language, cpu)
+    """:func:`attnprof.analysis.claims.check` of the analysed results of ``build``."""
+    return claims.check(claim_id, {v: summary.analyse(r) for v, r in build.items()}, language, cpu)
 
 
 def check_all(build: dict[str, Result], language: str | None) -> list[Verdict]:
-    """:func:`attnprof.claims.check_all` of the analysed results of ``build``: the article's claims (C1-C17)."""
-    verdicts = claims.check_all({v: analysis.analyse(r) for v, r in build.items()}, language)
+    """:func:`attnprof.analysis.claims.check_all` of the analysed results of ``build``: the article's claims
+    (C1-C17)."""
+    verdicts = claims.check_all({v: summary.analyse(r) for v, r in build.items()}, language)
     return [v for v in verdicts if v.claim in claims.ARTICLE_CLAIMS]
 
 
-def cpu_cost(build: dict[str, Result], variant: str, measured: CpuCosts | None = None) -> analysis.CpuCost:
-    """:func:`attnprof.analysis.cpu_cost` of one variant of ``build``."""
-    a = analysis.analyse(build[variant]) if variant in build else None
-    return analysis.cpu_cost(variant, a, measured.row(variant) if measured is not None else None)
+def cpu_cost(build: dict[str, Result], variant: str, measured: CpuCosts | None = None) -> summary.CpuCost:
+    """:func:`attnprof.analysis.summary.cpu_cost` of one variant of ``build``."""
+    a = summary.analyse(build[variant]) if variant in build else None
+    return summary.cpu_cost(variant, a, measured.row(variant) if measured is not None else None)
 
 
 def with_timing(variant: str, **fields) -> Result:
@@ -434,18 +435,18 @@ def test_a_cpu_only_build_measures_c7_only():
 def test_by_variant_prefers_results_that_ran():
     ok = _h200()["naive"]
     failed = dataclasses.replace(ok, status="oom", reason="CUDA out of memory")
-    a_ok, a_failed = analysis.analyse(ok), analysis.analyse(failed)
+    a_ok, a_failed = summary.analyse(ok), summary.analyse(failed)
     assert claims.by_variant([a_failed, a_ok])["naive"] is a_ok
     assert claims.by_variant([a_ok, a_failed])["naive"] is a_ok
     assert claims.by_variant([a_failed])["naive"] is a_failed
 
 
 def test_sdpas_choice_is_read_from_the_kernels_then_the_ops():
-    assert analysis.analyse(_h200()["sdpa_auto"]).sdpa_variant == "sdpa_cudnn"
-    assert analysis.analyse(_h200()["sdpa_math"]).sdpa == ("math", "aten::_scaled_dot_product_attention_math")
-    assert analysis.analyse(_h200()["sdpa_math"]).sdpa_variant == "sdpa_math"
+    assert summary.analyse(_h200()["sdpa_auto"]).sdpa_variant == "sdpa_cudnn"
+    assert summary.analyse(_h200()["sdpa_math"]).sdpa == ("math", "aten::_scaled_dot_product_attention_math")
+    assert summary.analyse(_h200()["sdpa_math"]).sdpa_variant == "sdpa_math"
     # naive has GPU kernels and none of SDPA's ops: the same rule calls it math-like, and no forced variant is it
-    assert analysis.analyse(_h200()["naive"]).sdpa[0] == "math"
+    assert summary.analyse(_h200()["naive"]).sdpa[0] == "math"
 
 
 def test_unknown_claim_names_the_known_ones():
@@ -490,7 +491,7 @@ def test_every_claim_has_a_published_figure_in_both_languages():
 def test_cpu_claims_use_the_side_by_side_measurement_when_there_is_one():
     # The per-variant figures say one thing; a side-by-side measurement that says the opposite must decide C16 and
     # C17, and cpu_cost must report its figures.
-    from attnprof.results import CpuCostRow
+    from attnprof.records.results import CpuCostRow
 
     rs = {v: trace_result(v)[0] for v in ("sdpa_efficient", "sdpa_flash", "sdpa_cudnn", "sdpa_auto")}
     env = rs["sdpa_flash"].environment

@@ -1,5 +1,5 @@
-"""The context-parallelism claims C30–C34 (the parallel block of attnprof.claims) on the run recorded on 2 x H200,
-on runs changed so that each rule flips, and on a build that could not run."""
+"""The context-parallelism claims C30–C34 (the parallel block of attnprof.analysis.claims) on the run recorded on 2 x
+H200, on runs changed so that each rule flips, and on a build that could not run."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ import dataclasses
 
 import pytest
 
-from attnprof import claims, words
-from attnprof.parallel import ParallelCase
+from attnprof import words
+from attnprof.analysis import claims
+from attnprof.records.parallel import ParallelCase
 from helpers import h200x2_run, no_gpu_run, runner_h200x2
 
 
@@ -112,7 +113,8 @@ def test_ids_continue_after_the_article_and_do_not_collide(cid):
 
 
 def test_the_run_the_runner_recorded_on_2_x_h200():
-    """``attnprof.parallelrun`` through ``examples/14-context-parallel.py`` on 2 x H200, default configuration."""
+    """``attnprof.measure.parallelrun`` through ``examples/14-context-parallel.py`` on 2 x H200, default
+    configuration."""
     v = _verdicts(runner_h200x2())
     assert {k: x.verdict for k, x in v.items()} == {
         "C30": "holds", "C31": "holds", "C32": "holds", "C33": "holds", "C34": "differs"}  # fmt: skip

@@ -1,5 +1,5 @@
-"""attnprof.claims C18-C26 (training, decoding, CUDA graphs) on the 2xH200 recordings, each verdict checked by hand
-against the facts file (the reason in a comment), and each rule's other outcome on altered builds."""
+"""attnprof.analysis.claims C18-C26 (training, decoding, CUDA graphs) on the 2xH200 recordings, each verdict checked
+by hand against the facts file (the reason in a comment), and each rule's other outcome on altered builds."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import dataclasses
 
 import pytest
 
-from attnprof import analysis, claims
-from attnprof.claims import CLAIMS
-from attnprof.results import Result
-from attnprof.workload_analysis import Build
+from attnprof.analysis import claims, summary
+from attnprof.analysis.claims import CLAIMS
+from attnprof.analysis.workload_rows import Build
+from attnprof.records.results import Result
 from helpers import analysed_build, decode_results, train_result, workload_build
 
 EXPECTED = {
@@ -43,9 +43,9 @@ def rebuilt(train: list[Result] | None = None, decode: list[Result] | None = Non
     """A build of (altered) training and decoding results."""
     out: dict = {}
     if train is not None:
-        out["train"] = [analysis.analyse(r) for r in train]
+        out["train"] = [summary.analyse(r) for r in train]
     if decode is not None:
-        out["decode"] = [analysis.analyse(r) for r in decode]
+        out["decode"] = [summary.analyse(r) for r in decode]
     return Build(out)
 
 

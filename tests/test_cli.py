@@ -10,7 +10,8 @@ import sys
 import pytest
 import torch
 
-from attnprof import cli, sweep, variants
+from attnprof import cli, variants
+from attnprof.records import sweep
 
 SMALL = ["--device", "cpu", "--shape", "1,2,32,16"]
 

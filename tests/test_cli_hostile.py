@@ -25,7 +25,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import attnprof
-from attnprof import cli, sweep
+from attnprof import cli
+from attnprof.records import sweep
 
 SRC = Path(attnprof.__file__).parent.parent
 TINY = ["--device", "cpu", "--shape", "1,1,16,8", "--dtype", "fp32"]

@@ -1,15 +1,17 @@
-"""attnprof.columns: the kernel table's cells as text, shared by the site's table and the viewer's tooltip."""
+"""attnprof.render.columns: the kernel table's cells as text, shared by the site's table and the viewer's tooltip."""
 
 from __future__ import annotations
 
 import dataclasses
 
-from attnprof import analysis, columns, fmt
+from attnprof.analysis import summary
+from attnprof.render import columns
+from attnprof.words import fmt
 from helpers import trace_result
 
 
 def test_cells_of_the_flash_kernel():
-    row = analysis.analyse(trace_result("sdpa_flash")[0]).main_kernel()
+    row = summary.analyse(trace_result("sdpa_flash")[0]).main_kernel()
     en, ja = columns.kernel_cells(row, "en"), columns.kernel_cells(row, "ja")
     assert list(en) == list(columns.KERNEL_COLUMNS)
     assert en["col.kernel"] == row.info.text("en") and en["col.family"] == "flash"
@@ -23,7 +25,7 @@ def test_cells_of_the_flash_kernel():
 
 
 def test_nothing_to_say_is_none_and_full_occupancy_names_no_limiter():
-    row = analysis.analyse(trace_result("sdpa_flash")[0]).main_kernel()
+    row = summary.analyse(trace_result("sdpa_flash")[0]).main_kernel()
     full = dataclasses.replace(row, theoretical=dataclasses.replace(row.theoretical, percent=100.0))
     assert columns.kernel_cells(full, "en")["col.theoretical_occupancy"] == "100\u00a0%"
     bare = dataclasses.replace(row, launch_api=None, grid=None, registers_per_thread=None, shared_memory=None,

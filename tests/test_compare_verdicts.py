@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from attnprof import claims, results, sweep
+from attnprof.analysis import claims
+from attnprof.records import results, sweep
 from helpers import h200_sweep, trace_result
 
 SCRIPT = Path(__file__).parent.parent / "scripts" / "compare_verdicts.py"

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from attnprof import cost, inputs, variants
+from attnprof import inputs, variants
+from attnprof.measure import cost
 
 README = inputs.make_setup("8,16,1024,64", "bf16", "cpu")
 

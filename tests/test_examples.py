@@ -1,6 +1,6 @@
 """The gallery scripts teach what the registry profiles: each variant script writes out the variant's own call and
-the article's profiler inline, prints only through :mod:`attnprof.report` in the script's language, links its guide
-page (which links back), and runs for real on the CPU."""
+the article's profiler inline, prints only through :mod:`attnprof.render.report` in the script's language, links its
+guide page (which links back), and runs for real on the CPU."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ import pytest
 import torch
 
 import attnprof
-from attnprof import inputs, measure, variants
+from attnprof import inputs, variants
+from attnprof.measure import timing
 from attnprof.variants import VARIANTS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -109,7 +110,7 @@ def test_the_script_profiles_as_the_article_did(name):
     tree = _tree(VARIANT_SCRIPTS[name])
     (plan,) = _calls(tree, "schedule")
     assert {k.arg: k.value.value for k in plan.keywords} == dict(
-        zip(("wait", "warmup", "active"), measure.ARTICLE_SCHEDULE, strict=True)
+        zip(("wait", "warmup", "active"), timing.ARTICLE_SCHEDULE, strict=True)
     )
     (prof,) = _calls(tree, "profile")
     assert {k.arg for k in prof.keywords} == {"activities", "schedule", "record_shapes"}

@@ -11,8 +11,8 @@ import stat
 
 import pytest
 
-from attnprof import files, results, sweep, trace
-from attnprof.files import BadPath, UnreadableFile
+from attnprof.records import files, results, sweep, trace
+from attnprof.records.files import BadPath, UnreadableFile
 from helpers import trace_result
 
 

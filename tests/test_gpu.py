@@ -9,7 +9,11 @@ import time
 import pytest
 import torch
 
-from attnprof import analysis, claims, cpucosts, inputs, profiling, report, results, sweeprun, variants
+from attnprof import inputs, variants
+from attnprof.analysis import claims, summary
+from attnprof.measure import cpucosts, profiling, sweeprun
+from attnprof.records import results
+from attnprof.render import report
 
 pytestmark = pytest.mark.gpu
 
@@ -31,7 +35,7 @@ def ref_results(tmp_path_factory):
 
 
 def kernels(res):
-    return analysis.kernel_rows(res.steps, res.device_properties)
+    return summary.kernel_rows(res.steps, res.device_properties)
 
 
 def test_every_variant_runs_and_is_accurate(ref_results):
@@ -83,7 +87,7 @@ def test_math_backend_transposes_and_many_kernels(ref_results):
     res, _ = ref_results
     math_kernels = sum(k.per_step for k in kernels(res["sdpa_math"]))
     assert math_kernels > 10
-    assert analysis.op_counts(res["sdpa_flash"].steps).get("aten::transpose", 0) > 0
+    assert summary.op_counts(res["sdpa_flash"].steps).get("aten::transpose", 0) > 0
 
 
 def test_unsupported_inputs_give_pytorchs_reason(tmp_path):
@@ -153,8 +157,8 @@ def test_claim_verdicts_repeat_within_one_process(ref_results, tmp_path):
     costs measured side by side), one after the other in one process: every verdict must be the same. A verdict
     that flips between two runs of one build is a bug in its rule (its tolerance is narrower than the noise)."""
     res, _ = ref_results
-    first = {v: analysis.analyse(res[v]) for v in CLAIM_VARIANTS}
-    second = {v: analysis.analyse(profiling.profile(v, REF, save_to=tmp_path)) for v in CLAIM_VARIANTS}
+    first = {v: summary.analyse(res[v]) for v in CLAIM_VARIANTS}
+    second = {v: summary.analyse(profiling.profile(v, REF, save_to=tmp_path)) for v in CLAIM_VARIANTS}
     costs = [cpucosts.measure_cpu_costs(setup=REF) for _ in range(2)]
     va, vb = _verdicts(first, costs[0]), _verdicts(second, costs[1])
     for claim_id in claims.CLAIMS:

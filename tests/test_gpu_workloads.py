@@ -9,8 +9,10 @@ from __future__ import annotations
 import pytest
 import torch
 
-from attnprof import analysis, inputs, kernels, measure, profiling
-from attnprof.workload_analysis import Build
+from attnprof import inputs
+from attnprof.analysis import kernels, summary
+from attnprof.analysis.workload_rows import Build
+from attnprof.measure import profiling, timing
 
 pytestmark = pytest.mark.gpu
 
@@ -38,10 +40,10 @@ def test_training_steps_run_and_their_backward_is_on_the_autograd_thread(built):
         assert r.timing.gpu_ms_median > r.train_figures.fwd_ms_median
         threads = {o.thread for s in r.steps for o in s.cpu_ops}
         assert any(t.startswith("pt_autograd") for t in threads), threads
-        a = analysis.analyse(r)
+        a = summary.analyse(r)
         assert a.phases["bwd"] and a.phase_gpu_us["bwd"] > 0, v
     bwd_families = {
-        v: {kernels.decode(row.name).family for row in analysis.analyse(trained[v]).phases["bwd"]}
+        v: {kernels.decode(row.name).family for row in summary.analyse(trained[v]).phases["bwd"]}
         for v in ("sdpa_flash", "sdpa_cudnn")
     }
     assert "flash" in bwd_families["sdpa_flash"] and "cudnn" in bwd_families["sdpa_cudnn"]
@@ -59,7 +61,7 @@ def test_decoding_with_grouped_heads(built):
         assert r.timing.rel_error < 2e-2
         d = r.decode_figures
         assert d.read_ceiling_gbs and d.read_ceiling_gbs > 500 and 0 < d.read_fraction < 1.5
-    flash = analysis.analyse(decoded["sdpa_flash"]).kernels
+    flash = summary.analyse(decoded["sdpa_flash"]).kernels
     assert flash and all(k.info.family == "flash" for k in flash)
     print("\nflash decoding kernels:", [k.info.short for k in flash])
 
@@ -70,11 +72,11 @@ def test_the_cuda_graph_replays_the_step_with_one_launch(built):
     assert g.status == "ok", g.reason
     assert g.replay_matches and g.graph_cpu_us < g.eager_cpu_us
     assert abs(g.graph_gpu_us / g.eager_gpu_us - 1) < 0.5
-    (row,) = Build({"decode": [analysis.analyse(decoded["sdpa_auto"])]}).graph_rows()
+    (row,) = Build({"decode": [summary.analyse(decoded["sdpa_auto"])]}).graph_rows()
     assert row.graph_launches == 1 and row.graph_launch_api == "cudaGraphLaunch"
 
 
 def test_the_read_ceiling_is_measured_once_per_process():
-    first = measure.read_bandwidth("cuda")
-    assert first is not None and first[0] > 500 and first[1] == measure.READ_BYTES
-    assert measure.read_bandwidth("cuda") == first
+    first = timing.read_bandwidth("cuda")
+    assert first is not None and first[0] > 500 and first[1] == timing.READ_BYTES
+    assert timing.read_bandwidth("cuda") == first

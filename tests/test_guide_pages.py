@@ -1,6 +1,6 @@
 """The claims and occupancy pages of the guide, built as they are in docs/guide against results made from the real
 H200 traces, in English and Japanese: warnings-free, every claim with its statement, links from a variant page to
-the claims' rows, and verdicts that match attnprof.claims."""
+the claims' rows, and verdicts that match attnprof.analysis.claims."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from docutils import nodes
 
-from attnprof import claims, words
+from attnprof import words
+from attnprof.analysis import claims
 from helpers import TRACE_VARIANTS, analysed_build, workload_build
 
 DOCS = Path(__file__).parent.parent / "docs"

@@ -1,6 +1,6 @@
-"""attnprof.kernels: every kernel name of the fixture traces, checked against what the trace says independently
-of the name (the ATen op that launched it, its input types and shapes, the launch configuration, the device),
-plus the other naming schemes the decoder claims to read."""
+"""attnprof.analysis.kernels: every kernel name of the fixture traces, checked against what the trace says
+independently of the name (the ATen op that launched it, its input types and shapes, the launch configuration, the
+device), plus the other naming schemes the decoder claims to read."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from attnprof import kernels
-from attnprof.kernels import FAMILIES, SHORT_MAX, KernelInfo, decode
+from attnprof.analysis import kernels
+from attnprof.analysis.kernels import FAMILIES, SHORT_MAX, KernelInfo, decode
 
 TRACES = Path(__file__).parent / "data" / "traces"
 VARIANTS = sorted(p.name.removesuffix(".json.gz") for p in TRACES.glob("*.json.gz"))
@@ -474,7 +474,10 @@ def test_decode_is_torch_free():
     import subprocess
     import sys
 
-    code = "import sys, attnprof.kernels, attnprof.occupancy, attnprof.trace; print('torch' in sys.modules)"
+    code = (
+        "import sys, attnprof.analysis.kernels, attnprof.analysis.occupancy, attnprof.records.trace; "
+        "print('torch' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

@@ -1,5 +1,6 @@
-"""The shape of the package: one-way imports (no circle, not even through imports inside functions), modules small
-enough to read, the Sphinx extension free of torch, and the facts about variants kept in the registry."""
+"""The shape of the package: the folders are the floors of the data flow, imports go one way (down a floor, never
+up, no circle, not even through imports inside functions), the root holds few modules, every module is small enough
+to read, torch lives in the measuring code alone, and the Sphinx extension and the readers stay free of it."""
 
 from __future__ import annotations
 
@@ -11,11 +12,23 @@ from pathlib import Path
 import attnprof
 
 PACKAGE = Path(attnprof.__file__).parent
-#: Declarative tables may be long: kernel-name rules, claim rules, the word table's data.
-LONG_ALLOWED = {"kernels", "claims", "words.claims", "words.site", "words.parallel"}
-#: Raised from 520 when the workloads landed: ``results`` holds three more file formats (training, decoding and
-#: CUDA-graph figures) and ``analysis`` the phases of a training step; neither has a second job to split off.
+#: The floors, bottom first. A module may import modules of its own floor or of a lower one, never of a higher one;
+#: the folders of one floor may not import each other either (``render`` draws what was measured, ``measure``
+#: measures: neither needs the other). The root's modules are what every floor uses.
+FLOORS: tuple[tuple[str, ...], ...] = (
+    ("words",),  # the word table and number formatting: every floor names things in both languages
+    ("",),  # the root: the variant and workload registries, inputs, noise
+    ("records",),  # files: results, sweeps, context-parallel runs, traces
+    ("analysis",),  # what a record says
+    ("render", "measure"),  # text, pictures and the viewer | running and timing attention
+    ("site", "sphinxext", "cli"),  # what a reader or a user meets
+)
+#: At most this many modules at the package root (``__init__`` and ``__main__`` included).
+ROOT_MAX = 8
+#: No module passes this many lines, tables included.
 MAX_LINES = 600
+#: Where ``import torch`` may stand: the measuring floor, and the registries whose entries are torch code.
+TORCH_ALLOWED = ("measure.", "variants", "inputs")
 
 
 def _modules() -> dict[str, Path]:
@@ -82,38 +95,91 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
+def floor_of(module: str) -> tuple[int, str]:
+    """``(floor number, folder)`` of a module name of :func:`import_graph` (``""`` for the root's modules)."""
+    if module == "__main__":  # ``python -m attnprof``: the program, on the top floor with the command line
+        return len(FLOORS) - 1, "cli"
+    folder = module.split(".")[0] if "." in module or (PACKAGE / module).is_dir() else ""
+    for n, folders in enumerate(FLOORS):
+        if folder in folders:
+            return n, folder
+    raise AssertionError(f"module {module!r} is in folder {folder!r}, which no floor of FLOORS holds")
+
+
+def upward(graph: dict[str, set[str]]) -> list[str]:
+    """Every import that goes up a floor, or across between two folders of one floor."""
+    bad = []
+    for module, deps in sorted(graph.items()):
+        here, folder = floor_of(module)
+        for dep in sorted(deps):
+            there, other = floor_of(dep)
+            if there > here or (there == here and other != folder):
+                bad.append(f"{module} -> {dep}")
+    return bad
+
+
 def test_the_import_graph_sees_real_edges():
     graph = import_graph()
-    assert "analysis" in graph["claims"] and "occupancy" in graph["analysis"]
+    assert "analysis.summary" in graph["analysis.claims"] and "analysis.occupancy" in graph["analysis.summary"]
     assert "sphinxext.lookup" in graph["sphinxext.tables"] or "sphinxext.nodes" in graph["sphinxext.tables"]
     assert "words" in graph["sphinxext.nodes"]
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert upward({"records.results": {"analysis.summary"}}) == ["records.results -> analysis.summary"]
+    assert upward({"render.report": {"measure.sweeprun"}}) == ["render.report -> measure.sweeprun"]
+    assert upward({"analysis.summary": {"records.results", "words", "noise"}}) == []
 
 
 def test_no_import_circle_anywhere_in_the_package():
     assert _cycle(import_graph()) is None
 
 
-def test_the_occupancy_calculator_and_the_trace_reader_are_leaves():
+def test_every_import_goes_down_the_floors():
+    assert upward(import_graph()) == []
+
+
+def test_the_root_holds_few_modules():
+    root = sorted(p.stem for p in PACKAGE.glob("*.py"))
+    assert len(root) <= ROOT_MAX, root
+
+
+def test_every_folder_of_the_package_is_a_floor():
+    folders = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").is_file()}
+    assert folders == {f for floor in FLOORS for f in floor if f}
+
+
+def test_the_leaves_stay_leaves():
     graph = import_graph()
-    assert graph["occupancy"] == set()
+    assert graph["analysis.occupancy"] == set()
     assert graph["noise"] == set()  # the statistics of every figure: used by files, measuring and reading alike
-    assert graph["files"] == set()
-    assert graph["results"] == {"noise", "files"}
-    assert graph["trace"] == {"results", "files"}
-    assert graph["measure"] == {"noise", "interrupts"}
-    assert graph["interrupts"] == set()
+    assert graph["records.files"] == set()
+    assert graph["records.results"] == {"noise", "records.files"}
+    assert graph["records.trace"] == {"records.results", "records.files"}
+    assert graph["measure.timing"] == {"noise", "measure.interrupts"}
+    assert graph["measure.interrupts"] == set()
+    word_modules = {n for n in graph if n == "words" or n.startswith("words.")}
+    assert all(graph[n] <= word_modules for n in word_modules)  # the word table reads nothing of the package
 
 
 def test_modules_stay_readable():
-    long = {n: len(p.read_text().splitlines()) for n, p in _modules().items() if n not in LONG_ALLOWED}
+    long = {n: len(p.read_text().splitlines()) for n, p in _modules().items()}
     assert {n: lines for n, lines in long.items() if lines > MAX_LINES} == {}
+
+
+def test_torch_is_imported_by_the_measuring_code_alone():
+    found = []
+    for name, path in _modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            mods = [a.name for a in node.names] if isinstance(node, ast.Import) else (
+                [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])  # fmt: skip
+            if any(m == "torch" or m.startswith("torch.") for m in mods) and not name.startswith(TORCH_ALLOWED):
+                found.append(name)
+    assert sorted(set(found)) == []
 
 
 def test_the_extension_and_the_analysis_import_no_torch_and_no_matplotlib():
     code = (
-        "import sys, attnprof.sphinxext, attnprof.analysis, attnprof.claims, attnprof.sweep, attnprof.report, "
-        "attnprof.workloads, attnprof.workload_analysis; "
+        "import sys, attnprof.sphinxext, attnprof.analysis.summary, attnprof.analysis.claims, "
+        "attnprof.records.sweep, attnprof.render.report, attnprof.workloads, attnprof.analysis.workload_rows; "
         "sys.exit(sorted({'torch', 'matplotlib'} & set(sys.modules)) or 0)"
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)

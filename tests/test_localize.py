@@ -1,5 +1,5 @@
-"""attnprof.localize: the scripts' words found as Sphinx finds them, translated through catalogs, and a language's
-source tree written only where it changed."""
+"""attnprof.site.localize: the scripts' words found as Sphinx finds them, translated through catalogs, and a
+language's source tree written only where it changed."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po, write_po
 
-from attnprof import localize
+from attnprof.site import localize
 
 SCRIPT = textwrap.dedent('''\
     """

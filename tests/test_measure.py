@@ -1,6 +1,7 @@
-"""attnprof.measure: the one timer of a shape (warm-up, samples, retry of unstable samples), used by the variant pages
-and the sweep alike; real calls on the CPU, scripted samples where the outcome must not depend on the machine. And
-interrupts stay interrupts: through the profiler, through chained errors, and when a library swallowed one."""
+"""attnprof.measure.timing: the one timer of a shape (warm-up, samples, retry of unstable samples), used by the
+variant pages and the sweep alike; real calls on the CPU, scripted samples where the outcome must not depend on the
+machine. And interrupts stay interrupts: through the profiler, through chained errors, and when a library swallowed
+one."""
 
 from __future__ import annotations
 
@@ -12,14 +13,15 @@ import time
 import pytest
 import torch
 
-from attnprof import inputs, measure, profiling, sweeprun
-from attnprof.measure import DEFAULT_PLAN, Plan, Samples
+from attnprof import inputs
+from attnprof.measure import interrupts, profiling, sweeprun, timing
+from attnprof.measure.timing import DEFAULT_PLAN, Plan, Samples
 
 
 def test_time_shape_times_real_calls_on_the_cpu():
     a = torch.randn(64, 64)
     plan = Plan(warmup=2, warmup_ms=0.0, reps=5, budget_ms=2.0, max_reps=40, retries=0)
-    timed = measure.time_shape(lambda: a @ a, "cpu", plan)
+    timed = timing.time_shape(lambda: a @ a, "cpu", plan)
     n = len(timed.samples.gpu_ms)
     assert 5 <= n <= 40 and len(timed.samples.issue_us) == n
     assert timed.attempts == 1
@@ -35,11 +37,11 @@ def test_warm_up_runs_at_least_its_calls_and_its_time():
         time.sleep(0.002)
 
     t0 = time.perf_counter()
-    measure.warm_up(slow, "cpu", 2, min_ms=10.0)
+    timing.warm_up(slow, "cpu", 2, min_ms=10.0)
     # 2 calls take about 4 ms: more calls, until they have taken 10 ms
     assert len(calls) >= 3 and (time.perf_counter() - t0) * 1e3 >= 10.0
     calls.clear()
-    issue_us, wall_ms = measure.warm_up(slow, "cpu", 3)
+    issue_us, wall_ms = timing.warm_up(slow, "cpu", 3)
     assert len(calls) == 3 and wall_ms >= 2.0 and issue_us >= 2000
 
 
@@ -52,7 +54,7 @@ def _scripted(monkeypatch, attempts: list[list[float]]) -> list[dict]:
         ms = attempts[len(seen) - 1]
         return Samples(gpu_ms=list(ms), issue_us=[10.0] * len(ms))
 
-    monkeypatch.setattr(measure, "timed_calls", fake)
+    monkeypatch.setattr(timing, "timed_calls", fake)
     return seen
 
 
@@ -63,14 +65,14 @@ WORSE = [10.0, 16.0, 10.0, 16.0, 10.0, 16.0, 10.0]
 
 def test_unstable_samples_are_measured_again(monkeypatch):
     seen = _scripted(monkeypatch, [BIMODAL, STEADY])
-    timed = measure.time_shape(lambda: None, "cpu", dataclasses.replace(DEFAULT_PLAN, warmup_ms=0.0))
+    timed = timing.time_shape(lambda: None, "cpu", dataclasses.replace(DEFAULT_PLAN, warmup_ms=0.0))
     assert len(seen) == 2 and timed.attempts == 2 and not timed.unstable
     assert timed.samples.gpu_ms == STEADY
 
 
 def test_samples_unstable_after_the_retry_are_flagged_and_the_steadier_kept(monkeypatch):
     _scripted(monkeypatch, [BIMODAL, WORSE])
-    timed = measure.time_shape(lambda: None, "cpu", dataclasses.replace(DEFAULT_PLAN, warmup_ms=0.0))
+    timed = timing.time_shape(lambda: None, "cpu", dataclasses.replace(DEFAULT_PLAN, warmup_ms=0.0))
     assert timed.attempts == 2 and timed.unstable
     assert timed.samples.gpu_ms == BIMODAL  # 15.6 / 13.2 spreads less than 16 / 10
 
@@ -78,7 +80,7 @@ def test_samples_unstable_after_the_retry_are_flagged_and_the_steadier_kept(monk
 def test_steady_samples_are_measured_once_and_slow_calls_take_fewer_samples(monkeypatch):
     seen = _scripted(monkeypatch, [STEADY])
     plan = dataclasses.replace(DEFAULT_PLAN, warmup=1, warmup_ms=0.0, slow_ms=0.0)  # every call counts as slow
-    timed = measure.time_shape(lambda: None, "cpu", plan)
+    timed = timing.time_shape(lambda: None, "cpu", plan)
     assert timed.attempts == 1 and not timed.unstable
     assert seen == [
         {
@@ -90,20 +92,20 @@ def test_steady_samples_are_measured_once_and_slow_calls_take_fewer_samples(monk
         }
     ]
     seen = _scripted(monkeypatch, [STEADY])
-    measure.time_shape(lambda: None, "cpu", dataclasses.replace(DEFAULT_PLAN, warmup_ms=0.0))
+    timing.time_shape(lambda: None, "cpu", dataclasses.replace(DEFAULT_PLAN, warmup_ms=0.0))
     assert (seen[0]["min_reps"], seen[0]["budget_ms"]) == (DEFAULT_PLAN.reps, DEFAULT_PLAN.budget_ms)
 
 
 def test_the_pages_and_the_sweep_use_one_timer_with_one_plan(monkeypatch):
-    # Both measuring paths call measure.time_shape, and with the same plan: a shape present on a variant's page and
+    # Both measuring paths call timing.time_shape, and with the same plan: a shape present on a variant's page and
     # in the sweep is measured the same way.
-    assert profiling.time_shape is measure.time_shape is sweeprun.time_shape
+    assert profiling.time_shape is timing.time_shape is sweeprun.time_shape
     assert sweeprun.default_config("cpu").plan is DEFAULT_PLAN is sweeprun.default_config("cuda").plan
     plans = []
 
     def spy(fn, device, plan=DEFAULT_PLAN, sleep=None):
         plans.append(plan)
-        return measure.time_shape(fn, device, dataclasses.replace(plan, warmup_ms=0.0, budget_ms=0.0), sleep)
+        return timing.time_shape(fn, device, dataclasses.replace(plan, warmup_ms=0.0, budget_ms=0.0), sleep)
 
     monkeypatch.setattr(profiling, "time_shape", spy)
     monkeypatch.setattr(sweeprun, "time_shape", spy)
@@ -122,12 +124,12 @@ def test_the_interrupt_behind_an_error_is_found_in_its_chain():
         except KeyboardInterrupt as ki:
             raise AssertionError("Profiler must be initialized before exiting") from ki
     except AssertionError as exc:
-        assert isinstance(measure.interrupt_in(exc), KeyboardInterrupt)
+        assert isinstance(interrupts.interrupt_in(exc), KeyboardInterrupt)
         with pytest.raises(KeyboardInterrupt):
-            measure.reraise_interrupt(exc)
-    assert measure.interrupt_in(ValueError("plain")) is None
-    measure.reraise_interrupt(ValueError("plain"))  # an ordinary failure: nothing raised
-    assert isinstance(measure.interrupt_in(SystemExit(3)), SystemExit)
+            interrupts.reraise_interrupt(exc)
+    assert interrupts.interrupt_in(ValueError("plain")) is None
+    interrupts.reraise_interrupt(ValueError("plain"))  # an ordinary failure: nothing raised
+    assert isinstance(interrupts.interrupt_in(SystemExit(3)), SystemExit)
 
 
 def test_an_interrupt_inside_the_profiler_leaves_it_as_an_interrupt():
@@ -139,32 +141,32 @@ def test_an_interrupt_inside_the_profiler_leaves_it_as_an_interrupt():
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        measure.capture_trace(fn, "x_fwd", "cpu")
+        timing.capture_trace(fn, "x_fwd", "cpu")
     # and the profiler is usable again afterwards
-    raw, parsed = measure.capture_trace(lambda: None, "x_fwd", "cpu", schedule=None)
+    raw, parsed = timing.capture_trace(lambda: None, "x_fwd", "cpu", schedule=None)
     assert raw and "traceEvents" in parsed
 
 
 def test_a_swallowed_sigint_is_still_counted_and_raised_again():
-    with measure.counting_interrupts():
-        seen = measure.interrupts_seen()
+    with interrupts.counting_interrupts():
+        seen = interrupts.interrupts_seen()
         try:
             os.kill(os.getpid(), signal.SIGINT)
             time.sleep(1)
         except KeyboardInterrupt:
             pass
-        assert measure.interrupts_seen() == seen + 1
+        assert interrupts.interrupts_seen() == seen + 1
         with pytest.raises(KeyboardInterrupt):
-            measure.reraise_interrupt(RuntimeError("what the library raised next"), seen)
+            interrupts.reraise_interrupt(RuntimeError("what the library raised next"), seen)
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
 def test_an_interrupt_during_torchs_import_is_held_until_the_import_is_done():
     done = []
-    with pytest.raises(KeyboardInterrupt), measure.deferred_interrupts():
+    with pytest.raises(KeyboardInterrupt), interrupts.deferred_interrupts():
         os.kill(os.getpid(), signal.SIGINT)
         time.sleep(0.2)  # would be interrupted at once without the hold
         done.append("the block finished")
     assert done == ["the block finished"]
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
-    measure.import_torch()  # nothing held, nothing raised
+    interrupts.import_torch()  # nothing held, nothing raised

@@ -1,4 +1,4 @@
-"""attnprof.occupancy: known H200 cases, every limiter, the calculator's rounding rules, bad input, and a
+"""attnprof.analysis.occupancy: known H200 cases, every limiter, the calculator's rounding rules, bad input, and a
 cross-check against the occupancy Kineto estimated for every kernel of the fixture traces."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from attnprof import analysis, occupancy, zero_occupancy
-from attnprof.occupancy import explain, theoretical
+from attnprof.analysis import occupancy, summary, zero_occupancy
+from attnprof.analysis.occupancy import explain, theoretical
 from helpers import TRACE_VARIANTS, analysed, trace_result
 
 TRACES = Path(__file__).parent / "data" / "traces"
@@ -402,6 +402,6 @@ def test_hypotheses_on_synthetic_kernels():
 
 def test_results_that_did_not_run_contribute_nothing():
     flash, _ = trace_result("sdpa_flash")
-    failed = analysis.analyse(dataclasses.replace(flash, status="unsupported", reason="no", steps=[]))
+    failed = summary.analyse(dataclasses.replace(flash, status="unsupported", reason="no", steps=[]))
     assert zero_occupancy.kernel_occupancies([failed]) == []
-    assert len(zero_occupancy.kernel_occupancies([analysis.analyse(flash), failed])) == 1
+    assert len(zero_occupancy.kernel_occupancies([summary.analyse(flash), failed])) == 1

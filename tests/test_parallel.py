@@ -1,5 +1,5 @@
-"""attnprof.parallel: the context-parallel run file (one versioned JSON file, traces beside it) and what a case says,
-on the run recorded on 2 x H200; and its plain-text view in attnprof.report."""
+"""attnprof.records.parallel: the context-parallel run file (one versioned JSON file, traces beside it) and what a
+case says, on the run recorded on 2 x H200; and its plain-text view in attnprof.render.report."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from attnprof import parallel, results, workloadreport
-from attnprof.parallel import ParallelCase, RankRun
+from attnprof.records import parallel, results
+from attnprof.records.parallel import ParallelCase, RankRun
+from attnprof.render import workloadreport
 from helpers import CP_SEQS, cp_facts, h200x2_run, no_gpu_run, runner_h200x2
 
 
@@ -113,7 +114,8 @@ def test_a_case_that_failed_shows_its_reason_in_the_text_table():
 
 
 def test_the_file_the_runner_wrote_on_2_x_h200():
-    """Written by ``attnprof.parallelrun`` (spawned ranks, NCCL) through the gallery script on the 2-GPU builder."""
+    """Written by ``attnprof.measure.parallelrun`` (spawned ranks, NCCL) through the gallery script on the 2-GPU
+    builder."""
     run = runner_h200x2()
     assert run.ok and run.world == 2 and run.launcher == "torch.multiprocessing (spawn)"
     assert run.config == parallel.ParallelConfig(seqs=(32768, 65536), bandwidth_bytes=256 * 2**20)

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from attnprof import parallel, parallelrun
+from attnprof.measure import parallelrun
+from attnprof.records import parallel
 
 pytestmark = pytest.mark.gpu
 

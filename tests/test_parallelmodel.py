@@ -1,4 +1,4 @@
-"""attnprof.parallelmodel: the model of more GPUs and nodes, from the figures the 2 x H200 run measured."""
+"""attnprof.analysis.parallelmodel: the model of more GPUs and nodes, from the figures the 2 x H200 run measured."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from attnprof import parallelmodel as pm
+from attnprof.analysis import parallelmodel as pm
 from helpers import h200x2_run, no_gpu_run
 
 

@@ -1,6 +1,6 @@
-"""attnprof.parallelrank without GPUs: what is checked before PyTorch is asked, putting SDPA back, the configuration
-handed to the spawned ranks, and the lesson the gallery script shows against the code the ranks run. (Real ranks
-run in test_parallelrun.py, on the CPU through gloo, and in test_parallel_gpu.py.)"""
+"""attnprof.measure.parallelrank without GPUs: what is checked before PyTorch is asked, putting SDPA back, the
+configuration handed to the spawned ranks, and the lesson the gallery script shows against the code the ranks run.
+(Real ranks run in test_parallelrun.py, on the CPU through gloo, and in test_parallel_gpu.py.)"""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import inspect
 import textwrap
 from pathlib import Path
 
-from attnprof import measure, parallelrank, parallelrun
+from attnprof.measure import parallelrank, parallelrun, timing
 
 EXAMPLE = Path(__file__).parent.parent / "examples" / "14-context-parallel.py"
 
@@ -52,6 +52,6 @@ def test_the_lesson_shown_in_the_gallery_script_is_the_code_that_runs():
     assert {"init_process_group", "init_device_mesh", "set_rotate_method", "context_parallel",
             "scaled_dot_product_attention", "profile", "schedule", "record_function", "step",
             "export_chrome_trace"} <= shown  # fmt: skip
-    source = inspect.getsource(parallelrank) + inspect.getsource(measure)
+    source = inspect.getsource(parallelrank) + inspect.getsource(timing)
     for name in shown - {"range", "device", "synchronize", "profile"}:
         assert f"{name}(" in source, name

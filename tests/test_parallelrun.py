@@ -1,7 +1,7 @@
-"""attnprof.parallelrun on the CPU: the configuration's one-line errors, failure as data on a machine without two
-GPUs, merging what the ranks recorded, and real runs of two ranks joined by gloo: spawned from a plain script and from
-inside a Sphinx build, and started by torchrun (PyTorch refuses context parallelism on the CPU, so every case records
-PyTorch's words)."""
+"""attnprof.measure.parallelrun on the CPU: the configuration's one-line errors, failure as data on a machine without
+two GPUs, merging what the ranks recorded, and real runs of two ranks joined by gloo: spawned from a plain script and
+from inside a Sphinx build, and started by torchrun (PyTorch refuses context parallelism on the CPU, so every case
+records PyTorch's words)."""
 
 from __future__ import annotations
 
@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from attnprof import parallel, parallelrun
-from attnprof.results import Environment
+from attnprof.measure import parallelrun
+from attnprof.records import parallel
+from attnprof.records.results import Environment
 
 ROOT = Path(__file__).parent.parent
 SRC = ROOT / "src"
@@ -104,7 +105,7 @@ def test_without_cuda_nothing_starts_and_the_file_says_why(tmp_path: Path):
 
 
 def test_one_gpu_is_too_few_and_more_than_the_machine_has_is_refused(tmp_path: Path, monkeypatch):
-    from attnprof import profiling
+    from attnprof.measure import profiling
 
     monkeypatch.setattr(profiling, "environment", lambda device: ENV)  # no GPU here to name
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
@@ -143,7 +144,8 @@ def test_merging_takes_a_case_status_from_its_first_failing_rank():
 # --- real ranks on the CPU, joined by gloo --------------------------------------------------------------------------
 
 SCRIPT = """\
-from attnprof import parallelrun, workloadreport
+from attnprof.measure import parallelrun
+from attnprof.render import workloadreport
 cfg = parallelrun.make_config([64, 62], ["allgather", "alltoall"], ["flash", "math"], device="cpu", dtype="fp32",
                               batch=1, heads=2, head_dim=16, warmup=1, reps=2, bandwidth_bytes=2**16)
 run = parallelrun.run(cfg, save_to={out!r})

@@ -1,10 +1,10 @@
-"""attnprof.pictures: the text colour every picture and the trace viewer write on coloured bars."""
+"""attnprof.render.pictures: the text colour every picture and the trace viewer write on coloured bars."""
 
 from __future__ import annotations
 
 import pytest
 
-from attnprof import pictures, timeline
+from attnprof.render import pictures, timeline
 
 
 def test_contrast_is_wcag_s():

@@ -9,8 +9,11 @@ import warnings
 import pytest
 import torch
 
-from attnprof import cost, cpucosts, inputs, measure, profiling, report, results, variants
-from attnprof.measure import DEFAULT_PLAN
+from attnprof import inputs, variants
+from attnprof.measure import cost, cpucosts, interrupts, profiling, timing
+from attnprof.measure.timing import DEFAULT_PLAN
+from attnprof.records import results
+from attnprof.render import report
 
 SMALL = inputs.make_setup((1, 2, 64, 32), "float32", "cpu")
 
@@ -335,7 +338,7 @@ def test_a_sigint_swallowed_by_a_library_still_stops_the_run(monkeypatch):
         raise RuntimeError("something broke afterwards")
 
     _fake(monkeypatch, "eaten", call)
-    with measure.counting_interrupts(), pytest.raises(KeyboardInterrupt):
+    with interrupts.counting_interrupts(), pytest.raises(KeyboardInterrupt):
         profiling.profile("eaten", SMALL)
 
 

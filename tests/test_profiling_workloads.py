@@ -1,11 +1,14 @@
-"""attnprof.profiling.profile with a workload: training and decoding profiled for real on the CPU at small shapes,
-their own figures, failure as data, and the arguments it refuses."""
+"""attnprof.measure.profiling.profile with a workload: training and decoding profiled for real on the CPU at small
+shapes, their own figures, failure as data, and the arguments it refuses."""
 
 from __future__ import annotations
 
 import pytest
 
-from attnprof import analysis, inputs, profiling, results, workloads
+from attnprof import inputs, workloads
+from attnprof.analysis import summary
+from attnprof.measure import profiling
+from attnprof.records import results
 
 TRAIN = inputs.make_setup((1, 2, 32, 16), "float32", "cpu")
 DECODE = inputs.make_setup((1, 8, 1, 16), "float32", "cpu", kv_heads=2, kv_len=48)
@@ -26,7 +29,7 @@ def test_a_training_step_is_profiled_with_its_forward_and_backward(trained):
     names = {o.name for o in r.steps[0].cpu_ops}
     assert {"naive_fwd", "naive_bwd", "aten::matmul"} <= names
     assert any(n.endswith("Backward0") for n in names)  # the autograd engine's ops
-    a = analysis.analyse(r)
+    a = summary.analyse(r)
     assert list(a.phases) == ["fwd", "bwd"]
     # on the CPU the backward runs on the calling thread, nested under the naive_bwd annotation
     bwd = next(i for i, o in enumerate(r.steps[0].cpu_ops) if o.name == "naive_bwd")

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from attnprof import progress
+from attnprof.cli import progress
 
 
 class Tty(io.StringIO):

@@ -1,5 +1,6 @@
-"""attnprof.ranks on the traces recorded on 2 x H200 (one per rank): who each rank is, which kernel is attention,
-communication or the rest, how much communication overlapped computation, and the interval arithmetic behind it."""
+"""attnprof.analysis.rank_traces on the traces recorded on 2 x H200 (one per rank): who each rank is, which kernel is
+attention, communication or the rest, how much communication overlapped computation, and the interval arithmetic
+behind it."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from attnprof import ranks, trace
+from attnprof.analysis import rank_traces
+from attnprof.records import trace
 from helpers import CP_SEQS, cp_facts, cp_fixture, cp_rank_trace
 
 B, H, D = 2, 16, 64
@@ -81,7 +83,7 @@ def test_each_rank_runs_a_causal_pass_then_a_pass_against_the_other_ranks_keys()
     its own queries to its own keys under the causal mask; then rank 0 only needs its second chunk's queries (half
     the grid) against rank 1's keys, while all of rank 1's queries see rank 0's first chunk (the whole grid)."""
     for seq in CP_SEQS:
-        rows = ranks.chunk_rows([cp_rank_trace("flash", "allgather", seq, r) for r in (0, 1)])
+        rows = rank_traces.chunk_rows([cp_rank_trace("flash", "allgather", seq, r) for r in (0, 1)])
         assert [(r, p, k.causal) for r, p, k in rows] == [(0, 1, True), (0, 2, False), (1, 1, True), (1, 2, False)]
         grids = {(r, p): k.grid for r, p, k in rows}
         blocks = seq // 2 // 128  # the local queries over flash's 128-row blocks
@@ -98,7 +100,7 @@ def test_cudnn_chunks_have_no_causal_flag_in_their_name():
 def test_invalid_runtime_events_are_tolerated():
     raw = trace.read_trace(cp_fixture("flash", "allgather", 32768, 0))
     assert any(e.get("name") == "INVALID" and e.get("cat") == "cuda_runtime" for e in raw["traceEvents"])
-    assert len(ranks.read_rank(raw, "cp_allgather").steps) == 3
+    assert len(rank_traces.read_rank(raw, "cp_allgather").steps) == 3
 
 
 def test_steps_keep_their_absolute_start_so_ranks_share_one_time_axis():
@@ -111,33 +113,33 @@ def test_steps_keep_their_absolute_start_so_ranks_share_one_time_axis():
 def test_a_missing_annotation_names_those_present():
     raw = trace.read_trace(cp_fixture("flash", "alltoall", 32768, 1))
     with pytest.raises(ValueError, match=r"no user_annotation named 'cp_allgather'.*cp_alltoall"):
-        ranks.read_rank(raw, "cp_allgather")
+        rank_traces.read_rank(raw, "cp_allgather")
 
 
 def test_rank_info_without_distributed_info():
-    assert ranks.rank_info({"traceEvents": []}) == (None, None, None)
+    assert rank_traces.rank_info({"traceEvents": []}) == (None, None, None)
 
 
 def test_kinds_of_families():
-    assert [ranks.kind_of(f) for f in ("flash", "mem_efficient", "cudnn", "nccl", "copy", "gemm")] == [
+    assert [rank_traces.kind_of(f) for f in ("flash", "mem_efficient", "cudnn", "nccl", "copy", "gemm")] == [
         "attention", "attention", "attention", "comm", "other", "other"]  # fmt: skip
 
 
 def test_round_trip_through_json():
     t = cp_rank_trace("flash", "alltoall", 65536, 1)
-    assert ranks.RankTrace.from_dict(t.to_dict()) == t
+    assert rank_traces.RankTrace.from_dict(t.to_dict()) == t
 
 
 def test_a_step_without_kernels_has_no_shares():
-    step = ranks.RankStep(index=0, start_us=0.0, cpu_us=10.0)
+    step = rank_traces.RankStep(index=0, start_us=0.0, cpu_us=10.0)
     assert (step.span_us, step.comm_share, step.overlap_fraction, step.idle_us) == (0.0, None, None, 0.0)
 
 
 def test_interval_arithmetic_by_hand():
-    assert ranks.merged([(5, 6), (0, 2), (1, 3)]) == [(0, 3), (5, 6)]
-    assert ranks.union_length([(0, 2), (1, 3), (5, 6)]) == 4
-    assert ranks.intersection_length([(0, 10)], [(2, 3), (9, 12)]) == 2
-    assert ranks.intersection_length([(0, 1)], [(1, 2)]) == 0
+    assert rank_traces.merged([(5, 6), (0, 2), (1, 3)]) == [(0, 3), (5, 6)]
+    assert rank_traces.union_length([(0, 2), (1, 3), (5, 6)]) == 4
+    assert rank_traces.intersection_length([(0, 10)], [(2, 3), (9, 12)]) == 2
+    assert rank_traces.intersection_length([(0, 1)], [(1, 2)]) == 0
 
 
 _intervals = st.lists(st.tuples(st.integers(0, 100), st.integers(0, 20)).map(lambda t: (t[0], t[0] + t[1])),
@@ -146,6 +148,6 @@ _intervals = st.lists(st.tuples(st.integers(0, 100), st.integers(0, 20)).map(lam
 
 @given(_intervals, _intervals)
 def test_inclusion_exclusion(a, b):
-    both = ranks.intersection_length(a, b)
-    assert 0 <= both <= min(ranks.union_length(a), ranks.union_length(b))
-    assert ranks.union_length(a + b) == ranks.union_length(a) + ranks.union_length(b) - both
+    both = rank_traces.intersection_length(a, b)
+    assert 0 <= both <= min(rank_traces.union_length(a), rank_traces.union_length(b))
+    assert rank_traces.union_length(a + b) == rank_traces.union_length(a) + rank_traces.union_length(b) - both

@@ -1,11 +1,12 @@
-"""attnprof.ranktimeline: one step of a context-parallel case, one lane group per rank, on one time axis."""
+"""attnprof.render.ranktimeline: one step of a context-parallel case, one lane group per rank, on one time axis."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from attnprof import pictures, ranktimeline, timeline, words
-from attnprof.parallel import ParallelCase, RankRun
+from attnprof import words
+from attnprof.records.parallel import ParallelCase, RankRun
+from attnprof.render import pictures, ranktimeline, timeline
 from helpers import h200x2_run
 
 

@@ -1,4 +1,4 @@
-"""attnprof.report: the terminal tables and the gallery scripts' lines, in English and Japanese."""
+"""attnprof.render.report: the terminal tables and the gallery scripts' lines, in English and Japanese."""
 
 from __future__ import annotations
 
@@ -6,9 +6,11 @@ import re
 
 import pytest
 
-from attnprof import inputs, report, sweeprun, words
+from attnprof import inputs, words
+from attnprof.measure import sweeprun
 from attnprof.noise import Figure
-from attnprof.results import CpuCostRow, CpuCosts
+from attnprof.records.results import CpuCostRow, CpuCosts
+from attnprof.render import report
 from helpers import h200_environment, h200_sweep, trace_result
 
 

@@ -6,9 +6,9 @@ import os
 
 import pytest
 
-from attnprof import files, results
 from attnprof.noise import Figure
-from attnprof.results import (
+from attnprof.records import files, results
+from attnprof.records.results import (
     CpuOp,
     DecodeFigures,
     Environment,

@@ -1,5 +1,5 @@
-"""attnprof.reuse: a saved measurement stands for a new one only when the same code measured the same thing on the
-same machine; the measuring functions reuse it when asked (the docs build's second language)."""
+"""attnprof.measure.reuse: a saved measurement stands for a new one only when the same code measured the same thing on
+the same machine; the measuring functions reuse it when asked (the docs build's second language)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ import os
 
 import pytest
 
-from attnprof import cpucosts, inputs, profiling, results, reuse, sweep, sweeprun, variants
+from attnprof import inputs, variants
+from attnprof.measure import cpucosts, profiling, reuse, sweeprun
+from attnprof.records import results, sweep
 
 SMALL = inputs.make_setup((1, 2, 64, 32), "float32", "cpu")
 

@@ -10,8 +10,10 @@ from pathlib import Path
 import pytest
 from docutils import nodes
 
-from attnprof import analysis, claims, results, words, zero_occupancy
-from attnprof.results import Environment, Result
+from attnprof import words
+from attnprof.analysis import claims, summary, zero_occupancy
+from attnprof.records import results
+from attnprof.records.results import Environment, Result
 from attnprof.sphinxext import metrics
 from attnprof.variants import VARIANTS
 from helpers import (
@@ -34,7 +36,7 @@ def test_kernel_table_has_one_row_per_distinct_activity(project):
     app = project({"index.md": "# Naive\n\n```{kernel-table} naive\n:caption: Kernels of one step\n```\n"})
     assert app.warning.getvalue() == ""
     naive, _ = trace_result("naive")
-    expected = analysis.kernel_rows(naive.steps, naive.device_properties)
+    expected = summary.kernel_rows(naive.steps, naive.device_properties)
     (table,) = tables(app, "attnprof-kernel-table")
     assert len(body_rows(table)) == len(expected) == 7  # 5 kernels, a memcpy, a memset
     first_cells = [row[0].astext() for row in body_rows(table)]
@@ -194,7 +196,7 @@ def test_cpu_cost_table(project, tmp_path):
     assert app.warning.getvalue() == ""
     (table,) = tables(app, "attnprof-cpu-cost-table")
     rows = [[c.astext() for c in r] for r in body_rows(table)]
-    cost = analysis.cpu_cost("sdpa_flash", analysed("sdpa_flash"))
+    cost = summary.cpu_cost("sdpa_flash", analysed("sdpa_flash"))
     assert rows[1][0] == "sdpa_flash" and rows[1][4] == f"{100 * cost.profiler_share:.0f}\u00a0%"
     assert rows[1][5] == "4.00" and rows[0][5] == "n/a"  # context cost: forced backends only
     assert rows[2][1] == "no CUDA device: no CUDA device"
@@ -420,12 +422,12 @@ def test_a_parallel_build_gives_the_same_pages_as_a_serial_one(project, tmp_path
 def test_a_page_analyses_each_result_once(project, monkeypatch):
     from collections import Counter
 
-    from attnprof import sweep as sweep_module
+    from attnprof.records import sweep as sweep_module
     from helpers import h200_sweep
 
     analysed_, swept, costs = Counter(), Counter(), Counter()
-    real_analyse, real_sweep, real_costs = analysis.analyse, sweep_module.load, results.load_cpu_costs
-    monkeypatch.setattr(analysis, "analyse", lambda r: analysed_.update([r.variant]) or real_analyse(r))
+    real_analyse, real_sweep, real_costs = summary.analyse, sweep_module.load, results.load_cpu_costs
+    monkeypatch.setattr(summary, "analyse", lambda r: analysed_.update([r.variant]) or real_analyse(r))
     monkeypatch.setattr(sweep_module, "load", lambda p: swept.update([p.name]) or real_sweep(p))
     monkeypatch.setattr(results, "load_cpu_costs", lambda p: costs.update([p.name]) or real_costs(p))
     fields = ("gpu_ms", "cpu_us", "dispatch_us", "tflops", "peak_mib", "main_kernel", "main_kernel_regs",
@@ -438,7 +440,7 @@ def test_a_page_analyses_each_result_once(project, monkeypatch):
                             "```{sdpa-choice-table}\n```"])  # fmt: skip
     flash = trace_result("sdpa_flash")[0]
     from attnprof.noise import exact
-    from attnprof.results import CpuCostRow, CpuCosts
+    from attnprof.records.results import CpuCostRow, CpuCosts
 
     row = CpuCostRow("sdpa_flash", "ok", None, exact(90.0), exact(45.0), exact(5.0), [30, 100])
     measured = CpuCosts("cuda", [8, 16, 1024, 64], "bfloat16", 10, flash.environment, [row])
@@ -468,7 +470,7 @@ def test_catalog_messages_do_not_depend_on_what_this_build_could_run(project, tm
 
 def test_cpu_cost_table_and_cpu_claims_read_the_side_by_side_measurement(project, tmp_path):
     from attnprof.noise import Figure
-    from attnprof.results import CpuCostRow, CpuCosts, save_cpu_costs
+    from attnprof.records.results import CpuCostRow, CpuCosts, save_cpu_costs
 
     folder = tmp_path / "results"
     measured = [CpuCostRow("sdpa_flash", "ok", None, Figure(123.0, 118.0, 131.0, 10), Figure(45.6, 44.0, 47.0, 10),

@@ -12,7 +12,8 @@ import textwrap
 from pathlib import Path
 
 import attnprof
-from attnprof import results, variants
+from attnprof import variants
+from attnprof.records import results
 from attnprof.sphinxext import gallery
 from helpers import html, trace_result
 
@@ -37,8 +38,9 @@ Writer
 Writes a result file, and counts its runs.
 """
 
-from attnprof import inputs, results
-from attnprof.results import Environment, Result
+from attnprof import inputs
+from attnprof.records import results
+from attnprof.records.results import Environment, Result
 
 folder = inputs.results_dir()
 env = Environment("CPU", "test", "3.11", "2026-12-01T00:00:00+00:00")
@@ -141,7 +143,7 @@ import os
 import signal
 import time
 
-from attnprof import measure
+from attnprof.measure import timing
 
 calls = [0]
 
@@ -153,7 +155,7 @@ def call():
         time.sleep(5)
 
 
-measure.capture_trace(call, "x_fwd", "cpu")
+timing.capture_trace(call, "x_fwd", "cpu")
 print("still running after Ctrl-C")
 '''
     for name, text in {

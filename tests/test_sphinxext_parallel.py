@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 from docutils import nodes
 
-from attnprof import claims, parallel, parallelmodel, words
+from attnprof import words
+from attnprof.analysis import claims, parallelmodel
+from attnprof.records import parallel
 from helpers import h200x2_run, html, no_gpu_run, rows, tables
 
 DOCS = Path(__file__).parent.parent / "docs"

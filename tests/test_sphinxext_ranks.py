@@ -1,16 +1,18 @@
-"""attnprof.sphinxext.ranks and the ``time`` metric: comparative words that come from the build's data."""
+"""attnprof.sphinxext.fastest and the ``time`` metric: comparative words that come from the build's data."""
 
 from __future__ import annotations
 
 import dataclasses
 
-from attnprof import analysis, fmt, results
-from attnprof.results import Result
+from attnprof.analysis import summary
+from attnprof.records import results
+from attnprof.records.results import Result
+from attnprof.words import fmt
 from helpers import analysed, assert_warned, html, trace_result
 
 
-def _fastest_of(*variants: str) -> analysis.TimeBand:
-    return analysis.by_time(analysed(v) for v in variants)[0]
+def _fastest_of(*variants: str) -> summary.TimeBand:
+    return summary.by_time(analysed(v) for v in variants)[0]
 
 
 def test_fastest_names_the_fastest_variant_with_its_time(project):
@@ -65,7 +67,7 @@ def test_time_names_the_device_it_was_measured_on(project, tmp_path):
 
 
 def test_by_time_orders_timed_results_and_bands_overlap_symmetrically():
-    bands = analysis.by_time(analysed(v) for v in ("sdpa_math", "sdpa_flash", "naive"))
+    bands = summary.by_time(analysed(v) for v in ("sdpa_math", "sdpa_flash", "naive"))
     assert [b.median_ms for b in bands] == sorted(b.median_ms for b in bands)
     a, b = bands[0], bands[-1]
     assert a.overlaps(a) and a.overlaps(b) == b.overlaps(a)

@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 from docutils import nodes
 
-from attnprof import pictures, sweeprun
-from attnprof.results import Environment
-from attnprof.sweep import Sweep, SweepPoint
+from attnprof.measure import sweeprun
+from attnprof.records.results import Environment
+from attnprof.records.sweep import Sweep, SweepPoint
+from attnprof.render import pictures
 from helpers import assert_warned, doctree, h200_sweep, html, rows, tables, write_catalog
 
 PAGE = """\

@@ -9,14 +9,17 @@ from pathlib import Path
 
 from docutils import nodes
 
-from attnprof import claims, kernels, pictures, results, words
+from attnprof import words
+from attnprof.analysis import claims, kernels
+from attnprof.records import results
+from attnprof.render import pictures
 from attnprof.sphinxext.nodes import disclosure
 from helpers import analysed, body_rows, doctree, html, tables, trace_result
 
 
 def cpu_result(variant: str, folder: Path):
-    """``(result, folder, raw trace)`` for :func:`attnprof.results.save`: a result of ``variant`` as a CPU-only build
-    records it, run on the CPU, its steps with CPU ops and no GPU activity."""
+    """``(result, folder, raw trace)`` for :func:`attnprof.records.results.save`: a result of ``variant`` as a
+    CPU-only build records it, run on the CPU, its steps with CPU ops and no GPU activity."""
     result, raw = trace_result(variant)
     steps = [dataclasses.replace(s, activities=[], gpu_time_us=0.0, gpu_span_us=0.0) for s in result.steps]
     return dataclasses.replace(result, device="cpu", steps=steps, device_properties={}), folder, raw

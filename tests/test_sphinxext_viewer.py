@@ -7,7 +7,7 @@ import os
 import re
 from pathlib import Path
 
-from attnprof import viewer
+from attnprof.render import viewer
 from attnprof.sphinxext.viewer import DATA_DIR, trace_viewer
 from helpers import doctree, html, trace_result
 
@@ -116,8 +116,8 @@ def test_other_builders_show_the_download_paragraph(project):
 
 
 def test_a_variant_that_did_not_run_gets_no_viewer(project, tmp_path):
-    from attnprof import results
-    from attnprof.results import Result
+    from attnprof.records import results
+    from attnprof.records.results import Result
 
     folder = tmp_path / "results"
     env = trace_result("naive")[0].environment

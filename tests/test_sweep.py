@@ -10,8 +10,11 @@ from pathlib import Path
 import pytest
 import torch
 
-from attnprof import cost, files, inputs, report, sweep, sweeprun, variants
-from attnprof.sweep import Sweep, SweepPoint
+from attnprof import inputs, variants
+from attnprof.measure import cost, sweeprun
+from attnprof.records import files, sweep
+from attnprof.records.sweep import Sweep, SweepPoint
+from attnprof.render import report
 from helpers import H200_CEILINGS, h200_sweep
 
 TINY = dict(batch=1, heads=1, dtype="float32", device="cpu", reps=3, reps_slow=3, warmup=1, warmup_ms=0, budget_ms=0)

@@ -10,7 +10,9 @@ import time
 import pytest
 import torch
 
-from attnprof import sweep, sweeprun, variants
+from attnprof import variants
+from attnprof.measure import sweeprun
+from attnprof.records import sweep
 
 pytestmark = pytest.mark.gpu
 

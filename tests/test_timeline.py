@@ -1,4 +1,4 @@
-"""attnprof.timeline: PNGs drawn from results made from the real H200 traces."""
+"""attnprof.render.timeline: PNGs drawn from results made from the real H200 traces."""
 
 from __future__ import annotations
 
@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from attnprof import kernels, pictures, timeline, trace
-from attnprof.results import Environment, Result
+from attnprof.analysis import kernels
+from attnprof.records import trace
+from attnprof.records.results import Environment, Result
+from attnprof.render import pictures, timeline
 from helpers import trace_result
 
 

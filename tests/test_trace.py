@@ -1,5 +1,5 @@
-"""attnprof.trace against the H200 fixture traces, cross-checked with the raw events, and against small synthetic
-traces for the edge cases the fixtures do not have."""
+"""attnprof.records.trace against the H200 fixture traces, cross-checked with the raw events, and against small
+synthetic traces for the edge cases the fixtures do not have."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ from collections import Counter
 
 import pytest
 
-from attnprof import analysis, trace, variants
-from attnprof.results import Environment, Result, StepTrace
+from attnprof import variants
+from attnprof.analysis import summary
+from attnprof.records import trace
+from attnprof.records.results import Environment, Result, StepTrace
 from helpers import TRACE_VARIANTS, TRACES
 from helpers import annotation_marks as _marks
 from helpers import fixture_steps as _steps
@@ -221,9 +223,9 @@ def test_naive_copies_the_score_matrix_once_per_step_and_inplace_does_not():
 
 def test_transpose_counts():
     # sdpa_math transposes K once for Q @ K^T; the fused backends transpose q, k, v in and the output back out
-    assert analysis.op_counts(list(_steps("sdpa_math")))["aten::transpose"] == 1
-    assert analysis.op_counts(list(_steps("sdpa_flash")))["aten::transpose"] == 4
-    assert analysis.op_counts(list(_steps("sdpa_efficient")))["aten::transpose"] == 4
+    assert summary.op_counts(list(_steps("sdpa_math")))["aten::transpose"] == 1
+    assert summary.op_counts(list(_steps("sdpa_flash")))["aten::transpose"] == 4
+    assert summary.op_counts(list(_steps("sdpa_efficient")))["aten::transpose"] == 4
 
 
 def test_sdpa_math_launches_twenty_kernels_two_of_them_gemms_via_ExC():

@@ -1,12 +1,12 @@
-"""attnprof.trace on the 2xH200 workload recordings: the backward of a training step on the autograd thread, decoding
-steps, CUDA-graph replays, context-parallel traces with ``INVALID`` runtime events; and small synthetic traces for
-the fallback and for threads that are not the autograd engine's."""
+"""attnprof.records.trace on the 2xH200 workload recordings: the backward of a training step on the autograd thread,
+decoding steps, CUDA-graph replays, context-parallel traces with ``INVALID`` runtime events; and small synthetic
+traces for the fallback and for threads that are not the autograd engine's."""
 
 from __future__ import annotations
 
 import pytest
 
-from attnprof import trace
+from attnprof.records import trace
 from helpers import DECODE_FIXTURES, TRACE_VARIANTS, TRAIN_VARIANTS, raw_trace, workload_trace
 
 LAUNCH = ("cuda_runtime", "cuda_driver")

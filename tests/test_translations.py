@@ -37,7 +37,7 @@ def expected_catalogs(docs: Path = DOCS, examples: Path = EXAMPLES) -> dict[str,
             wanted[rel.with_suffix(".po").as_posix()] = page
     for script in sorted(examples.glob("*.py")):
         if GALLERY_SCRIPT.match(script.name):
-            wanted[f"auto_examples/{script.stem}.po"] = script  # its page: text blocks (attnprof.localize)
+            wanted[f"auto_examples/{script.stem}.po"] = script  # its page: text blocks (attnprof.site.localize)
             wanted[f"examples/{script.stem}.po"] = script  # its line comments
     header = next((examples / name for name in GALLERY_HEADERS if (examples / name).is_file()), None)
     if header is not None:
@@ -89,9 +89,9 @@ CATALOGS = sorted(catalog_dir().rglob("*.po"))
 
 @pytest.mark.parametrize("script", sorted(EXAMPLES.glob("[0-9][0-9]-*.py")), ids=lambda p: p.name)
 def test_every_word_of_a_gallery_script_is_translated(script: Path) -> None:
-    """The Japanese gallery runs translated scripts (attnprof.localize): every title, paragraph and line comment of
-    the English script must have a translation, or the Japanese build stops."""
-    from attnprof import localize
+    """The Japanese gallery runs translated scripts (attnprof.site.localize): every title, paragraph and line comment
+    of the English script must have a translation, or the Japanese build stops."""
+    from attnprof.site import localize
 
     _, missing = localize.translate_script(script, DOCS / "locales", LANGUAGE)
     assert not missing, "run `nox -s i18n` and translate:\n" + "\n".join(map(str, missing))

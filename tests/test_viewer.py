@@ -1,5 +1,5 @@
-"""attnprof.viewer: the trace viewer's payload, data file, markup, served script and gallery embed, built from the
-real H200 traces."""
+"""attnprof.render.viewer: the trace viewer's payload, data file, markup, served script and gallery embed, built from
+the real H200 traces."""
 
 from __future__ import annotations
 
@@ -14,8 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from attnprof import analysis, columns, pictures, timeline, trace, viewer, words
-from attnprof.results import Environment, Result
+from attnprof import words
+from attnprof.analysis import summary
+from attnprof.records import trace
+from attnprof.records.results import Environment, Result
+from attnprof.render import columns, pictures, timeline, viewer
 from attnprof.words import viewer as viewer_words
 from helpers import TRACE_VARIANTS, TRACES, trace_result
 
@@ -80,7 +83,7 @@ def test_every_step_every_lane_and_every_event_is_there(variant: str):
 def test_main_kernel_durations_are_the_traces(variant: str):
     result, raw = trace_result(variant)
     data = viewer.payload(result)
-    main = analysis.analyse(result).main_kernel()
+    main = summary.analyse(result).main_kernel()
     names = data["strings"]
     found = [
         (s[1], s[3])
@@ -102,7 +105,7 @@ def test_main_kernel_durations_are_the_traces(variant: str):
 @pytest.mark.parametrize("variant", TRACE_VARIANTS)
 def test_the_tooltip_says_what_the_kernel_table_says(variant: str):
     result, _ = trace_result(variant)
-    a = analysis.analyse(result)
+    a = summary.analyse(result)
     for lang in words.LANGUAGES:
         data = viewer.payload(a, lang)
         by_name = {}
@@ -119,7 +122,7 @@ def test_the_tooltip_says_what_the_kernel_table_says(variant: str):
 
 def test_a_launch_with_another_grid_gets_its_own_cells():
     result, _ = trace_result("sdpa_math")
-    a = analysis.analyse(result)
+    a = summary.analyse(result)
     data = viewer.payload(a)
     varying = [r for r in a.rows if r.configs > 1]
     assert varying  # sdpa_math launches two kernels with two grids each: a kernel-table row per grid
@@ -242,7 +245,7 @@ def test_families_in_the_legend_are_those_present():
 
 def test_theoretical_occupancy_is_the_analysiss_with_its_limiter():
     result, _ = trace_result("sdpa_flash")
-    row = analysis.analyse(result).main_kernel()
+    row = summary.analyse(result).main_kernel()
     assert row.theoretical.percent < 100
     for lang in words.LANGUAGES:
         data = viewer.payload(result, lang)
@@ -325,7 +328,8 @@ def test_embed_carries_its_data_and_the_trace_inline():
 
 def test_embed_finds_the_saved_trace_and_leaves_a_large_one_out(tmp_path: Path, monkeypatch):
     result, raw = trace_result("naive")
-    from attnprof import inputs, results
+    from attnprof import inputs
+    from attnprof.records import results
 
     results.save(result, tmp_path, raw)
     monkeypatch.setenv(inputs.RESULTS_ENV, str(tmp_path))
@@ -362,7 +366,7 @@ def test_bad_input_is_refused_in_one_line(call, message: str):
 
 
 def test_importing_the_viewer_imports_no_torch_matplotlib_or_sphinx():
-    code = "import sys, attnprof.viewer; print(sorted({'torch', 'matplotlib', 'sphinx'} & set(sys.modules)))"
+    code = "import sys, attnprof.render.viewer; print(sorted({'torch', 'matplotlib', 'sphinx'} & set(sys.modules)))"
     src = Path(viewer.__file__).parents[1]
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={"PYTHONPATH": str(src)})  # fmt: skip

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from attnprof import claims, occupancy, words, zero_occupancy
+from attnprof import words
+from attnprof.analysis import claims, occupancy, zero_occupancy
 from attnprof.words import claims as claim_words
 from attnprof.words import kernels as kernel_words
 from attnprof.words import parallel as parallel_words

@@ -1,4 +1,4 @@
-"""attnprof.workload_analysis on the 2xH200 recordings: the phases of a training step, the rows of the training,
+"""attnprof.analysis.workload_rows on the 2xH200 recordings: the phases of a training step, the rows of the training,
 decoding and CUDA-graph tables, the decision table, and the placeholder tie rule."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import dataclasses
 
 import pytest
 
-from attnprof import analysis
-from attnprof.workload_analysis import Band, Build, Entry, decision_row, too_close_to_call
+from attnprof.analysis import summary
+from attnprof.analysis.workload_rows import Band, Build, Entry, decision_row, too_close_to_call
 from helpers import decode_result, train_result, workload_build, workload_facts
 
 FACTS = workload_facts()
@@ -21,7 +21,7 @@ def test_the_tie_rule_is_band_overlap():
 
 
 def test_a_training_step_splits_into_its_annotated_phases():
-    a = analysis.analyse(train_result("sdpa_flash"))
+    a = summary.analyse(train_result("sdpa_flash"))
     assert list(a.phases) == ["fwd", "bwd"]
     fwd = [r.info.short for r in a.phases["fwd"] if r.kind == "kernel"]
     bwd = [r.info.short for r in a.phases["bwd"] if r.kind == "kernel"]
@@ -50,7 +50,7 @@ def test_training_rows_from_the_recorded_figures():
 def test_a_step_no_longer_than_its_forward_has_no_backward_time():
     r = train_result("naive")
     r.train_figures = dataclasses.replace(r.train_figures, fwd_ms_median=r.timing.gpu_ms_median * 1.01)
-    row = Build({"train": [analysis.analyse(r)]}).train_rows()[0]
+    row = Build({"train": [summary.analyse(r)]}).train_rows()[0]
     assert row.bwd_ms is None and row.bwd_over_fwd is None
 
 
@@ -119,5 +119,5 @@ def test_a_build_picks_results_by_workload_and_length():
 
 
 def test_a_refused_variant_has_no_entry():
-    row = Build({"decode": [analysis.analyse(decode_result("sdpa_efficient", 8192))]}).decision_rows("decode")
+    row = Build({"decode": [summary.analyse(decode_result("sdpa_efficient", 8192))]}).decision_rows("decode")
     assert row == []

@@ -1,13 +1,16 @@
-"""attnprof.workloadreport in both languages: the training, decoding and context-parallel text tables and the lines of
-the gallery scripts 12 to 14, from the 2 x H200 recordings; English exactly as before the tables learned Japanese."""
+"""attnprof.render.workloadreport in both languages: the training, decoding and context-parallel text tables and the
+lines of the gallery scripts 12 to 14, from the 2 x H200 recordings; English exactly as before the tables learned
+Japanese."""
 
 from __future__ import annotations
 
 import pytest
 
-from attnprof import inputs, parallel, words, workloadreport
-from attnprof.report import display_width
-from attnprof.workload_analysis import GraphRow
+from attnprof import inputs, words
+from attnprof.analysis.workload_rows import GraphRow
+from attnprof.records import parallel
+from attnprof.render import workloadreport
+from attnprof.render.report import display_width
 from helpers import GRAPH_LEN, decode_result, h200x2_run, no_gpu_run, train_result, workload_build
 
 

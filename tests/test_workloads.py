@@ -7,6 +7,7 @@ import pytest
 import torch
 
 from attnprof import inputs, variants, workloads
+from attnprof.measure import steps
 
 DECODE = inputs.make_setup((2, 8, 1, 16), "float32", "cpu", kv_heads=2, kv_len=40)
 TRAIN = inputs.make_setup((1, 2, 32, 16), "float32", "cpu")
@@ -111,39 +112,39 @@ def test_the_build_plan_on_the_cpu_compiles_nothing_but_keeps_the_cuda_only_vari
 
 
 def test_the_reference_broadcasts_kv_heads_like_repeat_interleave():
-    q, k, v = workloads.decode_inputs(DECODE)
+    q, k, v = steps.decode_inputs(DECODE)
     group = 8 // 2
     kk, vv = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
     expected = torch.softmax(q @ kk.transpose(-2, -1) / 16**0.5, dim=-1) @ vv
-    torch.testing.assert_close(workloads.decode_reference(q, k, v), expected)
+    torch.testing.assert_close(steps.decode_reference(q, k, v), expected)
     # and query head 5 uses KV head 1: changing KV head 0 leaves it alone
     k2 = k.clone()
     k2[:, 0] += 3.0
-    out, out2 = workloads.decode_reference(q, k, v), workloads.decode_reference(q, k2, v)
+    out, out2 = steps.decode_reference(q, k, v), steps.decode_reference(q, k2, v)
     torch.testing.assert_close(out[:, 4:], out2[:, 4:])
     assert not torch.allclose(out[:, :4], out2[:, :4])
 
 
 @pytest.mark.parametrize("name", ["naive", "sdpa_math", "sdpa_flash", "sdpa_auto"])
 def test_decode_forms_match_the_reference_on_the_cpu(name):
-    q, k, v = workloads.decode_inputs(DECODE, seed=3)
+    q, k, v = steps.decode_inputs(DECODE, seed=3)
     with torch.no_grad():
         out = variants.get(name).build_decode(40, "cpu")(q, k, v)
     assert out.shape == (2, 8, 1, 16)
-    assert inputs.relative_error(out, workloads.decode_reference(q, k, v)) < 1e-5
+    assert inputs.relative_error(out, steps.decode_reference(q, k, v)) < 1e-5
 
 
 def test_is_causal_with_one_query_row_is_the_pitfall_the_pages_describe():
-    q, k, v = workloads.decode_inputs(DECODE, seed=4)
+    q, k, v = steps.decode_inputs(DECODE, seed=4)
     wrong = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
     first_key = v[:, :, :1].repeat_interleave(4, dim=1)
     torch.testing.assert_close(wrong, first_key)  # top-left aligned: the token sees key 0 only
-    assert inputs.relative_error(wrong, workloads.decode_reference(q, k, v)) > 0.5
+    assert inputs.relative_error(wrong, steps.decode_reference(q, k, v)) > 0.5
 
 
 @pytest.mark.parametrize("name", ["naive", "naive_inplace", "sdpa_math", "sdpa_flash"])
 def test_training_steps_give_the_float64_gradients(name):
-    step = workloads.get("train").prepare(variants.get(name), TRAIN)
+    step = steps.prepare(workloads.get("train"), variants.get(name), TRAIN)
     out_err, grad_err = step.error()
     assert out_err < 1e-5 and grad_err < 1e-5
     q = step.tensors[0]
@@ -157,7 +158,7 @@ def test_training_steps_give_the_float64_gradients(name):
 def test_in_place_masking_trains_like_out_of_place():
     grads = {}
     for name in ("naive", "naive_inplace"):
-        step = workloads.get("train").prepare(variants.get(name), TRAIN)
+        step = steps.prepare(workloads.get("train"), variants.get(name), TRAIN)
         step.call()
         grads[name] = [t.grad.clone() for t in step.tensors[:3]]
     for a, b in zip(grads["naive"], grads["naive_inplace"], strict=True):
@@ -165,8 +166,8 @@ def test_in_place_masking_trains_like_out_of_place():
 
 
 def test_the_read_ceiling_times_a_full_reduction():
-    from attnprof import measure
+    from attnprof.measure import timing
 
     x = torch.arange(8, dtype=torch.float32)
-    assert measure.read_all(x).item() == 28.0  # the call read_bandwidth times, on any device
-    assert measure.read_bandwidth("cpu") is None
+    assert timing.read_all(x).item() == 28.0  # the call read_bandwidth times, on any device
+    assert timing.read_bandwidth("cpu") is None

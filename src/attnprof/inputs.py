@@ -169,7 +169,7 @@ def results_dir(default: str | Path = "attnprof-results") -> Path:
 def language(default: str = "en") -> str:
     """The language a script prints and draws in: ``$ATTNPROF_LANGUAGE`` if set (the docs build sets it), else
     ``default`` (a script translated for the Japanese gallery passes ``"ja"``); ``"en"`` or ``"ja"``."""
-    from . import words
+    from attnprof import words
 
     return words.language(os.environ.get(LANGUAGE_ENV) or default)
 

@@ -9,13 +9,13 @@ call on this build", instead of an order that the next build may reverse.
 
 Where the intervals come from:
 
-* **GPU times** (CUDA events around single calls, :func:`attnprof.measure.time_shape`): tens to hundreds of
+* **GPU times** (CUDA events around single calls, :func:`attnprof.measure.timing.time_shape`): tens to hundreds of
   samples, so the interval is a distribution-free confidence interval of the median (:func:`median_interval`):
   two order statistics chosen so that the true median lies between them with at least 95% probability, whatever
   the distribution of the samples.
 * **CPU times** (dispatch cost, the forcing context, profiled CPU time) drift with the state of the machine by more
   than they vary from call to call, so single calls are not independent samples of one figure. They are measured
-  in interleaved rounds (:func:`attnprof.cpucosts.measure_cpu_costs`); each round gives one median, and the
+  in interleaved rounds (:func:`attnprof.measure.cpucosts.measure_cpu_costs`); each round gives one median, and the
   interval is the confidence interval of the median over the rounds' medians. Rounds capture drift within a
   build, not between builds.
 * **A handful of samples** (the three active profiler steps): the interval is the whole range, which is all that
@@ -190,8 +190,8 @@ def unstable(samples: Sequence[float], abs_floor: float = 0.0) -> bool:
 
 class CpuMedians:
     """The medians of a CPU cost's three figures (``profiled``, ``dispatch``, ``context``: :class:`Figure` or
-    ``None``), shared by the CPU-cost file's rows (:class:`attnprof.results.CpuCostRow`) and the analysis's view
-    of them (:class:`attnprof.analysis.CpuCost`)."""
+    ``None``), shared by the CPU-cost file's rows (:class:`attnprof.records.results.CpuCostRow`) and the analysis's
+    view of them (:class:`attnprof.analysis.summary.CpuCost`)."""
 
     profiled: Figure | None
     dispatch: Figure | None

@@ -196,12 +196,13 @@ class Variant:
         materializes_scores: Writes the whole ``[seq, seq]`` score matrix to device memory.
         score_copies: How many ``[batch, heads, seq, seq]`` score matrices are alive at once at the call's peak
             (``scores * scale`` makes a new one while the old one is still held); 0 for fused kernels. Read by
-            :func:`attnprof.cost.variant_bytes`.
+            :func:`attnprof.measure.cost.variant_bytes`.
         scores_in_float32: The scores are computed in float32 at least, whatever the input dtype (SDPA's math
             backend upcasts float16 and bfloat16).
         fused: One of the three fused SDPA backends the reference article compares.
-        cpu_cost: Measured in the side-by-side CPU-cost comparison (:func:`attnprof.cpucosts.measure_cpu_costs`).
-        decode: Prepares the decoding form ``(kv_len, device) -> (q, k, v) -> out`` (no mask, grouped KV heads),
+        cpu_cost: Measured in the side-by-side CPU-cost comparison
+        (:func:`attnprof.measure.cpucosts.measure_cpu_costs`). decode: Prepares the decoding form ``(kv_len, device)
+        -> (q, k, v) -> out`` (no mask, grouped KV heads),
             or ``None`` for a variant that has none (see ``not_for``).
         not_for: ``(workload, why)`` pairs: the workloads this variant does not take part in, and why in words.
             PyTorch's own refusals are not listed here: those are measured, and recorded in the result.

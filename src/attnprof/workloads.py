@@ -20,23 +20,20 @@ Which variants take part in which workload is a fact of the variant registry (:m
 supports`). A variant PyTorch refuses for a workload (the memory-efficient backend with grouped heads) is not
 excluded: it runs, and its result records PyTorch's reason.
 
-The functions that build tensors import torch inside; importing this module costs nothing.
+Facts only: the steps themselves (tensors, torch) are built by :mod:`attnprof.measure.steps`.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from . import inputs, trace, variants
-from .inputs import Setup
-from .measure import capture_trace, gpu_sleeper, percentile, sync, time_dispatch_us, timed_calls
-from .results import GraphFigures, TrainFigures
+from attnprof import inputs, variants
+from attnprof.inputs import Setup
 
 if TYPE_CHECKING:
-    import torch
+    pass
 
 #: FLOPs of the backward over the forward's: five matrix products where the forward has two.
 BACKWARD_FLOP_FACTOR = 2.5
@@ -65,26 +62,6 @@ CPU_DECODE_LENS: tuple[int, ...] = (256, 1024)
 # --- the workloads --------------------------------------------------------------------------------------------------
 
 
-@dataclass
-class Step:
-    """One step of a workload, prepared for one variant and setup: what is timed, profiled and checked.
-
-    Attributes:
-        call: One step, as timed (train: grads cleared, forward, backward).
-        body: One step as profiled: the same, with the phases inside their own annotations (train).
-        error: Relative errors against the reference: the output's, and the gradients' largest (``None`` when
-            there are none).
-        forward: The forward alone with autograd recording (train), else ``None``.
-        tensors: The inputs, kept alive for the step's lifetime (and for a CUDA graph's capture).
-    """
-
-    call: Callable[[], Any]
-    body: Callable[[], Any]
-    error: Callable[[], tuple[float, float | None]]
-    forward: Callable[[], Any] | None = None
-    tensors: tuple[Any, ...] = ()
-
-
 @dataclass(frozen=True)
 class Workload:
     """One registered workload.
@@ -94,9 +71,11 @@ class Workload:
         title: Short human title.
         suffix: The step annotation is ``<variant>_<suffix>``.
         phases: Annotations nested inside the step (``<variant>_<phase>``), in order; empty when there are none.
-        grad: Runs with autograd recording.
+        grad: Runs with autograd recording: a step has a backward pass.
         flops: FLOPs of one step for a setup.
-        prepare: Builds the :class:`Step` of a variant for a setup (torch imported inside).
+        kv_cache: A step reads a KV cache (one query token against ``kv_len`` cached positions, grouped heads).
+        graph_replay: The build also replays a step from a CUDA graph, to show what the CPU's share of it was.
+        sweeps: The sequence-length sweep (:mod:`attnprof.measure.sweeprun`) measures this workload.
     """
 
     name: str
@@ -105,7 +84,14 @@ class Workload:
     phases: tuple[str, ...]
     grad: bool
     flops: Callable[[Setup], float]
-    prepare: Callable[[variants.Variant, Setup], Step]
+    kv_cache: bool = False
+    graph_replay: bool = False
+    sweeps: bool = False
+
+    @property
+    def backward(self) -> bool:
+        """Whether a step runs a backward pass (the same as :attr:`grad`)."""
+        return self.grad
 
     def annotation(self, variant: str) -> str:
         """The annotation around one step of ``variant`` (``"sdpa_flash_train"``)."""
@@ -140,96 +126,21 @@ def decode_bytes(setup: Setup) -> int:
     return (2 * b * hk * length * d + 2 * b * h * s * d) * inputs.element_bytes(setup.dtype)
 
 
-def _prefill(v: variants.Variant, setup: Setup) -> Step:
-    q, k, v_ = inputs.make_inputs(setup)
-    fn = v.build(setup.shape[2], setup.device)
-
-    def call() -> torch.Tensor:
-        return fn(q, k, v_)
-
-    def error() -> tuple[float, float | None]:
-        return inputs.relative_error(call(), inputs.reference_attention(q, k, v_)), None
-
-    return Step(call, call, error, tensors=(q, k, v_))
-
-
-def _train(v: variants.Variant, setup: Setup) -> Step:
-    import torch
-    from torch.profiler import record_function
-
-    q, k, v_ = (t.requires_grad_() for t in inputs.make_inputs(setup))
-    gen = torch.Generator(device="cpu").manual_seed(GRAD_SEED)
-    grad = torch.randn(setup.shape, generator=gen).to(device=setup.device, dtype=q.dtype)
-    fn = v.build(setup.shape[2], setup.device)
-
-    def call() -> None:
-        q.grad = k.grad = v_.grad = None
-        fn(q, k, v_).backward(grad)
-
-    def body() -> None:
-        q.grad = k.grad = v_.grad = None
-        with record_function(f"{v.name}_fwd"):
-            out = fn(q, k, v_)
-        with record_function(f"{v.name}_bwd"):
-            out.backward(grad)
-
-    def error() -> tuple[float, float | None]:
-        q.grad = k.grad = v_.grad = None
-        out = fn(q, k, v_)
-        out.backward(grad)
-        ref_in = [t.detach().double().requires_grad_() for t in (q, k, v_)]
-        ref = inputs.reference_attention(*ref_in)
-        ref.backward(grad.double())
-        grads = [inputs.relative_error(t.grad, r.grad) for t, r in zip((q, k, v_), ref_in, strict=True)]
-        q.grad = k.grad = v_.grad = None
-        return inputs.relative_error(out.detach(), ref.detach()), max(grads)
-
-    return Step(call, body, error, forward=lambda: fn(q, k, v_), tensors=(q, k, v_, grad))
-
-
-def decode_inputs(setup: Setup, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Standard-normal ``q`` and cache ``k``, ``v``, made on the device (a long cache is gigabytes: making it on
-    the CPU would take longer than everything else)."""
-    import torch
-
-    gen = torch.Generator(device=setup.device).manual_seed(seed)
-    dtype = getattr(torch, setup.dtype)
-    shapes = (setup.shape, setup.kv_shape, setup.kv_shape)
-    return tuple(torch.randn(s, generator=gen, device=setup.device, dtype=dtype) for s in shapes)  # type: ignore[return-value]
-
-
-def decode_reference(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
-    """Decoding attention in float32, written out: each KV head serves its group of query heads by broadcasting
-    (no copy of the cache); no mask. Float32, not float64: at the longest caches float64 copies would take 8 GB."""
-    import torch
-
-    b, h, s, d = q.shape
-    hk = k.size(1)
-    qg = q.float().reshape(b, hk, h // hk * s, d)  # the query heads of one group side by side
-    scores = qg @ k.float().transpose(-2, -1) / math.sqrt(d)
-    out = torch.softmax(scores, dim=-1) @ v.float()
-    return out.reshape(b, h, s, d)
-
-
-def _decode(v: variants.Variant, setup: Setup) -> Step:
-    q, k, v_ = decode_inputs(setup)
-    fn = v.build_decode(setup.kv_shape[2], setup.device)
-
-    def call() -> torch.Tensor:
-        return fn(q, k, v_)
-
-    def error() -> tuple[float, float | None]:
-        return inputs.relative_error(call(), decode_reference(q, k, v_)), None
-
-    return Step(call, call, error, tensors=(q, k, v_))
-
-
 WORKLOADS: dict[str, Workload] = {
     w.name: w
     for w in (
-        Workload("prefill", "Prefill: one causal forward", "fwd", (), False, prefill_flops, _prefill),
-        Workload("train", "Training: forward and backward", "train", ("fwd", "bwd"), True, train_flops, _train),
-        Workload("decode", "Decoding: one token against a KV cache", "decode", (), False, decode_flops, _decode),
+        Workload("prefill", "Prefill: one causal forward", "fwd", (), False, prefill_flops, sweeps=True),
+        Workload("train", "Training: forward and backward", "train", ("fwd", "bwd"), True, train_flops),
+        Workload(
+            "decode",
+            "Decoding: one token against a KV cache",
+            "decode",
+            (),
+            False,
+            decode_flops,
+            kv_cache=True,
+            graph_replay=True,
+        ),
     )
 }
 
@@ -350,69 +261,3 @@ def plan(workload: str, device: str, names: tuple[str, ...] | None = None) -> li
             setup = inputs.make_setup(base.shape, base.dtype, device, kv_heads=base.kv_heads, kv_len=length)
             out.append(Planned(v.name, setup, graph=v.graph and length == GRAPH_LEN))
     return out
-
-
-# --- measuring what only one workload measures ----------------------------------------------------------------------
-
-
-def train_figures(step: Step, setup: Setup, grad_error: float | None) -> TrainFigures:
-    """The forward alone (with autograd recording, as in training) and the memory it leaves for the backward."""
-    import torch
-
-    assert step.forward is not None
-    sleep = gpu_sleeper(setup.device)
-    fwd = timed_calls(step.forward, setup.device, min_reps=15, budget_ms=50.0, max_reps=100, sleep=sleep).gpu_ms
-    saved = None
-    if setup.device == "cuda":
-        sync("cuda")
-        base = torch.cuda.memory_allocated()
-        out = step.forward()
-        sync("cuda")
-        saved = int(torch.cuda.memory_allocated() - base)
-        del out
-    return TrainFigures(
-        fwd_ms_median=percentile(fwd, 50),
-        fwd_ms_p10=percentile(fwd, 10),
-        fwd_ms_p90=percentile(fwd, 90),
-        fwd_repetitions=len(fwd),
-        saved_bytes=saved,
-        grad_rel_error=float("nan") if grad_error is None else grad_error,
-    )
-
-
-def graph_figures(step: Step, annotation: str, device: str, reps: int = 30) -> GraphFigures:
-    """Capture one decoding step in a CUDA graph and measure its replay beside the eager step (see
-    :class:`attnprof.results.GraphFigures`); the replays are profiled under ``annotation``.
-
-    Raises:
-        RuntimeError: without CUDA, or whatever capturing raised (the caller records it as data).
-    """
-    import torch
-
-    if device != "cuda":
-        raise RuntimeError("CUDA graphs need a CUDA device")
-    eager_out = step.call()
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):  # warm up on a side stream, as torch.cuda.graphs documents
-        for _ in range(3):
-            step.call()
-    torch.cuda.current_stream().wait_stream(side)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        static_out = step.call()
-    graph.replay()
-    sync(device)
-    matches = bool(torch.allclose(static_out.float(), eager_out.float(), atol=1e-2, rtol=1e-2))
-    sleep = gpu_sleeper(device)
-    figures: dict[str, float] = {}
-    for label, fn in (("eager", step.call), ("graph", graph.replay)):
-        for _ in range(3):
-            fn()
-        figures[f"{label}_cpu_us"] = percentile(time_dispatch_us(fn, device, reps=reps), 50)
-        figures[f"{label}_wall_us"] = 1e3 * percentile(timed_calls(fn, device, min_reps=reps).gpu_ms, 50)
-        figures[f"{label}_gpu_us"] = 1e3 * percentile(timed_calls(fn, device, min_reps=reps, sleep=sleep).gpu_ms, 50)
-    _, parsed = capture_trace(graph.replay, annotation, device, record_shapes=False)
-    steps = trace.parse_trace(parsed, annotation)
-    del graph, static_out
-    return GraphFigures("ok", None, repetitions=reps, replay_matches=matches, steps=steps, **figures)

@@ -40,7 +40,7 @@ def discover_pages(site: Path) -> list[str]:
     return pages
 
 
-#: The class of a trace view's HTML (:func:`attnprof.viewer.fragment`).
+#: The class of a trace view's HTML (:func:`attnprof.render.viewer.fragment`).
 VIEW_CLASS = "attnprof-trace-view"
 
 

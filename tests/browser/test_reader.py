@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from attnprof import pictures
+from attnprof.render import pictures
 
 from .english import english_runs
 from .pages import LANGUAGES, SCREENSHOTS, VIEWPORTS

@@ -13,7 +13,8 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from attnprof import analysis, pictures, viewer
+from attnprof.analysis import summary
+from attnprof.render import pictures, viewer
 from helpers import TRACES
 
 from .pages import LANGUAGES, SCREENSHOTS
@@ -39,7 +40,7 @@ def open_variant(context: BrowserContext, base: str, v: ViewOnPage, lang: str) -
 
 def main_slice(view: View, v: ViewOnPage, step: int):
     """The slice of the main kernel's first launch in ``step``, and that activity."""
-    name = analysis.analyse(v.result).main_kernel().name
+    name = summary.analyse(v.result).main_kernel().name
     lane, index, s = view.find(step, "gpu", kernel_named(name))[0]
     activity = next(a for a in v.result.steps[step].activities if a.correlation == s[3])
     return view.slice(lane, index), activity
@@ -173,7 +174,7 @@ def test_a_launch_and_its_kernel_highlight_each_other(ctx, h200_url, site_views,
     launch.click()
     assert "is-linked" in kernel.get_attribute("class") and "is-linked" in launch.get_attribute("class")
     assert view.locator(".attnprof-viewer-slice.is-linked").count() == 2  # nothing else
-    short = analysis.analyse(v.result).main_kernel().info.text(lang)  # the label in the page's language
+    short = summary.analyse(v.result).main_kernel().info.text(lang)  # the label in the page's language
     live = view.locator(".attnprof-viewer-live").text_content()
     assert activity.launch_api in live and short in live and str(activity.correlation) in live
     launch.hover()
@@ -208,7 +209,7 @@ def test_keyboard_reaches_the_slices_with_a_focus_ring_and_a_described_tooltip(c
                     outlineWidth: parseFloat(style.outlineWidth), tabIndex: el.tabIndex};
         }"""
     )
-    row = analysis.analyse(v.result).main_kernel()
+    row = summary.analyse(v.result).main_kernel()
     assert "attnprof-viewer-gpu" in focused["lane"] and focused["text"] == row.info.text(lang)
     assert not focused["tipHidden"] and focused["role"] == "tooltip"
     activity = v.result.steps[1].kernels[0]
@@ -245,7 +246,8 @@ def test_390_px_keeps_the_type_readable_and_the_tooltip_on_screen(phone, h200_ur
 
 
 def contrast(a: list[float], b: list[float]) -> float:
-    """:func:`attnprof.pictures.contrast` of two colours given as 0-255 channels (as computed styles give them)."""
+    """:func:`attnprof.render.pictures.contrast` of two colours given as 0-255 channels (as computed styles give
+    them)."""
     return pictures.contrast(*("#" + "".join(f"{round(c):02x}" for c in rgb[:3]) for rgb in (a, b)))
 
 

@@ -15,7 +15,10 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from attnprof import analysis, fmt, viewer, words
+from attnprof import words
+from attnprof.analysis import summary
+from attnprof.render import viewer
+from attnprof.words import fmt
 
 from .conftest import H200, NO_SITE
 from .pages import SCREENSHOTS
@@ -90,7 +93,7 @@ def main_row(view: View, page: Page) -> tuple[dict[str, Any] | None, str]:
         longest = max((s for st in data["steps"] for lane in st["lanes"] if lane["kind"] == "gpu"
                        for s in lane["slices"]), key=lambda s: s[1])  # fmt: skip
         return None, data["strings"][data["kernels"][longest[2]]["n"]]
-    rows = analysis.kernel_rows(*parsed)
+    rows = summary.kernel_rows(*parsed)
     return None, max(rows, key=lambda r: r.total_us if r.kind == "kernel" else -1).name
 
 

@@ -1,8 +1,8 @@
 """A small site built by Sphinx with the real extension and theme from the H200 fixture results, in English and
 Japanese: one page per variant of :data:`VARIANTS` (its kernel table and its timeline, as the site's variant pages
-have them), and a page holding what a gallery script's :func:`attnprof.viewer.embed` prints. It lets the viewer's
-browser tests meet GPU traces on a machine without a GPU. No Playwright import here: ``nox -s tests`` collects this
-package without it.
+have them), and a page holding what a gallery script's :func:`attnprof.render.viewer.embed` prints. It lets the
+viewer's browser tests meet GPU traces on a machine without a GPU. No Playwright import here: ``nox -s tests``
+collects this package without it.
 
 Layout of the folder it writes::
 
@@ -19,8 +19,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from attnprof import results, viewer
-from attnprof.results import Result
+from attnprof.records import results
+from attnprof.records.results import Result
+from attnprof.render import viewer
 from helpers import TRACES, trace_result
 
 #: Variants of the site: the largest trace (20 activities, two grids for two kernels), a driver-launched cuDNN

@@ -10,7 +10,8 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from attnprof import trace, variants, workloads
+from attnprof import variants, workloads
+from attnprof.records import trace
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Locator, Page
@@ -174,7 +175,8 @@ class View:
         return base64.b64decode(link.evaluate(_TRACE_JS))
 
     def parsed_steps(self) -> tuple[list[Any], dict[str, Any]] | None:
-        """The published trace read by :mod:`attnprof.trace`: its steps and device properties (``None``: no trace)."""
+        """The published trace read by :mod:`attnprof.records.trace`: its steps and device properties (``None``: no
+        trace)."""
         published = self.published_trace()
         if published is None:
             return None

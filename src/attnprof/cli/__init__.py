@@ -18,11 +18,11 @@ The device defaults to CUDA when there is one, else the CPU; the shape to :func:
 Every check comes before any work (:mod:`.checks`), and each refusal is one line naming the value and what is
 accepted, with exit status 2: an unknown variant, dtype or device, a malformed shape or number, an empty value (for
 every option), a device that is not there, an output path that cannot be written
-(:func:`attnprof.files.check_output`), and a run estimated to need more memory than the device has, or more than an
-hour on the CPU (:mod:`attnprof.cost`; ``--force`` runs it anyway). ``--dry-run`` stops after the checks and
-prints the plan with its estimates. Progress goes to standard error (:mod:`attnprof.progress`). Ctrl-C stops the
-command at once with one line and exit status 130, leaving no partial or temporary file; a file that cannot be
-written at the end (a full disk) is one line and exit status 1.
+(:func:`attnprof.records.files.check_output`), and a run estimated to need more memory than the device has, or more
+than an hour on the CPU (:mod:`attnprof.measure.cost`; ``--force`` runs it anyway). ``--dry-run`` stops after the
+checks and prints the plan with its estimates. Progress goes to standard error (:mod:`attnprof.cli.progress`). Ctrl-C
+stops the command at once with one line and exit status 130, leaving no partial or temporary file; a file that cannot
+be written at the end (a full disk) is one line and exit status 1.
 
 The package: :mod:`.args` (the parser: every option, its default and accepted values), :mod:`.checks` (checking
 input and cost before work), :mod:`.commands` (the four commands).
@@ -36,11 +36,12 @@ import sys
 from collections.abc import Sequence
 from typing import IO
 
-from ..measure import counting_interrupts, interrupts_seen
-from ..progress import ProgressBar
-from .args import parser
-from .checks import BadInput
-from .commands import CHECK_SHAPE, COMMANDS, WriteFailed, check_variant
+from attnprof.cli.args import parser
+from attnprof.cli.checks import BadInput
+from attnprof.cli.commands import COMMANDS, WriteFailed
+from attnprof.cli.progress import ProgressBar
+from attnprof.measure.interrupts import counting_interrupts, interrupts_seen
+from attnprof.measure.profiling import CHECK_SHAPE, check_variant
 
 __all__ = ["CHECK_SHAPE", "INTERRUPTED", "USAGE_ERROR", "BadInput", "ProgressBar", "check_variant", "main", "parser"]
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 import argparse
 from typing import NoReturn
 
-from .. import __version__, sweeprun
-from .checks import DTYPES, VARIANTS, BadInput, text
+from attnprof import __version__
+from attnprof.cli.checks import DTYPES, VARIANTS, BadInput, text
+from attnprof.measure import sweeprun
 
 
 class Parser(argparse.ArgumentParser):

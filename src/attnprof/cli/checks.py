@@ -13,8 +13,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO
 
-from .. import cost, files, inputs, profiling, sweeprun, variants
-from ..measure import import_torch
+from attnprof import inputs, variants
+from attnprof.measure import cost, profiling, sweeprun
+from attnprof.records import files
 
 #: Accepted spellings, as the messages and the help list them.
 DTYPES = ", ".join(inputs.DTYPE_ALIASES)
@@ -44,11 +45,8 @@ def device(name: str | None) -> str:
         raise BadInput(f"unknown device {name!r}; choose one of: {DEVICES}")
     if name == "cpu":
         return name  # no torch needed to say so
-    import_torch()
-    import torch
-
     if name is None:
-        return "cuda" if torch.cuda.is_available() else "cpu"
+        return profiling.default_device()
     missing = profiling.cuda_missing_reason()
     if missing:
         raise BadInput(f"device 'cuda' is not available here ({missing}); choose one of: cpu")
@@ -105,7 +103,7 @@ def budget(value: str | None) -> float | None:
 
 
 def output(value: str | None, what: str) -> Path | None:
-    """The checked output path (:func:`attnprof.files.check_output`), or ``None`` when none was asked for."""
+    """The checked output path (:func:`attnprof.records.files.check_output`), or ``None`` when none was asked for."""
     if value is None:
         return None
     try:
@@ -138,7 +136,7 @@ def sweep_config(args: argparse.Namespace) -> sweeprun.SweepConfig:
 
 def plan(names: Sequence[str], run: inputs.Setup, force: bool) -> tuple[list[cost.Estimate], cost.Limit | None]:
     """The estimates of profiling ``names`` at ``run`` and the memory there is; refuses a run that cannot fit
-    (:func:`attnprof.cost.check`) unless ``force``."""
+    (:func:`attnprof.measure.cost.check`) unless ``force``."""
     limit = cost.available(run.device)
     estimates = [cost.estimate(n, run, limit=limit) for n in names]
     if not force:

@@ -6,17 +6,16 @@ import argparse
 import json
 import tempfile
 import textwrap
-import warnings
 from pathlib import Path
 from typing import IO
 
-from .. import cost, files, inputs, profiling, report, results, sweep, sweeprun, variants, workloadreport
-from ..measure import import_torch, interrupts_seen, raise_if_interrupted, reraise_interrupt
-from ..progress import QUIET_BELOW_S, ProgressBar, Ticker
-from . import checks, workload
-
-#: Shape of the call ``attnprof list`` makes to see whether a variant runs here.
-CHECK_SHAPE = (1, 2, 128, 64)
+from attnprof import inputs, variants
+from attnprof.cli import checks, workload
+from attnprof.cli.progress import QUIET_BELOW_S, ProgressBar, Ticker
+from attnprof.measure import cost, profiling, sweeprun
+from attnprof.measure.interrupts import import_torch, raise_if_interrupted
+from attnprof.records import files, results, sweep
+from attnprof.render import report, workloadreport
 
 
 class WriteFailed(Exception):
@@ -24,40 +23,13 @@ class WriteFailed(Exception):
 
 
 def _write(path: Path, data: bytes, shown: str, since: int) -> None:
-    """Write an output file atomically (:func:`attnprof.files.atomic_write`), unless interrupted on the way."""
+    """Write an output file atomically (:func:`attnprof.records.files.atomic_write`), unless interrupted on the
+    way."""
     raise_if_interrupted(since)
     try:
         files.atomic_write(path, data)
     except OSError as exc:
         raise WriteFailed(f"cannot write {shown!r}: {exc.strerror or exc}") from None
-
-
-def check_variant(name: str, device: str, dtype: str = "bfloat16") -> tuple[str, str | None]:
-    """Whether ``name`` runs here: one tiny real call (:data:`CHECK_SHAPE`), judged like a profiled run.
-
-    Returns:
-        ``(status, reason)``: ``("ok", None)``, or a status of :data:`attnprof.results.STATUSES` and PyTorch's
-        reason (see :func:`attnprof.profiling.failure`).
-    """
-    import torch
-
-    v = variants.get(name)
-    missing = profiling.cuda_missing_reason() if device == "cuda" else None
-    if missing:
-        return "no_cuda", missing
-    setup = inputs.make_setup(CHECK_SHAPE, dtype, device)
-    seen = interrupts_seen()
-    with torch.no_grad(), warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            q, k, v_ = inputs.make_inputs(setup)
-            v.build(setup.shape[2], device)(q, k, v_)
-            if device == "cuda":
-                torch.cuda.synchronize()
-        except Exception as exc:  # failure is data: the row says why (an interrupt is not a failure)
-            reraise_interrupt(exc, seen)
-            return profiling.failure(exc, caught, v, device)
-    return "ok", None
 
 
 def cmd_list(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
@@ -73,12 +45,12 @@ def cmd_list(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         else:
             if v.compiled:
                 err.write(f"checking {v.name}: the first call compiles, this can take a while\n")
-            status, reason = check_variant(v.name, device, dtype)
+            status, reason = profiling.check_variant(v.name, device, dtype)
             here = "yes" if status == "ok" else f"no ({status}): {reason}"
         rows.append([v.name, ", ".join(v.devices), here])
         notes.append(textwrap.fill(f"{v.name}: {v.title}. {v.description} Needs: {v.requirements}.", 110,
                                    subsequent_indent="    "))  # fmt: skip
-    shape = ",".join(map(str, CHECK_SHAPE))
+    shape = ",".join(map(str, profiling.CHECK_SHAPE))
     out.write(f'variants ("runs here": one call of shape {shape}, {dtype}, on {device})\n\n')
     out.write(report.table(["variant", "devices", "runs here"], rows) + "\n\n")
     out.write("\n".join(notes) + "\n")

@@ -7,12 +7,15 @@ import argparse
 import json
 from typing import IO
 
-from .. import files, inputs, profiling, report, results, variants, workloadreport, workloads
-from ..analysis import analyse
-from ..interrupts import import_torch, raise_if_interrupted
-from ..workload_analysis import Build
-from . import checks
-from .checks import BadInput
+from attnprof import inputs, variants, workloads
+from attnprof.analysis.summary import analyse
+from attnprof.analysis.workload_rows import Build
+from attnprof.cli import checks
+from attnprof.cli.checks import BadInput
+from attnprof.measure import profiling
+from attnprof.measure.interrupts import import_torch, raise_if_interrupted
+from attnprof.records import files, results
+from attnprof.render import report, workloadreport
 
 
 def name(args: argparse.Namespace) -> str:

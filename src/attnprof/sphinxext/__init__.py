@@ -1,9 +1,10 @@
 """Sphinx extension: live numbers, tables and pictures from result files, in every language of the site.
 
 Pages never type a number: they name a variant and the extension reads its result file (written by the gallery
-scripts through :func:`attnprof.results.save`) from ``attnprof_results_dir``. It never imports torch. Data flows
-one way: result files -> :mod:`.lookup` (one cache; each result analysed once by :mod:`attnprof.analysis`) ->
-words and numbers (:mod:`attnprof.words`, :mod:`attnprof.fmt`) -> the directives -> the page.
+scripts through :func:`attnprof.records.results.save`) from ``attnprof_results_dir``. It never imports torch. Data
+flows one way: result files -> :mod:`.lookup` (one cache; each result analysed once by
+:mod:`attnprof.analysis.summary`) -> words and numbers (:mod:`attnprof.words`, :mod:`attnprof.words.fmt`) -> the
+directives -> the page.
 
 One module per family of directives, each with its own ``setup_*`` (:mod:`.nodes`, the shared building blocks,
 registers the nodes they share):
@@ -51,22 +52,22 @@ from typing import Any
 from sphinx.application import Sphinx
 from sphinx.config import Config
 
-from .. import __version__
-from ..inputs import RESULTS_ENV
-from .banner import setup_banner
-from .claims import setup_claims
-from .figures import setup_figures
-from .gallery import setup_gallery
-from .metrics import setup_metrics
-from .nodes import setup_nodes
-from .occupancy import setup_occupancy
-from .parallel import setup_parallel
-from .ranks import setup_ranks
-from .scaling import setup_scaling
-from .scripts import setup_scripts
-from .tables import setup_tables
-from .viewer import setup_viewer
-from .workloads import setup_workloads
+from attnprof import __version__
+from attnprof.inputs import RESULTS_ENV
+from attnprof.sphinxext.banner import setup_banner
+from attnprof.sphinxext.claims import setup_claims
+from attnprof.sphinxext.fastest import setup_ranks
+from attnprof.sphinxext.figures import setup_figures
+from attnprof.sphinxext.gallery import setup_gallery
+from attnprof.sphinxext.metrics import setup_metrics
+from attnprof.sphinxext.nodes import setup_nodes
+from attnprof.sphinxext.occupancy import setup_occupancy
+from attnprof.sphinxext.parallel import setup_parallel
+from attnprof.sphinxext.scaling import setup_scaling
+from attnprof.sphinxext.scripts import setup_scripts
+from attnprof.sphinxext.tables import setup_tables
+from attnprof.sphinxext.viewer import setup_viewer
+from attnprof.sphinxext.workloads import setup_workloads
 
 _PACKAGE_DIR = Path(__file__).parent.parent
 

@@ -17,11 +17,11 @@ from sphinx.application import Sphinx
 from sphinx.transforms import SphinxTransform
 from sphinx.util.docutils import SphinxDirective
 
-from .. import words
-from ..analysis import Analysis
-from ..results import Result
-from . import lookup
-from .nodes import para, reason_node, status_words, words_para
+from attnprof import words
+from attnprof.analysis.summary import Analysis
+from attnprof.records.results import Result
+from attnprof.sphinxext import lookup
+from attnprof.sphinxext.nodes import para, reason_node, status_words, words_para
 
 #: The page that says how to run the scripts and build the site yourself (the gallery's index).
 RUN_IT_YOURSELF = "auto_examples/index"

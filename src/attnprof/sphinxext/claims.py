@@ -1,4 +1,4 @@
-"""The reference article's claims checked against this build (:mod:`attnprof.claims`).
+"""The reference article's claims checked against this build (:mod:`attnprof.analysis.claims`).
 
 ``claims [ID ...]``
     One row per claim (the article's, C1-C17, when none are named): its id (linked to its row in the
@@ -26,10 +26,10 @@ from docutils import nodes
 from sphinx import addnodes
 from sphinx.application import Sphinx
 
-from .. import claims
-from ..analysis import Analysis
-from . import lookup
-from .nodes import AttnprofDirective, para, with_recorded
+from attnprof.analysis import claims
+from attnprof.analysis.summary import Analysis
+from attnprof.sphinxext import lookup
+from attnprof.sphinxext.nodes import AttnprofDirective, para, with_recorded
 
 #: Claims about CPU time: they use the side-by-side CPU-cost measurement when the build has one.
 CPU_CLAIMS = frozenset({"C16", "C17"})

@@ -1,17 +1,18 @@
 """Pictures the build draws: one profiler step as a timeline, and one metric of the sweep against sequence length.
 
 ``timeline VARIANT``
-    One active step drawn by :mod:`attnprof.timeline` (``:step:``, the middle one by default), the content as
+    One active step drawn by :mod:`attnprof.render.timeline` (``:step:``, the middle one by default), the content as
     caption, followed by the interactive viewer of every step (:mod:`.viewer`; the link to the raw trace where the
     builder has no viewer); ``:workload:`` (and ``:kv-len:``) picks a training or decoding result.
 ``scaling-plot``
     One metric (``:metric:``) of the sweep against sequence length at one head_dim (``:head-dim:``), drawn by
-    :mod:`attnprof.scalingplot`, the content as caption.
+    :mod:`attnprof.render.scalingplot`, the content as caption.
 
 Pictures are drawn into the results folder, one per language (the en and ja builds share that folder), and only
 when the result or the drawing code is newer than the file. Each image gets its caption (translated by then) as
-alt text, or a one-sentence summary of what it shows, and its CSS width (:func:`attnprof.pictures.shown_width_px`),
-so that its text is as large on screen as :mod:`attnprof.pictures` drew it for.
+alt text, or a one-sentence summary of what it shows, and its CSS width
+(:func:`attnprof.render.pictures.shown_width_px`), so that its text is as large on screen as
+:mod:`attnprof.render.pictures` drew it for.
 
 A timeline of a result with no GPU activity (a CPU-only build) keeps its caption for the translators only: the
 caption talks about a GPU trace the picture does not show, so the page shows the summary of what it does show.
@@ -30,12 +31,13 @@ from sphinx.application import Sphinx
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.docutils import SphinxDirective
 
-from .. import pictures, scalingplot, sweep, timeline
-from ..results import Result
-from . import lookup
-from .nodes import WORKLOAD_OPTIONS, AttnprofDirective, not_run_note, para, untold
-from .scaling import SweepDirective
-from .viewer import trace_view
+from attnprof.records import sweep
+from attnprof.records.results import Result
+from attnprof.render import pictures, scalingplot, timeline
+from attnprof.sphinxext import lookup
+from attnprof.sphinxext.nodes import WORKLOAD_OPTIONS, AttnprofDirective, not_run_note, para, untold
+from attnprof.sphinxext.scaling import SweepDirective
+from attnprof.sphinxext.viewer import trace_view
 
 #: Figure classes whose images get their caption as alt text.
 PICTURE_CLASSES = frozenset({"attnprof-timeline", "attnprof-scaling-plot"})
@@ -84,7 +86,7 @@ def picture_figure(
 
 
 class Timeline(AttnprofDirective):
-    """``timeline VARIANT``: one active step drawn by :mod:`attnprof.timeline`, the content as caption."""
+    """``timeline VARIANT``: one active step drawn by :mod:`attnprof.render.timeline`, the content as caption."""
 
     required_arguments = 1
     has_content = True

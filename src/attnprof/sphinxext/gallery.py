@@ -25,7 +25,7 @@ from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.util import logging
 
-from .. import files
+from attnprof.records import files
 
 logger = logging.getLogger(__name__)
 

@@ -2,19 +2,19 @@
 run, behind one cache.
 
 Every file is read once per process and version (its modification time): a result is loaded and analysed
-(:func:`attnprof.analysis.analyse`) once, however many directives and roles of however many pages show it. Every
-file read is noted as a dependency of the page that asked, so the page is read again when the file changes. A
+(:func:`attnprof.analysis.summary.analyse`) once, however many directives and roles of however many pages show it.
+Every file read is noted as a dependency of the page that asked, so the page is read again when the file changes. A
 missing or unreadable file is a Sphinx warning at the directive's location (so ``-W`` fails the build) and the
 returned value carries the message for the page. Every file is verified before it is used or published (result
-files by their readers, which raise :class:`attnprof.files.UnreadableFile` for truncated gzip, bad JSON or another
-schema; trace files by :func:`verified_trace` before a page links them), and the warning for a bad one names the
-file and the fix (:func:`attnprof.sphinxext.gallery.fix_for`: delete it and build again, which re-runs the script
+files by their readers, which raise :class:`attnprof.records.files.UnreadableFile` for truncated gzip, bad JSON or
+another schema; trace files by :func:`verified_trace` before a page links them), and the warning for a bad one names
+the file and the fix (:func:`attnprof.sphinxext.gallery.fix_for`: delete it and build again, which re-runs the script
 that writes it).
 
-Which result is used for a variant: of its result files (:func:`attnprof.results.find`), the first that ran
+Which result is used for a variant: of its result files (:func:`attnprof.records.results.find`), the first that ran
 (``status == "ok"``), CUDA results before CPU ones; else the first one. For the training and decoding workloads,
 :func:`find_build` gathers every result of the build (all variants, all cache lengths), analysed, into one
-:class:`attnprof.workload_analysis.Build`.
+:class:`attnprof.analysis.workload_rows.Build`.
 """
 
 from __future__ import annotations
@@ -28,14 +28,15 @@ from docutils import nodes
 from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
 
-from .. import analysis, files, parallel, results, sweep, trace
-from ..analysis import Analysis
-from ..parallel import ParallelRun
-from ..results import CpuCosts, Result
-from ..sweep import Sweep
-from ..variants import VARIANTS
-from ..workload_analysis import DECISION_WORKLOADS, Build
-from . import gallery
+from attnprof.analysis import summary
+from attnprof.analysis.summary import Analysis
+from attnprof.analysis.workload_rows import DECISION_WORKLOADS, Build
+from attnprof.records import files, parallel, results, sweep, trace
+from attnprof.records.parallel import ParallelRun
+from attnprof.records.results import CpuCosts, Result
+from attnprof.records.sweep import Sweep
+from attnprof.sphinxext import gallery
+from attnprof.variants import VARIANTS
 
 logger = logging.getLogger(__name__)
 
@@ -58,7 +59,7 @@ def _cached(kind: str, path: Path, load: Callable[[Path], T]) -> T:
 
 
 def _analysed(path: Path) -> Analysis:
-    return analysis.analyse(results.load(path))
+    return summary.analyse(results.load(path))
 
 
 def _fix(env: BuildEnvironment, path: Path) -> str:
@@ -76,7 +77,7 @@ def analysed(path: Path) -> Analysis:
     the directive that named the file did that when the page was read).
 
     Raises:
-        OSError, StaleResultError: as :func:`attnprof.results.load`.
+        OSError, StaleResultError: as :func:`attnprof.records.results.load`.
     """
     return _cached("result", Path(path), _analysed)
 

@@ -17,11 +17,12 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxRole
 
-from .. import fmt, words
-from ..analysis import Analysis, KernelRow
-from ..columns import limiter_words
-from . import lookup
-from .nodes import status_words
+from attnprof import words
+from attnprof.analysis.summary import Analysis, KernelRow
+from attnprof.render.columns import limiter_words
+from attnprof.sphinxext import lookup
+from attnprof.sphinxext.nodes import status_words
+from attnprof.words import fmt
 
 #: Fields of the ``metric`` role, besides ``op:<op name>``.
 METRIC_FIELDS: tuple[str, ...] = (

@@ -30,10 +30,12 @@ from sphinx.application import Sphinx
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.docutils import SphinxDirective
 
-from .. import fmt, kernels, words
-from ..results import CpuCosts, Result
-from ..variants import VARIANTS
-from . import lookup
+from attnprof import words
+from attnprof.analysis import kernels
+from attnprof.records.results import CpuCosts, Result
+from attnprof.sphinxext import lookup
+from attnprof.variants import VARIANTS
+from attnprof.words import fmt
 
 #: The options every table directive takes.
 TABLE_OPTIONS: dict[str, Callable[[str], Any]] = {
@@ -161,8 +163,8 @@ def recorded(text: str) -> nodes.inline:
     return node
 
 
-#: What :func:`attnprof.profiling.failure` appends to PyTorch's reason when a variant ran on a device it does not
-#: support: `` (<variant title> runs on: cuda)``.
+#: What :func:`attnprof.measure.profiling.failure` appends to PyTorch's reason when a variant ran on a device it does
+# not : support: `` (<variant title> runs on: cuda)``.
 _RUNS_ON = re.compile(r" \((?P<title>[^()]+) runs on: (?P<devices>[\w, ]+)\)$")
 
 

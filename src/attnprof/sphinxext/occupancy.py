@@ -2,10 +2,11 @@
 
 ``occupancy-table [VARIANT ...]``
     Reported against theoretical occupancy for every kernel of the variants (all when none are named), from
-    :func:`attnprof.zero_occupancy.kernel_occupancies`. A reported 0% is marked (class ``attnprof-occ-zero``).
+    :func:`attnprof.analysis.zero_occupancy.kernel_occupancies`. A reported 0% is marked (class
+    ``attnprof-occ-zero``).
 ``occupancy-hypotheses [VARIANT ...]``
     Each explanation of a reported 0% (and each combination) tested against every kernel
-    (:func:`attnprof.zero_occupancy.check_hypotheses`), then one line saying which the data support and which
+    (:func:`attnprof.analysis.zero_occupancy.check_hypotheses`), then one line saying which the data support and which
     kernels rule the others out.
 """
 
@@ -17,12 +18,13 @@ from typing import Any
 from docutils import nodes
 from sphinx.application import Sphinx
 
-from .. import fmt, zero_occupancy
-from ..columns import limiter_words
-from ..variants import VARIANTS
-from ..zero_occupancy import HypothesisTest, KernelOccupancy
-from . import lookup
-from .nodes import AttnprofDirective, kernel_label, para
+from attnprof.analysis import zero_occupancy
+from attnprof.analysis.zero_occupancy import HypothesisTest, KernelOccupancy
+from attnprof.render.columns import limiter_words
+from attnprof.sphinxext import lookup
+from attnprof.sphinxext.nodes import AttnprofDirective, kernel_label, para
+from attnprof.variants import VARIANTS
+from attnprof.words import fmt
 
 
 class OccupancyTable(AttnprofDirective):

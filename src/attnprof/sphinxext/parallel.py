@@ -1,4 +1,5 @@
-"""The context-parallelism page: what the run of this build (:mod:`attnprof.parallel`) measured, across the GPUs.
+"""The context-parallelism page: what the run of this build (:mod:`attnprof.records.parallel`) measured, across the
+GPUs.
 
 ``parallel-status``
     Where and how it ran (GPUs, launcher, NCCL, the configuration, the time it took) and the cases that did not run;
@@ -14,13 +15,13 @@
 ``parallel-memory``
     Per GPU against one GPU: the inputs each holds plus the peak extra memory of its call.
 ``parallel-timeline``
-    One profiled step with one lane group per rank (:mod:`attnprof.ranktimeline`), the content as caption, and
+    One profiled step with one lane group per rank (:mod:`attnprof.render.ranktimeline`), the content as caption, and
     links to the ranks' raw traces.
 ``parallel-model``
-    Beyond the GPUs of this build, on paper (:mod:`attnprof.parallelmodel`): what was measured, what is assumed,
-    and the model's step time from 2 to 64 GPUs.
+    Beyond the GPUs of this build, on paper (:mod:`attnprof.analysis.parallelmodel`): what was measured, what is
+    assumed, and the model's step time from 2 to 64 GPUs.
 ``parallel-claims``
-    The claims C30–C34 (:data:`attnprof.claims.PARALLEL_CLAIMS`) with this build's verdicts.
+    The claims C30–C34 (:data:`attnprof.analysis.claims.PARALLEL_CLAIMS`) with this build's verdicts.
 ``parallel-closing``
     The closing note: speed-up, communication share and overlap for every method and sequence length, and the time
     the measurement took.
@@ -39,12 +40,14 @@ from docutils.parsers.rst import directives
 from sphinx import addnodes
 from sphinx.application import Sphinx
 
-from .. import claims, fmt, kernels, parallelmodel, pictures, ranktimeline
-from ..inputs import element_bytes
-from ..parallel import METHODS, PLAIN_COMMAND, TORCHRUN_COMMAND, ParallelCase, ParallelRun
-from . import lookup
-from .figures import picture_figure
-from .nodes import TABLE_OPTIONS, AttnprofDirective, Span, para, status_words
+from attnprof.analysis import claims, kernels, parallelmodel
+from attnprof.inputs import element_bytes
+from attnprof.records.parallel import METHODS, PLAIN_COMMAND, TORCHRUN_COMMAND, ParallelCase, ParallelRun
+from attnprof.render import pictures, ranktimeline
+from attnprof.sphinxext import lookup
+from attnprof.sphinxext.figures import picture_figure
+from attnprof.sphinxext.nodes import TABLE_OPTIONS, AttnprofDirective, Span, para, status_words
+from attnprof.words import fmt
 
 
 def _mib(n: float) -> str:

@@ -1,4 +1,4 @@
-"""Tables of the sweep (:mod:`attnprof.sweep`): how cost grows with sequence length.
+"""Tables of the sweep (:mod:`attnprof.records.sweep`): how cost grows with sequence length.
 
 ``scaling-table``
     A row per variant, a column per sequence length, one metric (``:metric:``) in the cells.
@@ -20,11 +20,21 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
 
-from .. import fmt, scalingplot, sweep
-from ..sweep import Sweep, SweepPoint
-from ..variants import VARIANTS
-from . import lookup
-from .nodes import TABLE_OPTIONS, AttnprofDirective, Span, para, reason_node, status_words, words_para
+from attnprof.records import sweep
+from attnprof.records.sweep import Sweep, SweepPoint
+from attnprof.render import scalingplot
+from attnprof.sphinxext import lookup
+from attnprof.sphinxext.nodes import (
+    TABLE_OPTIONS,
+    AttnprofDirective,
+    Span,
+    para,
+    reason_node,
+    status_words,
+    words_para,
+)
+from attnprof.variants import VARIANTS
+from attnprof.words import fmt
 
 
 def _seq_list(seqs: Sequence[int]) -> str:
@@ -161,7 +171,7 @@ class ScalingTable(SweepDirective):
 
 class RooflineTable(SweepDirective):
     """``roofline-table``: the ceilings measured in this build, and each variant's share of them at the longest
-    sequence it ran (see :func:`attnprof.sweep.roofline` for the byte count)."""
+    sequence it ran (see :func:`attnprof.records.sweep.roofline` for the byte count)."""
 
     def run(self) -> list[nodes.Node]:
         found, problems = self.load()

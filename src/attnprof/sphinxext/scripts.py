@@ -4,8 +4,8 @@ run a script after downloading it.
 * The scripts run inside the Sphinx process, so they learn the build's settings from environment variables set
   here when the configuration is read: the language to print and draw in (``$ATTNPROF_LANGUAGE``, from
   ``language``) and whether to reuse measurements already saved by the same code on the same machine
-  (``$ATTNPROF_REUSE``, from ``attnprof_reuse_measurements``; see :func:`attnprof.profiling.from_trace`). The docs
-  build turns reuse on, so that its second language measures nothing the first one measured.
+  (``$ATTNPROF_REUSE``, from ``attnprof_reuse_measurements``; see :func:`attnprof.measure.profiling.from_trace`). The
+  docs build turns reuse on, so that its second language measures nothing the first one measured.
 * ``attnprof_wheel_dir`` names the folder where the build put the wheel of attnprof it publishes (the nox session
   ``docs`` builds it there). The folder joins ``html_static_path``, so the wheel is copied to ``_static/``, and
   every page of the gallery (``attnprof_gallery_dir``) gets one line under its title: download the wheel, install it
@@ -23,8 +23,8 @@ from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.util import logging
 
-from .. import words
-from ..inputs import LANGUAGE_ENV, REUSE_ENV
+from attnprof import words
+from attnprof.inputs import LANGUAGE_ENV, REUSE_ENV
 
 logger = logging.getLogger(__name__)
 

@@ -25,14 +25,12 @@ from docutils.parsers.rst import directives
 from sphinx import addnodes
 from sphinx.application import Sphinx
 
-from .. import fmt
-from ..analysis import Analysis, cpu_cost
-from ..columns import KERNEL_COLUMNS, NUMERIC_COLUMNS, kernel_cells
-from ..noise import Figure
-from ..results import CpuCosts
-from ..variants import VARIANTS
-from . import lookup
-from .nodes import (
+from attnprof.analysis.summary import Analysis, cpu_cost
+from attnprof.noise import Figure
+from attnprof.records.results import CpuCosts
+from attnprof.render.columns import KERNEL_COLUMNS, NUMERIC_COLUMNS, kernel_cells
+from attnprof.sphinxext import lookup
+from attnprof.sphinxext.nodes import (
     TABLE_OPTIONS,
     WORKLOAD_OPTIONS,
     AttnprofDirective,
@@ -44,6 +42,8 @@ from .nodes import (
     status_words,
     untold,
 )
+from attnprof.variants import VARIANTS
+from attnprof.words import fmt
 
 
 class KernelTable(AttnprofDirective):
@@ -181,7 +181,7 @@ class _VariantTable(AttnprofDirective):
 
 class CompareTable(_VariantTable):
     """``compare-table [VARIANT ...]``: the at-a-glance table (every figure from the variant's own run; see
-    :class:`attnprof.analysis.SummaryRow` for what each is)."""
+    :class:`attnprof.analysis.summary.SummaryRow` for what each is)."""
 
     columns = ("col.gpu_ms", "col.kernels_per_step", "col.activities_per_step", "col.cpu_step_us", "col.dispatch_us",
                "col.tflops", "col.peak_mib", "col.main_kernel")  # fmt: skip
@@ -215,10 +215,10 @@ class CompareTable(_VariantTable):
 class CpuCostTable(_VariantTable):
     """``cpu-cost-table [VARIANT ...]``: the CPU side of a call, with and without the profiler.
 
-    Columns (from :func:`attnprof.analysis.cpu_cost`): CPU events recorded per step, the CPU time of the annotated
-    call with the profiler, the dispatch cost measured without it, the share of the profiled time the profiler
-    adds, and the cost of entering and leaving the backend-forcing context alone. With the build's side-by-side
-    measurement the figures are its medians over the rounds, with their confidence intervals, under the
+    Columns (from :func:`attnprof.analysis.summary.cpu_cost`): CPU events recorded per step, the CPU time of the
+    annotated call with the profiler, the dispatch cost measured without it, the share of the profiled time the
+    profiler adds, and the cost of entering and leaving the backend-forcing context alone. With the build's
+    side-by-side measurement the figures are its medians over the rounds, with their confidence intervals, under the
     side-by-side labels; without it they are each variant's own-run figures, under the labels those have
     everywhere else (one label, one definition).
     """

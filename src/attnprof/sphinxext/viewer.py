@@ -1,23 +1,23 @@
-"""The interactive trace viewer on the site's pages (:mod:`attnprof.viewer`): a node after every timeline figure,
-written by the HTML builders, and the viewer's script and stylesheet on the pages that show one.
+"""The interactive trace viewer on the site's pages (:mod:`attnprof.render.viewer`): a node after every timeline
+figure, written by the HTML builders, and the viewer's script and stylesheet on the pages that show one.
 
 :func:`trace_view` is what a directive adds right after a timeline's PNG figure (``timeline`` does; any directive
 that draws a result's step can). The node holds the result file and the step, and, as its children, the
 builder-neutral fallback: the paragraph with the link to the raw trace (its ``download_reference`` also makes
 Sphinx publish the trace in ``_downloads``).
 
-The HTML visitor replaces the fallback with :func:`attnprof.viewer.fragment`, whose own download link and "Open in
-Perfetto" button point at the published trace, and whose script loads the view's data file. The data files are
+The HTML visitor replaces the fallback with :func:`attnprof.render.viewer.fragment`, whose own download link and "Open
+in Perfetto" button point at the published trace, and whose script loads the view's data file. The data files are
 written once the pages are (``html-collect-pages``), by the main process, for every view the environment knows:
-into the build's own output folder (``_viewer/<view id>.js``, :func:`attnprof.viewer.write_data`: deterministic,
-written only when the bytes change), whether or not this build wrote the page, so they follow the result and the
-code. Other builders (LaTeX, text, ...) render the node as
+into the build's own output folder (``_viewer/<view id>.js``, :func:`attnprof.render.viewer.write_data`:
+deterministic, written only when the bytes change), whether or not this build wrote the page, so they follow the
+result and the code. Other builders (LaTeX, text, ...) render the node as
 the container it is: the fallback paragraph. Each language build has its own output folder, so each gets data in
 its own words.
 
 The script and stylesheet (written into the output's ``_static`` when the builder starts, as
-:func:`attnprof.viewer.served` gives them) are added to a page when its body holds a view: a ``timeline``'s, or one
-that a gallery script printed with :func:`attnprof.viewer.embed`.
+:func:`attnprof.render.viewer.served` gives them) are added to a page when its body holds a view: a ``timeline``'s, or
+one that a gallery script printed with :func:`attnprof.render.viewer.embed`.
 """
 
 from __future__ import annotations
@@ -33,13 +33,13 @@ from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 from sphinx.util.osutil import relative_uri
 
-from .. import viewer
-from ..results import Result, StaleResultError
-from . import lookup
+from attnprof.records.results import Result, StaleResultError
+from attnprof.render import viewer
+from attnprof.sphinxext import lookup
 
 #: Where the data files go, inside a build's output folder.
 DATA_DIR = "_viewer"
-#: The class a view's HTML starts with (:func:`attnprof.viewer.fragment`): a page that has it gets the script.
+#: The class a view's HTML starts with (:func:`attnprof.render.viewer.fragment`): a page that has it gets the script.
 VIEW_CLASS = "attnprof-trace-view"
 
 
@@ -80,9 +80,9 @@ def visit_trace_viewer_html(self: Any, node: trace_viewer) -> None:
 
 
 def _write_data_files(app: Sphinx) -> list[Any]:
-    """Every view's data file (:func:`attnprof.viewer.write_data`) in this build's language, each written only when
-    its bytes change. Done for all views on every HTML build, not only for the pages written this time, so that the
-    data follow a change of the result or of the code."""
+    """Every view's data file (:func:`attnprof.render.viewer.write_data`) in this build's language, each written only
+    when its bytes change. Done for all views on every HTML build, not only for the pages written this time, so that
+    the data follow a change of the result or of the code."""
     views = {view: where for page in _views(app.env).values() for view, where in page.items()}
     for view, (path, step) in sorted(views.items()):
         try:
@@ -103,8 +103,8 @@ def _merge(app: Sphinx, env: BuildEnvironment, docnames: set[str], other: BuildE
 
 
 def _write_static_files(app: Sphinx) -> None:
-    """The viewer's script and stylesheet, as served (:func:`attnprof.viewer.write_static`), into the HTML output's
-    ``_static`` before any page is written (so that the pages' links carry their checksums)."""
+    """The viewer's script and stylesheet, as served (:func:`attnprof.render.viewer.write_static`), into the HTML
+    output's ``_static`` before any page is written (so that the pages' links carry their checksums)."""
     if app.builder.format == "html":
         viewer.write_static(Path(app.outdir) / "_static")
 

@@ -21,7 +21,8 @@
 ``decision-summary``
     The three-line answer: one line per workload, the winner at its longest length, linking ``:link:`` (a document).
 
-Every figure comes from :class:`attnprof.workload_analysis.Build` (one per page, from :func:`.lookup.find_build`).
+Every figure comes from :class:`attnprof.analysis.workload_rows.Build` (one per page, from
+:func:`.lookup.find_build`).
 """
 
 from __future__ import annotations
@@ -34,10 +35,11 @@ from docutils.parsers.rst import directives
 from sphinx import addnodes
 from sphinx.application import Sphinx
 
-from .. import fmt, variants
-from ..workload_analysis import Build, DecisionRow, DecodeRow
-from . import lookup
-from .nodes import TABLE_OPTIONS, AttnprofDirective, Span, para, status_words
+from attnprof import variants
+from attnprof.analysis.workload_rows import Build, DecisionRow, DecodeRow
+from attnprof.sphinxext import lookup
+from attnprof.sphinxext.nodes import TABLE_OPTIONS, AttnprofDirective, Span, para, status_words
+from attnprof.words import fmt
 
 #: What a ``decode-table`` can show.
 DECODE_METRICS: tuple[str, ...] = ("gpu_us", "gbs", "read_pct", "dispatch_us")

@@ -22,14 +22,14 @@ import re
 import string
 from collections.abc import Sequence
 
-from . import claims as _claims
-from . import kernels as _kernels
-from . import parallel as _parallel
-from . import report as _report
-from . import site as _site
-from . import viewer as _viewer
-from . import workloadreport as _workloadreport
-from . import workloads as _workloads
+from attnprof.words import claims as _claims
+from attnprof.words import kernels as _kernels
+from attnprof.words import parallel as _parallel
+from attnprof.words import report as _report
+from attnprof.words import site as _site
+from attnprof.words import viewer as _viewer
+from attnprof.words import workloadreport as _workloadreport
+from attnprof.words import workloads as _workloads
 
 #: Languages the site is built in; the first is the fallback.
 LANGUAGES: tuple[str, ...] = ("en", "ja")
@@ -108,7 +108,7 @@ def placeholders(key: str, lang: str) -> set[str]:
     return {f for _, f, _, _ in string.Formatter().parse(TABLE[key][lang]) if f}
 
 
-#: How :func:`attnprof.profiling.environment` names a CPU: ``CPU (x86_64, 2 cores)``.
+#: How :func:`attnprof.measure.profiling.environment` names a CPU: ``CPU (x86_64, 2 cores)``.
 CPU_NAME = "CPU ({arch}, {cores} cores)"
 _CPU_NAME_RE = re.compile(r"^CPU \((?P<arch>.+), (?P<cores>\d+) cores\)$")
 

@@ -1,5 +1,5 @@
-"""The sentences of the claim checks (:mod:`attnprof.claims`): ``C<n>.*`` keys belong to one claim, the others
-are shared by several.
+"""The sentences of the claim checks (:mod:`attnprof.analysis.claims`): ``C<n>.*`` keys belong to one claim, the
+others are shared by several.
 
 Data only: :mod:`attnprof.words` merges this table with the others and looks words up.
 """
@@ -7,7 +7,8 @@ Data only: :mod:`attnprof.words` merges this table with the others and looks wor
 from __future__ import annotations
 
 CLAIMS: dict[str, dict[str, str]] = {
-    # --- where in the article a claim comes from (attnprof.claims.SECTIONS); Japanese: the adaptation's headings ---
+    # --- where in the article a claim comes from (attnprof.analysis.claims.SECTIONS); Japanese: the adaptation's
+    # headings ---
     "article.section.naive": {"en": "§ Naive attention", "ja": "§ 1. 素朴なアテンション実装とプロファイリング"},
     "article.section.memcpy": {"en": "§ The hidden Memcpy", "ja": "§ 隠れたMemcpyの正体"},
     "article.section.backends": {

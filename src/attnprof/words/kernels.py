@@ -1,4 +1,4 @@
-"""Words of decoded kernel labels and kernel families (:mod:`attnprof.kernels`).
+"""Words of decoded kernel labels and kernel families (:mod:`attnprof.analysis.kernels`).
 
 A label's form (``kernel.<form>``) lays out values that stay the same in every language (identifiers, dtypes,
 tiles, numbers) around words that do not. Kernel identifiers (``flash_fwd``, ``nvjet``, ``cuDNN``, ``xmma``) stay as

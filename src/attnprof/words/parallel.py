@@ -1,6 +1,7 @@
 """Words of the context-parallelism page: its tables, its notes, the model on paper, the timeline of the ranks, and
-the claims C30–C34 (:mod:`attnprof.parallel`, :mod:`attnprof.parallelmodel`, :mod:`attnprof.ranktimeline`,
-:mod:`attnprof.sphinxext.parallel`, the parallel block of :mod:`attnprof.claims`).
+the claims C30–C34 (:mod:`attnprof.records.parallel`, :mod:`attnprof.analysis.parallelmodel`,
+:mod:`attnprof.render.ranktimeline`, :mod:`attnprof.sphinxext.parallel`, the parallel block of
+:mod:`attnprof.analysis.claims`).
 
 Data only: :mod:`attnprof.words` merges this table with the others and looks words up.
 """

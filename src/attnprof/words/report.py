@@ -1,7 +1,7 @@
 """Words of the plain-text reports (the CLI, the printed output of the gallery scripts) and of the gallery pages.
 
 Data only: :mod:`attnprof.words` merges this table with the others and looks words up. Keys ``report.*`` are the
-terminal tables and lines of :mod:`attnprof.report`; ``gallery.*`` the lines the extension adds to the gallery
+terminal tables and lines of :mod:`attnprof.render.report`; ``gallery.*`` the lines the extension adds to the gallery
 pages. Column headers are short (a terminal is narrow); the Japanese follows the glossary (docs/guide/glossary.md).
 """
 

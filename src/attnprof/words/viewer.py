@@ -1,6 +1,6 @@
-"""Words of the interactive trace viewer (:mod:`attnprof.viewer`): its toolbar, tooltip, links and the Perfetto
+"""Words of the interactive trace viewer (:mod:`attnprof.render.viewer`): its toolbar, tooltip, links and the Perfetto
 button. Words the site already has (column headers, lane names, limiters, the download link) are not repeated here:
-the viewer takes them from the other tables (:data:`attnprof.viewer.SITE_KEYS`).
+the viewer takes them from the other tables (:data:`attnprof.render.viewer.SITE_KEYS`).
 
 Data only: :mod:`attnprof.words` merges this table with the others and looks words up. ``{placeholders}`` are
 filled by the page's script.

@@ -1,4 +1,4 @@
-"""Words of the text tables of the other workloads and of context parallelism (:mod:`attnprof.workloadreport`),
+"""Words of the text tables of the other workloads and of context parallelism (:mod:`attnprof.render.workloadreport`),
 as the gallery scripts 12 to 14 and the command line print them.
 
 Data only: :mod:`attnprof.words` merges this table with the others and looks words up. Keys ``wreport.*``. Column
