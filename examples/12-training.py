@@ -27,7 +27,7 @@ from torch.profiler import ProfilerActivity, profile, record_function, schedule
 from attnprof import inputs, workloads
 from attnprof.analysis import summary
 from attnprof.analysis.workload_rows import Build
-from attnprof.measure import profiling
+from attnprof.measure import profiling, reuse
 from attnprof.render import report, timeline, workloadreport
 
 t_start = time.perf_counter()
@@ -52,8 +52,10 @@ out = attention(q, k, v)
 out.backward(grad)
 ref_inputs = [t.detach().double().requires_grad_() for t in (q, k, v)]
 inputs.reference_attention(*ref_inputs).backward(grad.double())
-for name, t, r in zip("qkv", (q, k, v), ref_inputs, strict=True):
-    print(workloadreport.grad_error_line(name, inputs.relative_error(t.grad, r.grad), lang))
+errors = [inputs.relative_error(t.grad, r.grad) for t, r in zip((q, k, v), ref_inputs, strict=True)]
+errors = reuse.once("training_grad_errors", errors)  # the docs build prints one run in every language
+for name, error in zip("qkv", errors, strict=True):
+    print(workloadreport.grad_error_line(name, error, lang))
 
 # %%
 # Profile it as the article did, with the backward annotated too
@@ -95,7 +97,8 @@ print(report.trace_line(trace_file, lang))
 # they differentiate (``...Backward0``), and the autograd engine wraps each in ``evaluate_function``.
 sort_by = "cuda_time_total" if setup.device == "cuda" else "cpu_time_total"
 print(report.first_look_line(sort_by, lang))
-print(prof.key_averages().table(sort_by=sort_by, row_limit=12, max_name_column_width=60))
+table = prof.key_averages().table(sort_by=sort_by, row_limit=12, max_name_column_width=60)
+print(reuse.once("training_table", table))  # the docs build prints one run's table in every language
 
 # %%
 # Every variant, one training step each
@@ -125,4 +128,4 @@ print(report.kernel_table(auto, lang=lang, phase="bwd"))
 # The forward's ops sit under ``sdpa_auto_fwd`` on the main thread. Under ``sdpa_auto_bwd`` the main thread only
 # waits; on a GPU the backward's ops and launches are on the rows of the autograd thread below.
 fig = timeline.figure(auto, language=lang)
-print(workloadreport.elapsed_line(time.perf_counter() - t_start, lang))
+print(workloadreport.elapsed_line(reuse.once("training_elapsed_s", time.perf_counter() - t_start), lang))

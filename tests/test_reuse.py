@@ -106,10 +106,13 @@ def test_a_sweep_is_reused_with_the_new_ceilings_when_planned_alike(tmp_path):
     assert sweeprun.run_sweep(cfg).points != first.points  # without reuse_from (and no $ATTNPROF_REUSE): measured
 
 
-@pytest.mark.parametrize(("value", "expected"), [("1", True), ("true", True), ("0", False), ("", False)])
-def test_the_reuse_switch(monkeypatch, value, expected):
+@pytest.mark.parametrize(
+    ("value", "expected", "replay"),
+    [("1", True, False), ("true", True, False), ("0", False, False), ("", False, False), ("replay", True, True)],
+)
+def test_the_reuse_switch(monkeypatch, value, expected, replay):
     monkeypatch.setenv(inputs.REUSE_ENV, value)
-    assert inputs.reuse_measurements() is expected
+    assert inputs.reuse_measurements() is expected and inputs.replaying() is replay
 
 
 def test_the_language_of_a_script(monkeypatch):
@@ -133,3 +136,76 @@ def test_a_changed_script_measures_again(tmp_path):
     os.utime(script, ns=(2**62, 2**62))  # the script changed after the result was saved
     again = profiling.from_trace("naive", SMALL, trace, attention=ns["attention"], save_to=folder, reuse=True)
     assert again.timing != first.timing
+
+
+# --- replay: the docs build's other languages measure nothing -------------------------------------------------------
+
+
+def _files(folder):
+    return {p: p.stat().st_mtime_ns for p in folder.rglob("*") if p.is_file()}
+
+
+def test_a_printed_measurement_is_taken_once(tmp_path, monkeypatch):
+    monkeypatch.delenv(inputs.REUSE_ENV, raising=False)
+    assert reuse.once("t_table", "run by hand", tmp_path) == "run by hand"
+    assert not (tmp_path / "shown").exists()  # a plain run saves nothing
+    monkeypatch.setenv(inputs.REUSE_ENV, "1")  # the first language
+    assert reuse.once("t_ms", (1.5, 2.25), tmp_path) == [1.5, 2.25]  # what every language gets: JSON's list
+    assert reuse.once("t_table", "first\ntable", tmp_path) == "first\ntable"
+    saved = _files(tmp_path)
+    monkeypatch.setenv(inputs.REUSE_ENV, "replay")  # the others
+    assert reuse.once("t_table", "second table", tmp_path) == "first\ntable"
+    assert reuse.once("t_ms", [9.0], tmp_path) == [1.5, 2.25]
+    assert _files(tmp_path) == saved
+    with pytest.raises(reuse.NotRecorded, match="replaying the printed 'never'.*is missing.*first language"):
+        reuse.once("never", 1, tmp_path)
+    with pytest.raises(ValueError, match="bad name '../x'"):
+        reuse.once("../x", 1, tmp_path)
+    monkeypatch.setenv(inputs.REUSE_ENV, "1")
+    with pytest.raises(ValueError, match="JSON cannot hold object"):
+        reuse.once("t_obj", object(), tmp_path)
+
+
+def test_a_replayed_trace_result_is_the_first_one_whole(tmp_path, monkeypatch):
+    attention, trace = _profiled(tmp_path)
+    folder = tmp_path / "results"
+    first = profiling.from_trace("naive_inplace", SMALL, trace, attention=attention, save_to=folder, reuse=True)
+    exported = trace.read_bytes()
+    saved = _files(folder)
+    monkeypatch.setenv(inputs.REUSE_ENV, "replay")
+    _, trace2 = _profiled(tmp_path)  # the second language's own run, exported over the first one's file
+    assert trace2 == trace and trace.read_bytes() != exported
+    second = profiling.from_trace("naive_inplace", SMALL, trace2, attention=attention, save_to=folder)
+    assert second == first  # its steps, timing, environment: the first language's
+    assert trace.read_bytes() == exported  # the exported trace is the first one's again
+    assert _files(folder) == saved  # nothing written
+    with pytest.raises(reuse.NotRecorded, match="replaying naive .prefill.*is missing"):
+        profiling.from_trace("naive", SMALL, trace2, save_to=folder)
+
+
+def test_replayed_profiles_costs_sweeps_and_parallel_runs_measure_nothing(tmp_path, monkeypatch):
+    from attnprof.measure import parallelrun
+    from attnprof.records import parallel
+
+    monkeypatch.setenv(inputs.REUSE_ENV, "1")
+    profiled = profiling.profile("sdpa_math", SMALL, save_to=tmp_path)
+    costs = cpucosts.measure_cpu_costs(["sdpa_math"], SMALL, rounds=2, calls=2, profiled_calls=1, save_to=tmp_path)
+    cfg = sweeprun.make_config(["naive"], [32], [16], batch=1, heads=1, dtype="float32", device="cpu", reps=2,
+                               reps_slow=2, warmup=1)  # fmt: skip
+    ceilings = sweep.Ceilings(matmul_tflops=1.0, matmul_n=8, bandwidth_gbs=2.0, copy_bytes=64, repetitions=1)
+    measured = sweeprun.run_sweep(cfg, ceilings=ceilings)
+    sweep.save(measured, tmp_path)
+    run = parallelrun.run(parallelrun.default_config(), save_to=tmp_path)  # no GPU here: the run says why
+    saved = _files(tmp_path)
+    monkeypatch.setenv(inputs.REUSE_ENV, "replay")
+    monkeypatch.setattr(inputs, "results_dir", lambda default=None: tmp_path)
+    assert profiling.profile("sdpa_math", SMALL, save_to=tmp_path) == profiled
+    assert cpucosts.measure_cpu_costs(["sdpa_math"], SMALL, rounds=9, save_to=tmp_path) == costs
+    assert sweeprun.measure_ceilings("cpu") == ceilings  # the first language's (measured, a CPU has none)
+    assert sweeprun.run_sweep(cfg, ceilings=None) == measured
+    assert parallelrun.run(parallelrun.default_config(), save_to=tmp_path) == parallel.load(
+        tmp_path / parallel.filename(run.device)
+    )
+    assert _files(tmp_path) == saved
+    with pytest.raises(reuse.NotRecorded, match="replaying sdpa_math .train."):
+        profiling.profile("sdpa_math", SMALL, workload="train", save_to=tmp_path)

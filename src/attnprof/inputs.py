@@ -39,9 +39,12 @@ DEVICES = ("cuda", "cpu")
 RESULTS_ENV = "ATTNPROF_RESULTS_DIR"
 #: Environment variable naming the language the scripts print in (the docs build sets it from its ``language``).
 LANGUAGE_ENV = "ATTNPROF_LANGUAGE"
-#: Environment variable that lets a run reuse measurements saved in the results folder by the same code on the
-#: same machine (``1``; the docs build sets it, so that its second language measures nothing again).
+#: Environment variable that lets a run reuse measurements saved in the results folder: ``1`` reuses what the same
+#: code measured on the same machine (the docs build's first language); ``replay`` takes every measurement from the
+#: saved files and measures nothing (the docs build's other languages: :mod:`attnprof.measure.reuse`).
 REUSE_ENV = "ATTNPROF_REUSE"
+#: The value of :data:`REUSE_ENV` that replays.
+REPLAY = "replay"
 
 
 @dataclass(frozen=True)
@@ -175,8 +178,14 @@ def language(default: str = "en") -> str:
 
 
 def reuse_measurements() -> bool:
-    """Whether ``$ATTNPROF_REUSE`` asks runs to reuse measurements already saved in the results folder."""
-    return os.environ.get(REUSE_ENV, "").strip().lower() in ("1", "true", "yes")
+    """Whether ``$ATTNPROF_REUSE`` asks runs to reuse measurements already saved in the results folder (``1``, or
+    ``replay``: see :func:`replaying`)."""
+    return os.environ.get(REUSE_ENV, "").strip().lower() in ("1", "true", "yes", REPLAY)
+
+
+def replaying() -> bool:
+    """Whether ``$ATTNPROF_REUSE`` is ``replay``: every measurement comes from the results folder, none is taken."""
+    return os.environ.get(REUSE_ENV, "").strip().lower() == REPLAY
 
 
 def causal_flops(shape: Iterable[int]) -> float:

@@ -32,6 +32,7 @@ from typing import Any
 
 from attnprof import inputs
 from attnprof.measure.parallelrank import SAFE_ENV, config_json, rank_main, worker
+from attnprof.measure.reuse import replayed_parallel
 from attnprof.records import parallel
 from attnprof.records.parallel import BACKENDS, METHODS, Collective, ParallelCase, ParallelConfig, ParallelRun
 
@@ -217,11 +218,14 @@ def run(config: ParallelConfig | None = None, save_to: str | Path | None = None)
 
     Returns:
         The run; under ``torchrun``, every rank returns it (the ranks exchange what they measured) and rank 0
-        saves it.
+        saves it. With ``$ATTNPROF_REUSE=replay`` (the docs build's languages after the first), nothing runs: the
+        run the first language saved (:func:`attnprof.measure.reuse.replayed_parallel`).
     """
     from attnprof.measure.profiling import environment
 
     cfg = config or default_config()
+    if inputs.replaying():
+        return replayed_parallel(cfg.device, save_to if save_to is not None else inputs.results_dir())
     t0 = time.perf_counter()
     for key, value in SAFE_ENV.items():
         os.environ[key] = value

@@ -42,11 +42,13 @@ from attnprof.inputs import (
     make_setup,
     reference_attention,
     relative_error,
+    replaying,
+    results_dir,
     reuse_measurements,
 )
 from attnprof.measure import cost, steps
 from attnprof.measure.interrupts import import_torch, interrupts_seen, raise_if_interrupted, reraise_interrupt
-from attnprof.measure.reuse import reusable_result
+from attnprof.measure.reuse import replayed_result, reusable_result
 from attnprof.measure.timing import (
     DEFAULT_PLAN,
     PeakMemory,
@@ -60,7 +62,7 @@ from attnprof.measure.timing import (
     timer_name,
 )
 from attnprof.noise import median_interval
-from attnprof.records import results, trace
+from attnprof.records import files, results, trace
 from attnprof.records.results import DecodeFigures, Environment, GraphFigures, Result, Timing
 
 if TYPE_CHECKING:
@@ -360,6 +362,10 @@ def profile(
             workload's own figures).
         graph: Decoding only: also capture the step in a CUDA graph and measure it beside the eager step.
 
+    With ``$ATTNPROF_REUSE=replay`` (the docs build's languages after the first), nothing runs: the result the first
+    language saved in ``save_to`` is returned (:func:`attnprof.measure.reuse.replayed_result`, which raises
+    :class:`~attnprof.measure.reuse.NotRecorded` when there is none).
+
     Returns:
         The result; check ``result.status`` before reading ``steps`` or ``timing``.
 
@@ -373,6 +379,8 @@ def profile(
     v = workloads.check(variant, workload)
     w = workloads.get(workload)
     setup = workloads.check_setup(w.name, setup or workloads.default_setup(w.name))
+    if replaying():  # the docs build's other languages: what the first one measured (attnprof.measure.reuse)
+        return replayed_result(v.name, setup, save_to if save_to is not None else results_dir(), w.name)
     missing = cuda_missing_reason() if setup.device == "cuda" else None
     if missing:
         return _failed(v, setup, "no_cuda", missing, save_to, w.name)
@@ -455,7 +463,9 @@ def from_trace(
         reuse: Take them from a result saved in ``save_to`` for the same variant, shape, dtype and device, written
             after the file that defines ``attention`` last changed, instead
             (:func:`attnprof.measure.reuse.reusable_result`); by default when ``$ATTNPROF_REUSE`` asks for it (the
-            docs build does, so that its second language measures nothing again).
+            docs build's first language). With ``$ATTNPROF_REUSE=replay`` (its other languages), the whole result
+            the first language saved in ``save_to`` is returned, and its trace written over ``trace_file``: the
+            caller's own run is not shown.
 
     Returns:
         The result; check ``result.status`` before reading ``steps`` or ``timing``.
@@ -464,12 +474,15 @@ def from_trace(
         ValueError: for an unknown variant, a trace without the variant's annotation, or no trace of a call that
             runs.
         FileNotFoundError: for a trace file that is not there.
+        attnprof.measure.reuse.NotRecorded: replaying, when the first language saved no result.
     """
     seen = interrupts_seen()
     import torch
 
     v = variants.get(variant)
     setup = setup or default_setup()
+    if replaying():
+        return _replayed(v.name, setup, trace_file, save_to if save_to is not None else results_dir())
     raw = None if trace_file is None else _read_trace(trace_file)
     reuse = reuse_measurements() if reuse is None else reuse
     if reuse and save_to is not None and raw is not None:
@@ -506,6 +519,16 @@ def from_trace(
     if raw is None:
         raise ValueError(f"no trace of {variant!r} given, yet it runs here: export the profiler's trace and pass it")
     return _finish(v, setup, raw, timing, save_to, (check[0], check[1]), seen)
+
+
+def _replayed(variant: str, setup: Setup, trace_file: str | Path | bytes | None, folder: str | Path) -> Result:
+    """:func:`from_trace` in the docs build's other languages: the result the first language saved, whose trace also
+    goes back where the caller exported its own (that run is not shown; :mod:`attnprof.measure.reuse`)."""
+    saved = replayed_result(variant, setup, folder)
+    if isinstance(trace_file, (str, Path)) and saved.trace_file:
+        exported = files.gunzip(files.read_bytes(Path(folder) / saved.trace_file), saved.trace_file)
+        results.write_if_changed(Path(trace_file), exported)
+    return saved
 
 
 def profile_all(

@@ -41,7 +41,7 @@ from attnprof.analysis import summary
 from attnprof.measure import cost
 from attnprof.measure.interrupts import interrupts_seen, raise_if_interrupted, reraise_interrupt
 from attnprof.measure.profiling import cuda_missing_reason, environment, failure
-from attnprof.measure.reuse import reusable_sweep
+from attnprof.measure.reuse import replayed_sweep, reusable_sweep
 from attnprof.measure.timing import (
     DEFAULT_PLAN,
     GpuSleep,
@@ -367,14 +367,17 @@ def run_sweep(
             command line's ``--budget-s`` is strict.
         reuse_from: A folder whose saved sweep is returned instead of measuring again when it stands for this
             one (:func:`attnprof.measure.reuse.reusable_sweep`), with ``ceilings`` (when given) in place of its own;
-            by default the results folder when ``$ATTNPROF_REUSE`` asks for it (the docs build does, so that its
-            second language measures nothing again).
+            by default the results folder when ``$ATTNPROF_REUSE`` asks for it (the docs build's first language).
+            With ``$ATTNPROF_REUSE=replay`` (its other languages) the saved sweep is returned as it is, its ceilings
+            included (:func:`attnprof.measure.reuse.replayed_sweep`).
 
     Returns:
         The sweep, with ``elapsed_s``, ``complete`` (False when the time budget skipped points) and ``stopped``
         (where it stopped and how many points were skipped).
     """
     cfg = config or default_config()
+    if inputs.replaying():  # the docs build's other languages: the first one's sweep, ceilings and all
+        return replayed_sweep(cfg.device, reuse_from if reuse_from is not None else inputs.results_dir())
     if reuse_from is None and inputs.reuse_measurements():
         reuse_from = inputs.results_dir()
     here = environment(cfg.device)
@@ -482,8 +485,11 @@ def measure_ceilings(
     Matmul: ``[n, n] @ [n, n]`` in bf16 on random data (random, not zeros: zeros draw less power and can run
     faster), ``2 n³`` FLOPs per call. Bandwidth: a device-to-device copy of ``copy_bytes`` (float32 elements),
     counting the bytes read and the bytes written. Each is the median of ``reps`` calls timed with CUDA events
-    after ``warmup`` calls. Takes well under a second on an H200.
+    after ``warmup`` calls. Takes well under a second on an H200. With ``$ATTNPROF_REUSE=replay`` (the docs build's
+    languages after the first), the ceilings of the sweep the first language saved in the results folder.
     """
+    if inputs.replaying():
+        return replayed_sweep(device, inputs.results_dir()).ceilings
     if device != "cuda":
         return None
     import torch

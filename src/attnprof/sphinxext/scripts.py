@@ -3,9 +3,10 @@ run a script after downloading it.
 
 * The scripts run inside the Sphinx process, so they learn the build's settings from environment variables set
   here when the configuration is read: the language to print and draw in (``$ATTNPROF_LANGUAGE``, from
-  ``language``) and whether to reuse measurements already saved by the same code on the same machine
-  (``$ATTNPROF_REUSE``, from ``attnprof_reuse_measurements``; see :func:`attnprof.measure.profiling.from_trace`). The
-  docs build turns reuse on, so that its second language measures nothing the first one measured.
+  ``language``) and what to do with measurements already saved (``$ATTNPROF_REUSE``, :mod:`attnprof.measure.reuse`):
+  reuse what the same code measured on the same machine (``attnprof_reuse_measurements``, conf.py's setting), or
+  replay everything the first language saved and measure nothing (``attnprof_replay_measurements``, which
+  :mod:`attnprof.site.builder` turns on for every language after the first).
 * ``attnprof_wheel_dir`` names the folder where the build put the wheel of attnprof it publishes (the nox session
   ``docs`` builds it there). The folder joins ``html_static_path``, so the wheel is copied to ``_static/``, and
   every page of the gallery (``attnprof_gallery_dir``) gets one line under its title: download the wheel, install it
@@ -24,7 +25,7 @@ from sphinx.config import Config
 from sphinx.util import logging
 
 from attnprof import words
-from attnprof.inputs import LANGUAGE_ENV, REUSE_ENV
+from attnprof.inputs import LANGUAGE_ENV, REPLAY, REUSE_ENV
 
 logger = logging.getLogger(__name__)
 
@@ -40,7 +41,8 @@ def wheel_in(folder: str | Path) -> Path | None:
 
 def _on_config_inited(app: Sphinx, config: Config) -> None:
     os.environ[LANGUAGE_ENV] = words.language(config.language)
-    os.environ[REUSE_ENV] = "1" if config.attnprof_reuse_measurements else "0"
+    reuse = "1" if config.attnprof_reuse_measurements else "0"
+    os.environ[REUSE_ENV] = REPLAY if config.attnprof_replay_measurements else reuse
     if config.attnprof_wheel_dir:
         folder = (Path(app.confdir) / config.attnprof_wheel_dir).resolve()
         config.attnprof_wheel_dir = str(folder)
@@ -110,5 +112,6 @@ def setup_scripts(app: Sphinx) -> None:
     app.add_config_value("attnprof_wheel_dir", "", "env", types=frozenset({str}))
     app.add_config_value("attnprof_gallery_dir", "auto_examples", "env", types=frozenset({str}))
     app.add_config_value("attnprof_reuse_measurements", False, "env", types=frozenset({bool}))
+    app.add_config_value("attnprof_replay_measurements", False, "env", types=frozenset({bool}))
     app.connect("config-inited", _on_config_inited)
     app.connect("doctree-read", _on_doctree_read)
