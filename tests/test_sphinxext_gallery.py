@@ -13,7 +13,7 @@ from pathlib import Path
 
 import attnprof
 from attnprof import variants
-from attnprof.records import results
+from attnprof.records import buildtimes, results
 from attnprof.sphinxext import gallery
 from helpers import html, trace_result
 
@@ -39,7 +39,7 @@ Writes a result file, and counts its runs.
 """
 
 from attnprof import inputs
-from attnprof.records import results
+from attnprof.records import buildtimes, results
 from attnprof.records.results import Environment, Result
 
 folder = inputs.results_dir()
@@ -85,7 +85,10 @@ def test_a_deleted_result_makes_the_next_build_rerun_the_script_that_writes_it(p
 def test_a_corrupt_result_is_a_warning_naming_the_file_and_the_fix(project, tmp_path):
     project({"index.md": INDEX}, variants=(), conf=GALLERY_CONF, extra=_gallery(tmp_path))
     (result,) = (tmp_path / "results").glob("naive__*.json")
+    written = result.stat().st_mtime_ns
     result.write_text('{"schema_version": 2, "variant": "naive", "shape": [1, 1, 8, ')  # cut off mid-write
+    # spoilt in place, before its script's page was made (a newer file would make the script run again)
+    os.utime(result, ns=(written - 10**9, written - 10**9))
     app = project({"index.md": INDEX}, variants=(), conf=GALLERY_CONF, extra=_gallery(tmp_path))
     warnings = app.warning.getvalue()
     assert f"stale or unreadable result file: {result}: {result.name} is not valid JSON" in warnings
@@ -182,3 +185,44 @@ def test_a_result_naming_a_missing_trace_counts_as_missing(tmp_path):
     (tmp_path / result.trace_file).unlink()
     assert gallery.missing_outputs(["naive__*.json"], tmp_path) == [result.trace_file]
     assert gallery.declared_outputs(tmp_path / "none.py") == []
+
+
+def test_results_newer_than_a_scripts_page_make_it_run_again(project, tmp_path):
+    runs = tmp_path / "results" / "runs.txt"
+    project({"index.md": INDEX}, variants=(), conf=GALLERY_CONF, extra=_gallery(tmp_path))
+    (result,) = (tmp_path / "results").glob("naive__*.json")
+    later = result.stat().st_mtime_ns + 10**9  # another build (another language's, say) wrote it after the page
+    os.utime(result, ns=(later, later))
+    app = project({"index.md": INDEX}, variants=(), conf=GALLERY_CONF, extra=_gallery(tmp_path))
+    assert runs.read_text() == "ran\nran\n"
+    assert f"attnprof: re-running 01-writer.py: {result.name} newer than its page, in" in app.status.getvalue()
+    project({"index.md": INDEX}, variants=(), conf=GALLERY_CONF, extra=_gallery(tmp_path))
+    assert runs.read_text() == "ran\nran\n"  # its page is newer now: not run again
+
+
+def test_a_rebuild_with_nothing_changed_reads_no_page(make_app, make_results, tmp_path):
+    """Pages that read every result (the banner on each page, the claims) depend on the list of result files, not on
+    the folder: Sphinx re-reads a page whose dependency is not a file on every build."""
+    from conftest import CONF
+
+    src, folder = tmp_path / "src", make_results(("naive",))
+    src.mkdir()
+    (src / "conf.py").write_text(CONF.format(results=str(folder), extra=""))
+    (src / "index.md").write_text("# Home\n\n```{kernel-table} naive\n```\n\n```{toctree}\nother\n```\n")
+    (src / "other.md").write_text("# Other\n\nNo directive: the banner on top reads every result.\n")
+    apps: list = []
+
+    def pages_read() -> list[str]:
+        if apps:
+            apps[-1].cleanup()
+        apps.append(make_app("html", srcdir=src, builddir=src / "_build"))
+        apps[-1].build()
+        assert apps[-1].warning.getvalue() == ""
+        return buildtimes.load(apps[-1].doctreedir).read_docs
+
+    assert pages_read() == ["index", "other"]
+    assert pages_read() == []
+    make_results(("naive",))  # the same result saved again: not rewritten
+    assert pages_read() == []
+    make_results(("sdpa_flash",))  # a new result: every page that reads all of them is read again
+    assert pages_read() == ["index", "other"]

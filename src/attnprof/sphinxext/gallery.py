@@ -1,16 +1,26 @@
-"""Which gallery script writes which result file, and re-running a script whose results are gone.
+"""Which gallery script writes which result file, re-running a script whose results are gone or newer than its
+page, and the results folder as a dependency of the pages.
 
 Each gallery script declares the result files it writes, as glob patterns in the results folder, in a
 file-level configuration comment of sphinx-gallery (which ignores names it does not know and, with
 ``remove_config_comments``, leaves the line out of the rendered page)::
 
-    # sphinx_gallery_attnprof_writes = ["naive__*.json"]
+    # sphinx_gallery_attnprof_writes = ["naive__prefill__*.json"]
 
-sphinx-gallery runs a script again only when the script changed (its MD5 cache in the gallery folder). Before it
-looks (at ``builder-inited``), :func:`rerun_scripts_with_missing_results` deletes that cache for every script whose
-declared results are missing, or whose result names a trace file that is missing, so deleting a stale or corrupt
-result file and building again is enough to make it anew. The messages of :mod:`.lookup` name the script and this
-fix (:func:`fix_for`).
+sphinx-gallery runs a script again only when the script changed (its MD5 cache in the gallery folder, written when
+the script has run). Before it looks (at ``builder-inited``), :func:`rerun_scripts_with_changed_results` deletes
+that cache for every script
+
+* whose declared results are missing, or whose result names a trace file that is missing, so deleting a stale or
+  corrupt result file and building again is enough to make it anew (the messages of :mod:`.lookup` name the script
+  and this fix: :func:`fix_for`);
+* whose declared results are newer than the cache: another build wrote them after the script's page was made. So
+  when the first language's script measures again, the other languages' scripts run again too and print what it
+  measured (:mod:`attnprof.measure.reuse`); a rebuild with nothing changed runs nothing.
+
+A page that reads "every result there is" depends on the list of files in the results folder, not on the folder
+itself (Sphinx re-reads a page whose dependency is not a file every time): :func:`note_results_folder` makes the page
+depend on a file that holds that list, rewritten only when a file appears or goes.
 """
 
 from __future__ import annotations
@@ -23,9 +33,11 @@ from pathlib import Path
 
 from sphinx.application import Sphinx
 from sphinx.config import Config
+from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
 
 from attnprof.records import files
+from attnprof.records.results import write_if_changed
 
 logger = logging.getLogger(__name__)
 
@@ -110,19 +122,50 @@ def fix_for(config: Config, srcdir: str | os.PathLike[str], path: Path) -> str:
     )
 
 
-def rerun_scripts_with_missing_results(app: Sphinx) -> None:
-    """Delete sphinx-gallery's MD5 cache of every script whose declared results are missing (see the module
-    docstring), so that it runs in this build."""
+def newer_outputs(patterns: list[str], results_dir: Path, than_ns: int) -> list[str]:
+    """The names of the files matching ``patterns`` in ``results_dir`` that were written after ``than_ns``."""
+    found = {p for pattern in patterns for p in results_dir.glob(pattern)}
+    return sorted(p.name for p in found if p.stat().st_mtime_ns > than_ns)
+
+
+def rerun_scripts_with_changed_results(app: Sphinx) -> None:
+    """Delete sphinx-gallery's MD5 cache of every script whose declared results are missing or newer than that
+    cache (see the module docstring), so that it runs in this build."""
     results_dir = Path(app.config.attnprof_results_dir)
     folders = dict(_folders(app.config, app.srcdir))
     for script, patterns in scripts(app.config, app.srcdir).items():
-        missing = missing_outputs(patterns, results_dir)
         md5 = folders[script.parent] / f"{script.name}.md5"
-        if missing and md5.exists():
+        if not md5.exists():
+            continue
+        missing = missing_outputs(patterns, results_dir)
+        newer = [] if missing else newer_outputs(patterns, results_dir, md5.stat().st_mtime_ns)
+        if missing or newer:
             md5.unlink()
-            logger.info(f"attnprof: re-running {script.name}: {', '.join(missing)} missing from {results_dir}")
+            what = ", ".join(missing or newer[:3])
+            why = f"{what} missing from" if missing else f"{what} newer than its page, in"
+            logger.info(f"attnprof: re-running {script.name}: {why} {results_dir}")
+
+
+#: The file, in each build's doctree folder, that lists the results folder (:func:`note_results_folder`).
+LISTING = "attnprof-results-listing.txt"
+
+
+def write_listing(app: Sphinx) -> None:
+    """Write the names of the files in the results folder into :data:`LISTING`, when they changed (after the gallery
+    ran, so that what its scripts wrote is listed)."""
+    results_dir = Path(app.config.attnprof_results_dir)
+    names = sorted(p.name for p in results_dir.iterdir() if p.is_file()) if results_dir.is_dir() else []
+    write_if_changed(Path(app.doctreedir) / LISTING, "".join(f"{n}\n" for n in names).encode())
+
+
+def note_results_folder(env: BuildEnvironment) -> None:
+    """Make the page being read depend on the list of files in the results folder: it is read again when a file
+    appears there or goes, not on every build (as a dependency on the folder itself would have it)."""
+    env.note_dependency(str(Path(env.doctreedir) / LISTING))
 
 
 def setup_gallery(app: Sphinx) -> None:
-    """Re-run gallery scripts whose results are missing, before sphinx-gallery decides what to run."""
-    app.connect("builder-inited", rerun_scripts_with_missing_results, priority=100)
+    """Re-run gallery scripts whose results are missing or changed, before sphinx-gallery decides what to run; list
+    the results folder after it ran."""
+    app.connect("builder-inited", rerun_scripts_with_changed_results, priority=100)
+    app.connect("builder-inited", write_listing, priority=900)
