@@ -19,8 +19,9 @@ the source folder (``auto_examples``): English from ``docs/``, Japanese from ``_
 ``docs/`` beside ``_build/src/ja/examples``, the scripts with their text blocks and comments translated through the
 catalogs (:mod:`attnprof.site.localize`). So the Japanese gallery runs Japanese scripts (printed output, figures,
 thumbnails and downloads in Japanese), and neither language's gallery overwrites the other's. The catalogs are found
-in ``docs/locales`` from either tree. Measuring once: the second language's scripts reuse the measurements the first
-one saved (``attnprof_reuse_measurements``); only their own short profiler runs are repeated.
+in ``docs/locales`` from either tree. Measured once, shown twice: the second language's scripts replay everything the
+first one measured and printed (``attnprof_replay_measurements``, which attnprof.site.builder sets for it; see
+attnprof.measure.reuse), so both languages show one experiment.
 """
 
 from __future__ import annotations
@@ -88,6 +89,9 @@ sphinx_gallery_conf = {
     # a cell that ends in viewer.embed(result) shows the interactive trace viewer (its _repr_html_)
     "capture_repr": ("_repr_html_", "__repr__"),
     "show_memory": False,
+    # attnprof.sphinxext.buildtimes times each script the gallery runs, for the build's table of where time went
+    "reset_modules": ("matplotlib", "attnprof.sphinxext.buildtimes.clock"),
+    "reset_modules_order": "both",
 }
 
 # -- Translation -----------------------------------------------------------------------------------------------------
@@ -129,6 +133,6 @@ copybutton_prompt_is_regexp = True
 attnprof_results_dir = str(RESULTS_DIR)
 # The wheel of attnprof that the gallery pages link and tell readers to install (built by the nox session docs).
 attnprof_wheel_dir = str(ROOT / "_build" / "wheel")
-# A script that runs in both languages measures once: the second build reuses what the first saved, when the same code
-# measured it on the same machine (see attnprof.measure.profiling.from_trace).
+# The first language reuses what the same code measured on the same machine (see attnprof.measure.reuse); the others
+# replay what it saved (attnprof.site.builder passes -D attnprof_replay_measurements=1 for them).
 attnprof_reuse_measurements = True

@@ -4,34 +4,48 @@ English is built from ``docs/``; every other language from its own source tree, 
 writes first (``<out>/src/<lang>``: a copy of ``docs/`` and the gallery scripts translated), because sphinx-gallery
 writes its pages, notebooks and checksums into the source folder. Each language's gallery runs its own scripts.
 
+Measured once, shown in every language: the first language's scripts measure (reusing what the same code measured
+before, :mod:`attnprof.measure.reuse`) and save everything they show; every later language is built with
+``-D attnprof_replay_measurements=1``, so its scripts replay what the first saved and measure nothing. After the last
+language, :mod:`attnprof.site.numbers` compares every number of every page with the first language's: a difference
+fails the build.
+
 One process for all languages, because the gallery scripts run inside Sphinx: torch, CUDA, the kernels
-``torch.compile`` generated and matplotlib are set up once, and the second language's scripts find them ready. With
-the measurements reused too (:mod:`attnprof.measure.reuse`), the second language costs little more than its own short
-profiler runs and its pages. Sphinx keeps each build's registries apart (``docutils_namespace``), and the extension
-tells the scripts the language of the build it runs in.
+``torch.compile`` generated and matplotlib are set up once, and the second language's scripts find them ready.
+Sphinx keeps each build's registries apart (``docutils_namespace``), and the extension tells the scripts the
+language of the build it runs in.
+
+Every build ends with a table of where its time went (:mod:`attnprof.site.timetable`: each gallery script per
+language, the sweep, Sphinx's reading and writing, the comparison), printed and saved as ``<out>/build-times.txt``
+and ``<out>/build-times.json``.
 
 Command line::
 
     python -m attnprof.site.builder [--root .] [--out _build] [SPHINX OPTIONS ...]
 
 builds ``<out>/html/<lang>`` for every language of :data:`attnprof.words.LANGUAGES` with ``-W --keep-going`` and
-the options given; the exit status is the first failing build's (1 when a translation is missing).
+the options given; the exit status is the first failing build's (1 when a translation is missing, or when the
+languages' pages show different numbers).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from attnprof import words
-from attnprof.site import localize
+from attnprof.site import localize, numbers, timetable
 
 
 def sphinx_args(root: Path, out: Path, lang: str, source: Path, extra: Sequence[str] = ()) -> list[str]:
-    """The ``sphinx-build`` arguments of one language's HTML build."""
-    return ["-b", "html", "-W", "--keep-going", "-c", str(root), "-D", f"language={lang}", "-d",
+    """The ``sphinx-build`` arguments of one language's HTML build (the languages after the first replay the first
+    one's measurements)."""
+    replay = [] if lang == words.LANGUAGES[0] else ["-D", "attnprof_replay_measurements=1"]
+    return ["-b", "html", "-W", "--keep-going", "-c", str(root), "-D", f"language={lang}", *replay, "-d",
             str(out / "doctrees" / lang), str(source), str(out / "html" / lang), *extra]  # fmt: skip
 
 
@@ -41,11 +55,12 @@ def source_of(lang: str, root: Path, out: Path) -> Path:
 
 
 def build(root: Path, out: Path, extra: Sequence[str] = (), languages: Sequence[str] = words.LANGUAGES) -> int:
-    """Build every language in turn; stop at the first that fails. Returns the exit status."""
+    """Build every language in turn, stopping at the first that fails, then compare their numbers; print and save
+    where the time went. Returns the exit status."""
     from sphinx.cmd.build import build_main
 
-    # The translated trees first: a translated script must not be newer than the measurements the first language's
-    # scripts save, or it would not reuse them (attnprof.measure.reuse compares the script's time with the result's).
+    started = time.perf_counter()
+    times = timetable.BuildTimes()
     for lang in languages:
         if lang != words.LANGUAGES[0]:
             missing = localize.prepare_source(lang, out / "src" / lang, root)
@@ -55,11 +70,30 @@ def build(root: Path, out: Path, extra: Sequence[str] = (), languages: Sequence[
                 print(f"{len(missing)} messages without a {lang} translation: run `nox -s i18n` and translate them",
                       file=sys.stderr)  # fmt: skip
                 return 1
-    for lang in languages:
-        status = build_main(sphinx_args(root, out, lang, source_of(lang, root, out), extra))
-        if status:
-            return status
-    return 0
+    times.localize_s = time.perf_counter() - started
+    status = 0
+    told = {k: v for k, v in os.environ.items() if k.startswith("ATTNPROF_")}  # the extension tells the scripts
+    try:
+        for lang in languages:
+            t0 = time.perf_counter()
+            status = build_main(sphinx_args(root, out, lang, source_of(lang, root, out), extra))
+            times.add_language(lang, out / "doctrees" / lang, time.perf_counter() - t0)
+            if status:
+                break
+    finally:  # what the scripts were told (replay, above all) ends with the build
+        for key in [k for k in os.environ if k.startswith("ATTNPROF_") and k not in told]:
+            del os.environ[key]
+        os.environ.update(told)
+    if not status and len(languages) > 1:
+        t0 = time.perf_counter()
+        differences, compared = numbers.compare_site(out / "html", languages)
+        times.comparison_s = time.perf_counter() - t0
+        print(numbers.report(differences, compared, languages), file=sys.stderr if differences else sys.stdout)
+        status = 1 if differences else 0
+    times.total_s = time.perf_counter() - started
+    timetable.save(times, out)
+    print(timetable.table(times))
+    return status
 
 
 def main(argv: Sequence[str] | None = None) -> int:

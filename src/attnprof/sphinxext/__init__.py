@@ -22,7 +22,9 @@ registers the nodes they share):
                                 ``parallel-memory``, ``parallel-timeline``, ``parallel-model``,
                                 ``parallel-claims``, ``parallel-closing`` (context parallelism)
 :mod:`.banner`                  ``env-banner``, and the banner every page gets
-:mod:`.gallery`                 (no directive) re-running a gallery script whose result files are missing
+:mod:`.gallery`                 (no directive) re-running a gallery script whose result files are missing or
+                                changed, and the results folder as a dependency of the pages
+:mod:`.buildtimes`              (no directive) where the build's time went, per script and phase
 :mod:`.scripts`                 (no directive) the gallery pages' install line, the scripts' language and reuse
 :mod:`.workloads`               ``train-table``, ``decode-table``, ``decode-kernel-table``, ``graph-table``,
                                 ``decision``, ``decision-summary``
@@ -55,6 +57,7 @@ from sphinx.config import Config
 from attnprof import __version__
 from attnprof.inputs import RESULTS_ENV
 from attnprof.sphinxext.banner import setup_banner
+from attnprof.sphinxext.buildtimes import setup_buildtimes
 from attnprof.sphinxext.claims import setup_claims
 from attnprof.sphinxext.fastest import setup_ranks
 from attnprof.sphinxext.figures import setup_figures
@@ -94,6 +97,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_css_file("attnprof.css")
     for setup_family in (setup_nodes, setup_tables, setup_metrics, setup_ranks, setup_claims, setup_occupancy,
                          setup_scaling, setup_figures, setup_viewer, setup_banner, setup_gallery, setup_scripts,
-                         setup_workloads, setup_parallel):  # fmt: skip
+                         setup_workloads, setup_parallel, setup_buildtimes):  # fmt: skip
         setup_family(app)
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True}

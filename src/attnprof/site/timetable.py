@@ -1,0 +1,93 @@
+"""Where a site build's time went: every language's phases and gallery scripts, the sweep, the number comparison.
+
+:mod:`attnprof.site.builder` times what it does itself (the translated sources, each language's whole Sphinx run,
+the comparison of the languages' numbers) and reads what the Sphinx extension timed inside each run
+(:mod:`attnprof.records.buildtimes`: each gallery script, the gallery, reading, writing). :func:`table` lays it out
+as text, one column per language; :func:`save` writes ``build-times.json`` and ``build-times.txt`` into the build
+folder (``scripts/gpu_build.sh`` puts the text into its summary).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from attnprof.records import buildtimes
+from attnprof.records.buildtimes import LanguageTimes
+from attnprof.records.files import UnreadableFile
+
+#: The files :func:`save` writes into the build folder.
+JSON_NAME, TEXT_NAME = "build-times.json", "build-times.txt"
+
+
+@dataclass
+class BuildTimes:
+    """One site build.
+
+    Attributes:
+        languages: Each language's build as the extension timed it (empty phases when it wrote nothing).
+        sphinx_s: Each language's whole Sphinx run (start to exit), by language.
+        localize_s: Writing the translated source trees.
+        comparison_s: Comparing the languages' numbers (:mod:`attnprof.site.numbers`).
+        total_s: The whole build.
+    """
+
+    languages: dict[str, LanguageTimes] = field(default_factory=dict)
+    sphinx_s: dict[str, float] = field(default_factory=dict)
+    localize_s: float = 0.0
+    comparison_s: float = 0.0
+    total_s: float = 0.0
+
+    def add_language(self, lang: str, doctrees: Path, seconds: float) -> None:
+        """Record ``lang``'s Sphinx run of ``seconds``, with what the extension timed (saved in ``doctrees``)."""
+        self.sphinx_s[lang] = seconds
+        try:
+            self.languages[lang] = buildtimes.load(doctrees)
+        except (FileNotFoundError, UnreadableFile):
+            self.languages[lang] = LanguageTimes(lang)
+
+
+def _cell(value: float | None) -> str:
+    return "" if value is None else f"{value:.1f}"
+
+
+def table(times: BuildTimes) -> str:
+    """The table of where the build's time went (seconds), one column per language."""
+    langs = list(times.sphinx_s)
+    scripts = sorted({name for t in times.languages.values() for name in t.scripts})
+    got = [times.languages[lang] for lang in langs]
+    ran = [sum(t.scripts.values()) for t in got]
+    rows: list[tuple[str, list[float | None]]] = [(f"  {n}", [t.scripts.get(n) for t in got]) for n in scripts]
+    if any(t.sweep_s is not None for t in got):
+        rows.append(("    of which the sweep", [t.sweep_s for t in got]))
+    rows += [
+        ("gallery scripts", ran),
+        ("gallery, the rest (sphinx-gallery)", [t.gallery_s - r for t, r in zip(got, ran, strict=True)]),
+        ("Sphinx: read pages", [t.read_s for t in got]),
+        ("Sphinx: write pages", [t.write_s for t in got]),
+        ("Sphinx: the rest (set-up, environment)",
+         [times.sphinx_s[lang] - t.gallery_s - t.read_s - t.write_s for lang, t in zip(langs, got, strict=True)]),
+        ("Sphinx run", [times.sphinx_s[lang] for lang in langs]),
+    ]  # fmt: skip
+    width = max(len(label) for label, _ in rows) + 2
+    lines = [f"{'where the build went (s)':<{width}}" + "".join(f"{lang:>9}" for lang in langs)]
+    lines += [f"{label:<{width}}" + "".join(f"{_cell(v):>9}" for v in values) for label, values in rows]
+    read = ", ".join(f"{lang} {len(times.languages[lang].read_docs)}" for lang in langs)
+    lines += [
+        f"{'pages read':<{width}}" + read,
+        f"{'translated sources':<{width}}{_cell(times.localize_s):>9}",
+        f"{'numbers compared across languages':<{width}}{_cell(times.comparison_s):>9}",
+        f"{'total':<{width}}{_cell(times.total_s):>9}",
+    ]
+    return "\n".join(lines)
+
+
+def save(times: BuildTimes, out: Path) -> list[Path]:
+    """Write ``times`` into ``out`` as JSON and as the text of :func:`table`; returns the two paths."""
+    out.mkdir(parents=True, exist_ok=True)
+    data = asdict(times)
+    paths = [out / JSON_NAME, out / TEXT_NAME]
+    paths[0].write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    paths[1].write_text(table(times) + "\n", encoding="utf-8")
+    return paths
