@@ -45,7 +45,7 @@ release = version = attnprof.__version__
 language = "en"  # the nox session passes -D language=ja for the Japanese build
 
 extensions = [
-    "myst_nb",
+    "myst_parser",
     "sphinx_gallery.gen_gallery",
     "sphinx_copybutton",
     "attnprof.sphinxext",

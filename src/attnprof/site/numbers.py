@@ -75,6 +75,10 @@ class Number:
         return f"{self.value}{' ' + self.unit if self.unit else ''} (…{self.context}…)"
 
 
+class _MainEnded(Exception):
+    """The main content ended: the rest of the page is not read."""
+
+
 class _Main(HTMLParser):
     """The text of the main content (``role="main"``: furo's ``<article>``, the basic theme's ``<div>``) in runs, each marked generated or not, with the pictures' alt text."""
 
@@ -109,7 +113,7 @@ class _Main(HTMLParser):
             if open_tag == tag:
                 break
         if not self.stack:
-            self.inside = False
+            raise _MainEnded
         self.runs.append((" ", self._generated()))
 
     def handle_data(self, data: str) -> None:
@@ -124,7 +128,11 @@ def _normalised(value: str) -> str:
 def numbers(html: str) -> list[Number]:
     """The numbers of a page's main content (see the module docstring for which count)."""
     parser = _Main()
-    parser.feed(html)
+    at = html.find('role="main"')
+    try:
+        parser.feed(html[html.rfind("<", 0, at) :] if at >= 0 else html)  # from the main content's own tag
+    except _MainEnded:
+        pass
     found = []
     for text, generated in _merged(parser.runs):
         for m in NUMBER.finditer(text):
