@@ -7,13 +7,22 @@
 # Usage there:  STAGE=builds bash scripts/gpu_build.sh   (needs .whl/ carried, $OUT set by the device tool)
 # COLD_BUILDS=1 builds cold once (no verdict comparison); SKIP_EXTRAS=1 stops after the verdicts; GPU_TESTS narrows
 # the GPU test selection.
-# The first build's site and results are packed as soon as it ends, so a call cut short still brings them back.
+# The first build's site and results are packed as soon as it ends, so a call cut short still brings them back. Each
+# build's en/ja number comparison and its table of where the time went go into the summary.
 set -uo pipefail
 export PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT/logs"
 STAGE=${STAGE:-builds}
 since() { python3 -c "import time; print(round(time.time() - $1, 1))"; }
 log() { echo "== $(date +%T) $*" | tee -a "$OUT/summary.txt"; }
+# After a docs build: its en/ja number comparison and its table of where the time went (attnprof.site.builder), kept
+# in the summary and as $OUT/build-times-<name>.json.
+build_report() {
+  log "$1: $(grep -h "^numbers of " "$2" | tail -1)"
+  if [ -f _build/build-times.txt ]; then
+    cat _build/build-times.txt >> "$OUT/summary.txt"; cp _build/build-times.json "$OUT/build-times-$1.json"
+  fi
+}
 log "stage $STAGE on $(nvidia-smi --query-gpu=name --format=csv,noheader | sort | uniq -c | xargs)"
 python3 -m pip install -q --no-index --find-links .whl sphinx==9.0.4 'docutils<0.23' myst-nb==1.4.0 \
   sphinx-gallery==0.22.1 furo==2025.12.19 nox sphinx-copybutton sphinx-intl matplotlib-fontja 'setuptools>=70.1' \
@@ -41,6 +50,7 @@ for n in $(seq 1 "${COLD_BUILDS:-2}"); do
   t0=$(date +%s.%N)
   python3 -m nox --no-venv -s docs > "$OUT/logs/docs-cold-$n.log" 2>&1; rc=$?
   log "cold build $n rc=$rc took $(since $t0) s; $(grep -c WARNING "$OUT/logs/docs-cold-$n.log") warnings"
+  build_report "cold-$n" "$OUT/logs/docs-cold-$n.log"
   rm -rf "/tmp/results-$n"; mkdir -p "/tmp/results-$n"
   cp _build/results/*.json "/tmp/results-$n/" 2>/dev/null
   if [ "$n" = 1 ]; then
@@ -57,6 +67,7 @@ if [ "${SKIP_EXTRAS:-0}" = 1 ]; then cat "$OUT/verdicts.txt" "$OUT/summary.txt";
 t0=$(date +%s.%N)
 python3 -m nox --no-venv -s docs > "$OUT/logs/docs-warm.log" 2>&1; rc=$?
 log "no-change rebuild rc=$rc took $(since $t0) s"
+build_report warm "$OUT/logs/docs-warm.log"
 
 log "downloaded Japanese gallery script, plain python"
 script=$(ls _build/html/ja/_downloads/*/02-naive-inplace.py | head -1)

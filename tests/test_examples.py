@@ -170,6 +170,31 @@ def test_printed_words_come_from_report_in_the_scripts_language(script):
         assert not isinstance(call.args[0], ast.Constant | ast.JoinedStr), f"literal words: {ast.unparse(call)}"
 
 
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.name)
+def test_what_a_script_prints_from_its_own_run_is_taken_once(script):
+    """The docs build's other languages print what the first one measured: a script's profiler table, and any time
+    it takes by hand, go through ``reuse.once`` (the profile, costs, sweep and runs come from the measuring
+    functions, which replay by themselves)."""
+    tree = _tree(script)
+    onced = {ast.unparse(c.args[1]) for c in _calls(tree, "reuse.once")}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            if ast.unparse(node.value.func) == "prof.key_averages().table":
+                assert ast.unparse(node.targets[0]) in onced, f"{script.name}: the profiler table is not taken once"
+    printed = [ast.unparse(c) for c in _calls(tree, "print")]
+    assert not [p for p in printed if "key_averages" in p], f"{script.name}: prints the profiler's table itself"
+    for line in _calls(tree, "workloadreport.elapsed_line"):
+        assert ast.unparse(line.args[0]).startswith("reuse.once("), ast.unparse(line)
+    for sample in ("samples_ms", "without_us"):  # timings taken by hand
+        if any(isinstance(n, ast.Name) and n.id == sample for n in ast.walk(tree)):
+            assert any(sample in arg for arg in onced), f"{script.name}: {sample} is not taken once"
+
+
+def test_the_values_taken_once_have_names_of_their_own():
+    names = [c.args[0].value for s in SCRIPTS for c in _calls(_tree(s), "reuse.once")]
+    assert len(names) >= 14 and len(names) == len(set(names)), names
+
+
 def test_titles_say_run_it_and_differ():
     titles = {s.name: _docstring_title(s) for s in SCRIPTS}
     assert all(t.startswith("Run it: ") for t in titles.values()), titles
