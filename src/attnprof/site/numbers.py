@@ -1,8 +1,8 @@
 """One build, one answer: the numbers every language's page of a built site shows must be the same.
 
 The pages of a build are measured once (:mod:`attnprof.measure.reuse`); the languages differ in words only. This
-module reads the main content of each page (``role="main"``: furo's ``<article>``) in every language, takes the numbers
-out of what the build generated there, and compares them page by page with the first language's. Generated is
+module reads the main content of each page (``role="main"``: furo's ``<article>``) in every language, takes the
+numbers out of what the build generated there, and compares them page by page with the first language's. Generated is
 anything inside an element whose class starts with ``attnprof-`` (the extension's tables, figures and their alt
 text, values inside sentences, banners) and the output the gallery scripts printed (``sphx-glr-script-out``). The
 prose around them is left out: the site never types a measured number into prose, and a translator may well write
@@ -14,12 +14,15 @@ as a multiset per page, not in order (a Japanese sentence may name two figures i
 * every number the first language shows, the other must show as many times: with the same unit, or with the same
   value where one language writes a unit and the other a word ("7.239 vs 1.955 ms" against "7.239 ms 対 1.955 ms",
   "1.5 times" against "1.5 倍"). A figure measured again shows here, as the first language's value missing;
-* a number with a unit that only the other language shows is a difference too; a bare number is not, because
-  Japanese writes digits where English writes words ("one forward call" is "フォワード 1 回").
+* a number with a unit that the first language does not show at all is a difference too; a bare number is not,
+  because Japanese writes digits where English writes words ("one forward call" is "フォワード 1 回"), nor is a
+  number the first language shows, shown once more (a Japanese sentence may repeat "0%" where English says
+  "does").
 
-Formatting is not a difference: thousands separators, the minus sign (``−`` or ``-``), a space or none before the
-unit, and the Japanese unit words (秒, 倍, ...) are normalised away. The raw traces a page offers for download
-(``_downloads/**.trace.json.gz``) are compared byte for byte.
+Formatting is not a difference: thousands separators, the minus sign (``−`` or ``-``), a plus sign, a space or none
+before the unit, and the Japanese unit words (秒, 倍, ...) are normalised away; ``×`` between two numbers is a
+product, not a unit; and the count of a label cut to fit (:data:`LABEL_WORDS`) is no number. The raw traces a page
+offers for download (``_downloads/**.trace.json.gz``) are compared byte for byte.
 
 Command line (``python -m attnprof.site.builder`` runs it after the last language)::
 
@@ -53,6 +56,16 @@ NUMBER = re.compile(
     rf"(?:[ \u00a0\u2009\u202f]?({_UNIT})(?![A-Za-z]))?"  # its unit, if one follows
     r"(?![A-Za-z0-9_])"  # a number inside a name (sm90, bf16, 128x64) is no number
 )
+#: Words whose number is how a label was cut to fit, not a figure: a kernel's label lists as many of its fused ops as
+#: its width allows, and the Japanese label fits another number of them ("+4 more" against "ほか 3 件").
+LABEL_WORDS = ("kernel.more",)
+_LABEL = re.compile(
+    "|".join(
+        re.escape(words.text(key, lang, n=987654321)).replace("987654321", r"\d+")
+        for key in LABEL_WORDS
+        for lang in words.LANGUAGES
+    )
+)
 #: Classes whose elements the build generated (every number in them counts).
 GENERATED = ("attnprof-", "sphx-glr-script-out")
 #: Pages with no content of their own.
@@ -80,7 +93,8 @@ class _MainEnded(Exception):
 
 
 class _Main(HTMLParser):
-    """The text of the main content (``role="main"``: furo's ``<article>``, the basic theme's ``<div>``) in runs, each marked generated or not, with the pictures' alt text."""
+    """The text of the main content (``role="main"``: furo's ``<article>``, the basic theme's ``<div>``) in runs, each
+    marked generated or not, with the pictures' alt text."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -122,7 +136,7 @@ class _Main(HTMLParser):
 
 
 def _normalised(value: str) -> str:
-    return value.replace("−", "-").replace(",", "")
+    return value.replace("−", "-").replace(",", "").lstrip("+")
 
 
 def numbers(html: str) -> list[Number]:
@@ -135,9 +149,12 @@ def numbers(html: str) -> list[Number]:
         pass
     found = []
     for text, generated in _merged(parser.runs):
+        text = _LABEL.sub(" ", text)
         for m in NUMBER.finditer(text):
             if generated:
                 unit = UNIT_WORDS.get(m.group(2) or "", m.group(2) or "")
+                if unit == "×" and re.match(r"\s*\d", text[m.end() :]):
+                    unit = ""  # "2 × 4": a product, not a ratio
                 before = " ".join(text[max(0, m.start() - 200) : m.start()].split())[-40:]
                 context = f"{before} {m.group(0)} {' '.join(text[m.end() : m.end() + 200].split())[:40]}".strip()
                 found.append(Number(_normalised(m.group(1)), unit, context))
@@ -178,20 +195,18 @@ def compare_pages(first: str, other: str) -> tuple[list[Number], list[Number]]:
     """The numbers of the ``first`` page that the ``other`` lacks, and the numbers with a unit that only the other
     shows (see the module docstring)."""
     a, b = numbers(first), numbers(other)
-    left, right = Counter(n.key for n in a), Counter(n.key for n in b)
-    same = left & right
-    left, right = left - same, right - same
-    # a value one language gives a unit and the other a word for
-    values = Counter(v for (v, _), c in left.items() for _ in range(c)) & Counter(
-        v for (v, _), c in right.items() for _ in range(c)
-    )
-    for rest in (left, right):
-        taken = Counter(values)
-        for key in sorted(rest):
-            k = min(rest[key], taken[key[0]])
-            rest[key] -= k
-            taken[key[0]] -= k
-    return _pick(a, +left), [n for n in _pick(b, +right) if n.unit]
+    keys_a, keys_b = Counter(n.key for n in a), Counter(n.key for n in b)
+    left, matched = keys_a - keys_b, keys_a & keys_b
+    # a value one language gives a unit and the other a word for: matched by value, out of what is left over
+    spare = Counter(n.value for n in b)
+    for (value, _), count in matched.items():
+        spare[value] -= count
+    for key in sorted(left):
+        k = min(left[key], spare[key[0]])
+        left[key] -= k
+        spare[key[0]] -= k
+    shown = {n.value for n in a}
+    return _pick(a, +left), [n for n in b if n.unit and n.value not in shown]
 
 
 def _pick(found: list[Number], wanted: Counter[tuple[str, str]]) -> list[Number]:
