@@ -22,10 +22,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from helpers import KERNEL_GOLDEN, kernel_names  # noqa: E402
-
 from attnprof import words  # noqa: E402
 from attnprof.analysis import kernels  # noqa: E402
+from helpers import KERNEL_GOLDEN, kernel_names  # noqa: E402
 
 
 def record(name: str) -> dict:

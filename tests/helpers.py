@@ -534,19 +534,23 @@ def _test_kernels_names() -> set[str]:
 #: decoder are held to every branch.
 KERNEL_EXTRA_NAMES = (
     "",
-    "void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<64, 128, 128, 4, false, false, cutlass::bfloat16_t, "
-    "Flash_kernel_traits<64, 128, 128, 4, cutlass::bfloat16_t> >, false, true>(pytorch_flash::Flash_fwd_params)",
-    "void pytorch_flash::flash_bwd_convert_dkv_kernel<Flash_bwd_kernel_traits<128, 64, 128, 8, 2, 4, 2, false, false, "
-    "cutlass::half_t, Flash_kernel_traits<128, 64, 128, 8, cutlass::half_t> > >(pytorch_flash::Flash_bwd_params)",
+    "void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<64, 128, 128, 4, false, false, "
+    "cutlass::bfloat16_t, Flash_kernel_traits<64, 128, 128, 4, cutlass::bfloat16_t> >, false, "
+    "true>(pytorch_flash::Flash_fwd_params)",
+    "void pytorch_flash::flash_bwd_convert_dkv_kernel<Flash_bwd_kernel_traits<128, 64, 128, 8, 2, 4, 2, "
+    "false, false, cutlass::half_t, Flash_kernel_traits<128, 64, 128, 8, cutlass::half_t> > "
+    ">(pytorch_flash::Flash_bwd_params)",
     "flash_bwd_mystery_kernel<Flash_bwd_kernel_traits<64, 128, 128, 8, 4, 4, 4, false, false, cutlass::bfloat16_t>",
-    "void cutlass::device_kernel<flash::enable_sm90_or_later<flash::FlashAttnBwdSm90<flash::CollectiveMainloopBwdSm90"
-    "<2, cute::tuple<cute::C<1>>, 128, cutlass::half_t> > > >(Params)",
+    "void "
+    "cutlass::device_kernel<flash::enable_sm90_or_later<flash::FlashAttnBwdSm90<flash::CollectiveMainloopBwdSm90<2,"
+    " cute::tuple<cute::C<1>>, 128, cutlass::half_t> > > >(Params)",
     "fmha_cutlassF_f16_notaligned_64x128_gmem_sm75",
     "fmha_cutlassB_f32_aligned_128x64_k65536_dropout_sm80",
     "cudnn_generated_fort_native_sdpa_sm100_flash_fprop_umma_f16_knob_1",
     "cudnn_generated_fort_native_sdpa_sm90_flash_fprop_bf16_64x64x64",
-    "void cudnn::engines_precompiled::nchwToNhwcKernel<float, float, float, false, true, (cudnnKernelDataType_t)0>("
-    "cudnn::engines_precompiled::nchw2nhwc_params_t<float>, float const*, float*)",
+    "void cudnn::engines_precompiled::nchwToNhwcKernel<float, float, float, false, true, "
+    "(cudnnKernelDataType_t)0>(cudnn::engines_precompiled::nchw2nhwc_params_t<float>, float const*, "
+    "float*)",
     "sm80_cudnn_infer_xyz_kernel",
     "triton_flash_attention_kernel",
     "triton_poi_fused_0",
@@ -557,7 +561,7 @@ KERNEL_EXTRA_NAMES = (
     "triton_poi_fused___0",
     "triton_per_fused_a__b___c__0",
     "triton_red_fused_native_layer_norm_native_layer_norm_backward_0",
-    "triton_poi_fused_" + "x" * 70 + "_0",
+    "triton_poi_fused_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx_0",
     "nvjet_hsh_64x8_64x4_1x1_v_bz_splitK_TNT",
     "nvjet_sss_tf32_128x128_32x4_2x1_h_bz_NNN",
     "nvjet_sm100_xyz_256x256_64x3_2x1_2cta_h_bz_weird_TNN",
@@ -578,51 +582,58 @@ KERNEL_EXTRA_NAMES = (
     "cutlass_80_simt_dgemm_64x64_8x5_tt",
     "cutlass3x_sm90_simt_gemm_f32_f32_64x64x8_1x1x1_3_nn_align1",
     "cutlass3x_sm90_tensorop_gemm_128x128x64_1x1x1_0_tnt_align4",
-    "std::enable_if<!(false), void>::type internal::gemvx::kernel<int, int, __nv_bfloat16, __nv_bfloat16, float, "
-    "__nv_bfloat16, false, true, true, false, 7, false, cublasGemvParamsEx<int, cublasGemvTensorStridedBatched<"
-    "__nv_bfloat16 const>, cublasGemvTensorStridedBatched<__nv_bfloat16 const>, cublasGemvTensorStridedBatched<"
-    "__nv_bfloat16>, float> >(cublasGemvParamsEx<int, cublasGemvTensorStridedBatched<__nv_bfloat16 const>, "
-    "cublasGemvTensorStridedBatched<__nv_bfloat16 const>, cublasGemvTensorStridedBatched<__nv_bfloat16>, float>)",
-    "void gemmSN_TN_kernel<float, 128, 16, 2, 4, 8, 9, false, cublasGemvTensorStridedBatched<float const>, "
-    "cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float> >(cublasGemmSmallNParams<"
-    "cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float const>, "
-    "cublasGemvTensorStridedBatched<float>, float>)",
+    "std::enable_if<!(false), void>::type internal::gemvx::kernel<int, int, __nv_bfloat16, __nv_bfloat16,"
+    " float, __nv_bfloat16, false, true, true, false, 7, false, cublasGemvParamsEx<int, "
+    "cublasGemvTensorStridedBatched<__nv_bfloat16 const>, cublasGemvTensorStridedBatched<__nv_bfloat16 "
+    "const>, cublasGemvTensorStridedBatched<__nv_bfloat16>, float> >(cublasGemvParamsEx<int, "
+    "cublasGemvTensorStridedBatched<__nv_bfloat16 const>, cublasGemvTensorStridedBatched<__nv_bfloat16 "
+    "const>, cublasGemvTensorStridedBatched<__nv_bfloat16>, float>)",
+    "void gemmSN_TN_kernel<float, 128, 16, 2, 4, 8, 9, false, cublasGemvTensorStridedBatched<float "
+    "const>, cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float> "
+    ">(cublasGemmSmallNParams<cublasGemvTensorStridedBatched<float const>, "
+    "cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float>, float>)",
     "void cutlass::Kernel<cutlass_tensorop_something>(Params)",
-    "void (anonymous namespace)::softmax_warp_forward<float, float, float, 7, true, false>(float*, float const*, int)",
+    "void (anonymous namespace)::softmax_warp_forward<float, float, float, 7, true, false>(float*, float "
+    "const*, int)",
     "void (anonymous namespace)::softmax_warp_forward<c10::Half, c10::Half, float, 4, false, true>(c10::Half*)",
-    "void (anonymous namespace)::cunn_SoftMaxBackward<4, float, float, float, at::native::(anonymous namespace)::"
-    "LogSoftMaxBackwardEpilogue>(float*, float const*, float const*, long)",
-    "void (anonymous namespace)::cunn_SoftMaxForwardSmem<8, c10::Half, float, c10::Half, at::native::(anonymous "
-    "namespace)::SoftMaxForwardEpilogue>(c10::Half*, c10::Half const*, long)",
+    "void (anonymous namespace)::cunn_SoftMaxBackward<4, float, float, float, at::native::(anonymous "
+    "namespace)::LogSoftMaxBackwardEpilogue>(float*, float const*, float const*, long)",
+    "void (anonymous namespace)::cunn_SoftMaxForwardSmem<8, c10::Half, float, c10::Half, "
+    "at::native::(anonymous namespace)::SoftMaxForwardEpilogue>(c10::Half*, c10::Half const*, long)",
     "void at::native::(anonymous namespace)::cunn_LogSoftMaxForward<4, float, float, float>(float*, float const*)",
     "void my_softmax_kernel<float>(float*)",
-    "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::func_wrapper_t<float, "
-    "at::native::sum_functor<float, float, float>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>, "
-    "unsigned int, float, 4, 4> >(at::native::ReduceOp<float, at::native::func_wrapper_t<float, "
-    "at::native::sum_functor<float, float, float>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>, "
-    "unsigned int, float, 4, 4>)",
-    "void at::native::reduce_kernel<128, 4, at::native::ReduceOp<c10::BFloat16, at::native::MaxOps<float>, "
-    "unsigned int, c10::BFloat16, 4, 4> >(at::native::ReduceOp<c10::BFloat16, at::native::MaxOps<float>, "
-    "unsigned int, c10::BFloat16, 4, 4>)",
-    "void at::native::reduce_kernel<256, 2, at::native::ReduceOp<double, at::native::Foo<double>, unsigned int, "
-    "double, 4> >(at::native::ReduceOp<double, at::native::Foo<double>, unsigned int, double, 4>)",
+    "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::func_wrapper_t<float,"
+    " at::native::sum_functor<float, float, float>::operator()(at::TensorIterator&)::{lambda(float, "
+    "float)#1}>, unsigned int, float, 4, 4> >(at::native::ReduceOp<float, "
+    "at::native::func_wrapper_t<float, at::native::sum_functor<float, float, "
+    "float>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>, unsigned int, float, 4, 4>)",
+    "void at::native::reduce_kernel<128, 4, at::native::ReduceOp<c10::BFloat16, "
+    "at::native::MaxOps<float>, unsigned int, c10::BFloat16, 4, 4> >(at::native::ReduceOp<c10::BFloat16, "
+    "at::native::MaxOps<float>, unsigned int, c10::BFloat16, 4, 4>)",
+    "void at::native::reduce_kernel<256, 2, at::native::ReduceOp<double, at::native::Foo<double>, "
+    "unsigned int, double, 4> >(at::native::ReduceOp<double, at::native::Foo<double>, unsigned int, "
+    "double, 4>)",
     "void at::native::triu_tril_kernel<float, long, true, 4, true>(at::cuda::detail::TensorInfo<float, long>)",
-    "void at::native::vectorized_elementwise_kernel<4, at::native::float8_copy_kernel_cuda(at::TensorIteratorBase&)"
-    "::{lambda()#1}::operator()() const::{lambda(float)#1}, std::array<char*, 2ul> >(int, std::array<char*, 2ul>)",
-    "void at::native::unrolled_elementwise_kernel<at::native::complex_copy_kernel_cuda(at::TensorIteratorBase&)::"
-    "{lambda()#1}, std::array<char*, 2ul>, 4>(int)",
-    "void at::native::vectorized_elementwise_kernel<4, at::native::neg_kernel_cuda(at::TensorIteratorBase&)::"
-    "{lambda()#1}, std::array<char*, 2ul> >(int)",
+    "void at::native::vectorized_elementwise_kernel<4, "
+    "at::native::float8_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#1}::operator()() "
+    "const::{lambda(float)#1}, std::array<char*, 2ul> >(int, std::array<char*, 2ul>)",
+    "void "
+    "at::native::unrolled_elementwise_kernel<at::native::complex_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#1},"
+    " std::array<char*, 2ul>, 4>(int)",
+    "void at::native::vectorized_elementwise_kernel<4, "
+    "at::native::neg_kernel_cuda(at::TensorIteratorBase&)::{lambda()#1}, std::array<char*, 2ul> >(int)",
     "void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl<at::native::something>(int)",
-    "void at::native::index_elementwise_kernel<128, 4, at::native::gpu_index_kernel<at::native::index_kernel_impl<"
-    "at::native::OpaqueType<2> >(at::TensorIteratorBase&, c10::ArrayRef<long>, c10::ArrayRef<long>)::{lambda(char*, "
-    "char const*, long)#1}>(at::TensorIteratorBase&, c10::ArrayRef<long>, c10::ArrayRef<long>)::{lambda(int)#1}>(long)",
+    "void at::native::index_elementwise_kernel<128, 4, "
+    "at::native::gpu_index_kernel<at::native::index_kernel_impl<at::native::OpaqueType<2> "
+    ">(at::TensorIteratorBase&, c10::ArrayRef<long>, c10::ArrayRef<long>)::{lambda(char*, char const*, "
+    "long)#1}>(at::TensorIteratorBase&, c10::ArrayRef<long>, c10::ArrayRef<long>)::{lambda(int)#1}>(long)",
     "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctorOnOther_add<c10::Half>, "
     "std::array<char*, 2ul> >(int, at::native::CUDAFunctorOnOther_add<c10::Half>, std::array<char*, 2ul>)",
     "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor<float>, std::array<char*, 2ul> >(int)",
-    "void at::native::vectorized_elementwise_kernel<2, at::native::FillFunctor<double>, std::array<char*, 1ul> >(int)",
-    "void at::native::vectorized_elementwise_kernel<4, at::native::BUnaryFunctor<c10::Half, c10::Half, c10::Half, "
-    "at::native::binary_internal::DivFunctor<float> >, std::array<char*, 2ul> >(int)",
+    "void at::native::vectorized_elementwise_kernel<2, at::native::FillFunctor<double>, std::array<char*,"
+    " 1ul> >(int)",
+    "void at::native::vectorized_elementwise_kernel<4, at::native::BUnaryFunctor<c10::Half, c10::Half, "
+    "c10::Half, at::native::binary_internal::DivFunctor<float> >, std::array<char*, 2ul> >(int)",
     "ncclDevKernel_ReduceScatter_Sum_bf16_RING_SIMPLE(ncclDevKernelArgsStorage<4096ul>)",
     "ncclDevKernel_Broadcast_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
     "void ncclDevKernel_AllReduce_Sum_f32_NVLS_SIMPLE(ncclDevKernelArgsStorage<4096ul>)",
@@ -631,14 +642,14 @@ KERNEL_EXTRA_NAMES = (
     "Memcpy HtoD (Pageable -> Device)",
     "Memcpy PtoP (Device -> Device)",
     "Memset (Unknown)",
-    "a::b::" + "x" * 80 + "<int>(int)",
+    "a::b::xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx<int>(int)",
     "void foo(int (*)(int), char)",
     "void no_parameters<int",
     "void (anonymous namespace)::kernel()",
     "  padded_kernel  ",
-    "my_kernel_\u00fc<\u03b1, \u03b2>(\u00e9)",
-    "\u30ab\u30fc\u30cd\u30eb::" + "\u9577\u3044\u540d\u524d" * 20 + "<int>(float)",
-    "emoji_\U0001f600::" + "\U0001f680" * 70,
+    "my_kernel_ü<α, β>(é)",
+    "カーネル::" + "長い名前" * 20 + "<int>(float)",
+    "emoji_😀::🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀",
 )
 
 
