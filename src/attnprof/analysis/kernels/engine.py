@@ -1,11 +1,11 @@
 """The decoder's engine: reads a kernel name with a table of rules that are data, not code.
 
 A :class:`Rule` is a regular expression with named groups, the family it identifies, and a short list of steps
-that turn the match into fields and a label. The steps are data too, and there are six kinds:
+that turn the match into fields and a label. The steps are data too, of seven kinds:
 
 ``("field", template)``
-    Set a field (or, for a name starting with ``_``, a variable the rule uses but does not show) to a
-    :ref:`template <templates>`. A tuple of templates is a list of alternatives, the first that has a value wins.
+    Set a field (or, for a name starting with ``_``, a variable the rule uses but does not show) to a template
+    (below). A tuple of templates is a list of alternatives, the first that has a value wins.
     A template with no value sets nothing.
 :class:`Search`
     Search a text for the first of some patterns that matches; its named groups become variables.
@@ -21,8 +21,6 @@ that turn the match into fields and a label. The steps are data too, and there a
     when one does not.
 :class:`Show`
     The label: a form of the word table, its values and words as templates, and the list it ends with.
-
-.. _templates:
 
 Templates are text with ``{variable|pipe|pipe:argument}`` holes. The variables are the match's named groups that
 took part in the match, the fields and variables set so far (a field shadows the group of the same name from the
