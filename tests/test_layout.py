@@ -120,7 +120,8 @@ def upward(graph: dict[str, set[str]]) -> list[str]:
 
 def test_the_import_graph_sees_real_edges():
     graph = import_graph()
-    assert "analysis.summary" in graph["analysis.claims"] and "analysis.occupancy" in graph["analysis.summary"]
+    assert "analysis.summary" in graph["analysis.claims.framework"]
+    assert "analysis.occupancy" in graph["analysis.summary"]
     assert "sphinxext.lookup" in graph["sphinxext.tables"] or "sphinxext.nodes" in graph["sphinxext.tables"]
     assert "words" in graph["sphinxext.nodes"]
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
@@ -158,6 +159,15 @@ def test_the_leaves_stay_leaves():
     assert graph["measure.interrupts"] == set()
     word_modules = {n for n in graph if n == "words" or n.startswith("words.")}
     assert all(graph[n] <= word_modules for n in word_modules)  # the word table reads nothing of the package
+
+
+def test_the_claim_families_share_the_framework_and_not_each_other():
+    graph = import_graph()
+    families = {n for n in graph if n.startswith("analysis.claims.") and n != "analysis.claims.framework"}
+    assert families == {f"analysis.claims.{f}" for f in ("article_trace", "article_timing", "workloads", "parallel")}
+    for family in families:
+        assert "analysis.claims.framework" in graph[family]
+        assert graph[family] & families == set(), family
 
 
 def test_modules_stay_readable():

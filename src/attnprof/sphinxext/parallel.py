@@ -387,7 +387,7 @@ class ParallelClaims(ParallelDirective):
         out = self.problem(found.problem) if found.run is None else []
         body = []
         for claim in claims.PARALLEL_CLAIMS.values():
-            v = claim.check(found.run, self.lang)
+            v = claim.check(language=self.lang, run=found.run)
             measured = [para(t) for t in (v.measured, v.detail, v.reason) if t]
             verdict = para(self.say(f"verdict.{v.verdict}"),
                            classes=["attnprof-verdict", f"attnprof-verdict-{v.verdict}"])  # fmt: skip
