@@ -328,10 +328,12 @@ class ParallelTimeline(ParallelDirective):
         return [picture_figure(self, png, summary, "attnprof-timeline"), self.downloads(case, path.parent)]
 
     def downloads(self, case: ParallelCase, folder: Path) -> nodes.paragraph:
-        """Links to every rank's raw trace of the case."""
+        """Links to every rank's raw trace of the case that is whole (a bad one is a warning, and not linked)."""
         doc_dir = self.env.doc2path(self.env.docname).parent
         links: list[nodes.Node] = [nodes.Text(self.say("timeline.download") + ": ")]
-        for i, rr in enumerate(c for c in case.ranks if c.trace_file):
+        whole = [c for c in case.ranks if c.trace_file
+                 and lookup.verified_trace(self.env, folder / c.trace_file, self.get_location()) is None]  # fmt: skip
+        for i, rr in enumerate(whole):
             if i:
                 links.append(nodes.Text(self.say("list.sep")))
             links.append(addnodes.download_reference(
