@@ -488,3 +488,18 @@ def workload_build() -> Build:
         },
         h200_sweep(),
     )
+
+
+# --- the command line -----------------------------------------------------------------------------------------------
+
+
+def run_cli(*argv: str) -> tuple[int, str, str]:
+    """``attnprof ARGV`` run in-process (:func:`attnprof.cli.main`): the exit status, standard output and standard
+    error."""
+    import io
+
+    from attnprof import cli
+
+    out, err = io.StringIO(), io.StringIO()
+    code = cli.main(list(argv), out=out, err=err)
+    return code, out.getvalue(), err.getvalue()
