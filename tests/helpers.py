@@ -226,9 +226,9 @@ def cp_rank_trace(backend: str, method: str, seq: int, rank: int) -> rank_traces
 
 def h200x2_run(backend: str = "flash", folder: Path | None = None) -> ParallelRun:
     """The context-parallel run the probe recorded on 2 x H200, as the runner would have written it: every figure
-    from ``h200x2-facts.json`` (measured by ``scripts/probe_workloads.py``), every rank's trace read from the
-    fixtures. With ``folder``, the traces are copied there under the runner's names and the run file is saved
-    there."""
+    from ``h200x2-facts.json`` (measured by the first probe, see ``tests/data/workloads/README.md``), every rank's
+    trace read from the fixtures. With ``folder``, the traces are copied there under the runner's names and the run
+    file is saved there."""
     facts = cp_facts()
     env = Environment(
         device_name="NVIDIA H200",
