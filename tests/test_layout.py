@@ -5,6 +5,7 @@ to read, torch lives in the measuring code alone, and the Sphinx extension and t
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -168,6 +169,13 @@ def test_the_claim_families_share_the_framework_and_not_each_other():
     for family in families:
         assert "analysis.claims.framework" in graph[family]
         assert graph[family] & families == set(), family
+
+
+def test_the_readme_shows_the_floors_as_the_tree_has_them():
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## How the code is laid out", 1)[1].split("\n## ", 1)[0]
+    rows = [line.split("|") for line in section.splitlines() if re.match(r"\| \d \|", line)]
+    assert [tuple(re.findall(r"`(\w+)/`", row[2])) or ("",) for row in rows] == list(FLOORS)
 
 
 def test_modules_stay_readable():
