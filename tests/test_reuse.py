@@ -204,6 +204,7 @@ def test_replayed_profiles_costs_sweeps_and_parallel_runs_measure_nothing(tmp_pa
     assert cpucosts.measure_cpu_costs(["sdpa_math"], SMALL, rounds=9, save_to=tmp_path) == costs
     assert sweeprun.measure_ceilings("cpu") == ceilings  # the first language's (measured, a CPU has none)
     assert sweeprun.run_sweep(cfg, ceilings=None) == measured
+    sweep.save(sweeprun.run_sweep(cfg), tmp_path)  # as 10-scaling.py saves it: the same bytes, not written again
     assert parallelrun.run(parallelrun.default_config(), save_to=tmp_path) == parallel.load(
         tmp_path / parallel.filename(run.device)
     )
