@@ -76,6 +76,15 @@ def test_prose_and_names_are_not_compared():
     assert [n.key for n in numbers.numbers(en)] == [("5", "ms")]  # kernel and dtype names hold no number
 
 
+def test_a_picture_or_a_stray_end_tag_ends_nothing():
+    """Sphinx writes ``<img ... />``; an end tag that closes nothing open is no end of the main content either."""
+    page = (
+        '<div role="main"><figure class="attnprof-timeline"><img alt="took 843 µs" src="t.png" />'
+        "</figure></p><div class='attnprof-metric'>5 ms<br/>6 ms</div></div><div class='attnprof-x'>7 ms</div>"
+    )
+    assert [n.key for n in numbers.numbers(page)] == [("843", "µs"), ("5", "ms"), ("6", "ms")]
+
+
 def _site(tmp_path: Path, build: str = "replayed") -> Path:
     for lang in ("en", "ja"):
         for page in PAGES:

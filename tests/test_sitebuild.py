@@ -96,7 +96,17 @@ def test_both_languages_build_in_one_process_and_show_one_measurement(tmp_path, 
     root = _root(tmp_path, translated=True)
     out = tmp_path / "build"
     reuse_before = os.environ.get(inputs.REUSE_ENV)
-    assert builder.main(["--root", str(root), "--out", str(out), "-q"]) == 0
+    status = builder.main(["--root", str(root), "--out", str(out), "-q"])
+    shown = {
+        lang: (out / "html" / lang / "auto_examples" / "01-x.html").read_text(encoding="utf-8")
+        for lang in "en ja".split()
+    }
+    saved = sorted(p.name for p in (tmp_path / "results").rglob("*"))
+    assert status == 0, (
+        [re.findall(r"measured: [^<]*", page) for page in shown.values()],
+        saved,
+        os.environ.get(inputs.REUSE_ENV),
+    )
     assert "Welcome." in (out / "html" / "en" / "index.html").read_text(encoding="utf-8")
     assert "ようこそ。" in (out / "html" / "ja" / "index.html").read_text(encoding="utf-8")
     script = (out / "src" / "ja" / "examples" / "01-x.py").read_text(encoding="utf-8")

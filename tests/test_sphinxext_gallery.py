@@ -12,9 +12,9 @@ import textwrap
 from pathlib import Path
 
 import attnprof
-from attnprof import variants
+from attnprof import sphinxext, variants
 from attnprof.records import buildtimes, results
-from attnprof.sphinxext import gallery
+from attnprof.sphinxext import depends, gallery
 from helpers import html, trace_result
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
@@ -201,9 +201,10 @@ def test_results_newer_than_a_scripts_page_make_it_run_again(project, tmp_path):
     assert runs.read_text() == "ran\nran\n"  # its page is newer now: not run again
 
 
-def test_a_rebuild_with_nothing_changed_reads_no_page(make_app, make_results, tmp_path):
+def test_a_rebuild_with_nothing_changed_reads_no_page(make_app, make_results, tmp_path, monkeypatch):
     """Pages that read every result (the banner on each page, the claims) depend on the list of result files, not on
-    the folder: Sphinx re-reads a page whose dependency is not a file on every build."""
+    the folder: Sphinx re-reads a page whose dependency is not a file on every build. A change to the code that
+    renders re-reads every page."""
     from conftest import CONF
 
     src, folder = tmp_path / "src", make_results(("naive",))
@@ -227,3 +228,21 @@ def test_a_rebuild_with_nothing_changed_reads_no_page(make_app, make_results, tm
     assert pages_read() == []
     make_results(("sdpa_flash",))  # a new result: every page that reads all of them is read again
     assert pages_read() == ["index", "other"]
+    assert pages_read() == []
+    monkeypatch.setattr(sphinxext, "code_version", lambda: depends.code_version() + 1)  # the rendering code changed
+    assert pages_read() == ["index", "other"]
+
+
+def test_the_code_that_renders_has_a_version_and_the_measuring_code_is_not_part_of_it(tmp_path):
+    package = tmp_path / "attnprof"
+    for name in ("render/timeline.py", "words/site.py", "measure/timing.py", "_static/attnprof.css"):
+        (package / name).parent.mkdir(parents=True, exist_ok=True)
+        (package / name).write_text(f"# {name}\n")
+    versions = [depends.code_version(package)]
+    for name, text in (("measure/timing.py", "x = 1\n"), ("render/timeline.py", "x = 1\n"),
+                       ("_static/attnprof.css", "p {}\n")):  # fmt: skip
+        (package / name).write_text(text)
+        depends.code_version.cache_clear()
+        versions.append(depends.code_version(package))
+    assert versions[1] == versions[0] and len(set(versions[1:])) == 3
+    assert isinstance(versions[0], int) and versions[0] > 0

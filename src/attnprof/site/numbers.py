@@ -88,6 +88,12 @@ class Number:
         return f"{self.value}{' ' + self.unit if self.unit else ''} (…{self.context}…)"
 
 
+#: HTML's void elements: they have no end tag and hold nothing.
+VOID = frozenset(
+    {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+)
+
+
 class _MainEnded(Exception):
     """The main content ended: the rest of the page is not read."""
 
@@ -106,26 +112,30 @@ class _Main(HTMLParser):
         return bool(self.stack) and self.stack[-1][1]
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self._start(tag, attrs, void=tag in VOID)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self._start(tag, attrs, void=True)  # <img ... />: opens nothing (the default would close it again)
+
+    def _start(self, tag: str, attrs: list[tuple[str, str | None]], void: bool) -> None:
         a = dict(attrs)
         if not self.inside:
-            if a.get("role") == "main":
+            if a.get("role") == "main" and not void:
                 self.inside, self.stack = True, [(tag, False)]
             return
         classes = (a.get("class") or "").split()
         generated = self._generated() or any(c.startswith(GENERATED) for c in classes)
         if tag == "img":
             self.runs.append((f" {a.get('alt') or ''} ", generated))
-        elif tag not in ("br", "hr", "meta", "link", "input", "wbr"):
+        if not void:
             self.stack.append((tag, generated))
         self.runs.append((" ", generated))
 
     def handle_endtag(self, tag: str) -> None:
-        if not self.inside:
-            return
-        while self.stack:
-            open_tag, _ = self.stack.pop()
-            if open_tag == tag:
-                break
+        if not self.inside or tag not in (t for t, _ in self.stack):
+            return  # an end tag that closes nothing open (a stray </p>) ends nothing
+        while self.stack.pop()[0] != tag:
+            pass
         if not self.stack:
             raise _MainEnded
         self.runs.append((" ", self._generated()))

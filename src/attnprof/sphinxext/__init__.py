@@ -23,7 +23,8 @@ registers the nodes they share):
                                 ``parallel-claims``, ``parallel-closing`` (context parallelism)
 :mod:`.banner`                  ``env-banner``, and the banner every page gets
 :mod:`.gallery`                 (no directive) re-running a gallery script whose result files are missing or
-                                changed, and the results folder as a dependency of the pages
+                                changed
+:mod:`.depends`                 (no directive) what a page depends on: the list of result files, the code
 :mod:`.buildtimes`              (no directive) where the build's time went, per script and phase
 :mod:`.scripts`                 (no directive) the gallery pages' install line, the scripts' language and reuse
 :mod:`.workloads`               ``train-table``, ``decode-table``, ``decode-kernel-table``, ``graph-table``,
@@ -59,6 +60,7 @@ from attnprof.inputs import RESULTS_ENV
 from attnprof.sphinxext.banner import setup_banner
 from attnprof.sphinxext.buildtimes import setup_buildtimes
 from attnprof.sphinxext.claims import setup_claims
+from attnprof.sphinxext.depends import code_version, setup_depends
 from attnprof.sphinxext.fastest import setup_ranks
 from attnprof.sphinxext.figures import setup_figures
 from attnprof.sphinxext.gallery import setup_gallery
@@ -97,6 +99,8 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_css_file("attnprof.css")
     for setup_family in (setup_nodes, setup_tables, setup_metrics, setup_ranks, setup_claims, setup_occupancy,
                          setup_scaling, setup_figures, setup_viewer, setup_banner, setup_gallery, setup_scripts,
-                         setup_workloads, setup_parallel, setup_buildtimes):  # fmt: skip
+                         setup_workloads, setup_parallel, setup_buildtimes, setup_depends):  # fmt: skip
         setup_family(app)
-    return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True}
+    # env_version: a change to the code that renders the pages re-reads them all (attnprof.sphinxext.depends)
+    return {"version": __version__, "env_version": code_version(), "parallel_read_safe": True,
+            "parallel_write_safe": True}  # fmt: skip

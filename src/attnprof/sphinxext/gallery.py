@@ -1,5 +1,5 @@
-"""Which gallery script writes which result file, re-running a script whose results are gone or newer than its
-page, and the results folder as a dependency of the pages.
+"""Which gallery script writes which result file, and re-running a script whose results are gone or newer than its
+page.
 
 Each gallery script declares the result files it writes, as glob patterns in the results folder, in a
 file-level configuration comment of sphinx-gallery (which ignores names it does not know and, with
@@ -17,10 +17,6 @@ that cache for every script
 * whose declared results are newer than the cache: another build wrote them after the script's page was made. So
   when the first language's script measures again, the other languages' scripts run again too and print what it
   measured (:mod:`attnprof.measure.reuse`); a rebuild with nothing changed runs nothing.
-
-A page that reads "every result there is" depends on the list of files in the results folder, not on the folder
-itself (Sphinx re-reads a page whose dependency is not a file every time): :func:`note_results_folder` makes the page
-depend on a file that holds that list, rewritten only when a file appears or goes.
 """
 
 from __future__ import annotations
@@ -33,11 +29,9 @@ from pathlib import Path
 
 from sphinx.application import Sphinx
 from sphinx.config import Config
-from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
 
 from attnprof.records import files
-from attnprof.records.results import write_if_changed
 
 logger = logging.getLogger(__name__)
 
@@ -154,26 +148,6 @@ def rerun_scripts_with_changed_results(app: Sphinx) -> None:
             logger.info(f"attnprof: re-running {script.name}: {why} {results_dir}")
 
 
-#: The file, in each build's doctree folder, that lists the results folder (:func:`note_results_folder`).
-LISTING = "attnprof-results-listing.txt"
-
-
-def write_listing(app: Sphinx) -> None:
-    """Write the names of the files in the results folder into :data:`LISTING`, when they changed (after the gallery
-    ran, so that what its scripts wrote is listed)."""
-    results_dir = Path(app.config.attnprof_results_dir)
-    names = sorted(p.name for p in results_dir.iterdir() if p.is_file()) if results_dir.is_dir() else []
-    write_if_changed(Path(app.doctreedir) / LISTING, "".join(f"{n}\n" for n in names).encode())
-
-
-def note_results_folder(env: BuildEnvironment) -> None:
-    """Make the page being read depend on the list of files in the results folder: it is read again when a file
-    appears there or goes, not on every build (as a dependency on the folder itself would have it)."""
-    env.note_dependency(str(Path(env.doctreedir) / LISTING))
-
-
 def setup_gallery(app: Sphinx) -> None:
-    """Re-run gallery scripts whose results are missing or changed, before sphinx-gallery decides what to run; list
-    the results folder after it ran."""
+    """Re-run gallery scripts whose results are missing or changed, before sphinx-gallery decides what to run."""
     app.connect("builder-inited", rerun_scripts_with_changed_results, priority=100)
-    app.connect("builder-inited", write_listing, priority=900)

@@ -35,7 +35,7 @@ from attnprof.records import files, parallel, results, sweep, trace
 from attnprof.records.parallel import ParallelRun
 from attnprof.records.results import CpuCosts, Result
 from attnprof.records.sweep import Sweep
-from attnprof.sphinxext import gallery
+from attnprof.sphinxext import depends, gallery
 from attnprof.variants import VARIANTS
 
 logger = logging.getLogger(__name__)
@@ -188,7 +188,7 @@ def find_result(
     paths = results.find(directory, variant, workload)
     if not paths:
         # depending on the folder re-reads the page once results appear there
-        gallery.note_results_folder(env)
+        depends.note_results_folder(env)
         name = results.result_filename(variant, (1, 1, 1, 1), "x", "cpu")
         script = gallery.script_for(env.config, env.srcdir, name)
         if script is None:
@@ -219,7 +219,7 @@ def all_results(env: BuildEnvironment) -> list[Analysis]:
     Unreadable files are skipped here (the directives that show them warn).
     """
     directory = results_dir(env)
-    gallery.note_results_folder(env)
+    depends.note_results_folder(env)
     picked = []
     for variant in VARIANTS:
         loaded, _ = _readable(env, results.find(directory, variant))
@@ -268,7 +268,7 @@ def find_sweep(env: BuildEnvironment, location: Location) -> FoundSweep:
     paths = [directory / sweep.filename(d) for d in ("cuda", "cpu")]
     path = _sweep_path(directory)
     if path is None:
-        gallery.note_results_folder(env)
+        depends.note_results_folder(env)
         message = (
             f"no sweep file ({paths[0].name} or {paths[1].name}) in {directory} (examples/10-scaling.py writes it; "
             "did it run?)"
@@ -291,7 +291,7 @@ def find_build(env: BuildEnvironment, location: Location, needed: tuple[str, ...
     run); unreadable files are warnings too, and are left out.
     """
     directory = results_dir(env)
-    gallery.note_results_folder(env)
+    depends.note_results_folder(env)
     by_workload: dict[str, list[Analysis]] = {}
     for workload in DECISION_WORKLOADS:
         loaded, problem = _readable(env, results.find(directory, "*", workload))
@@ -326,7 +326,7 @@ def find_parallel(env: BuildEnvironment, location: Location) -> FoundParallel:
     directory = results_dir(env)
     path = parallel.find(directory)
     if path is None:
-        gallery.note_results_folder(env)
+        depends.note_results_folder(env)
         message = (
             f"no context-parallel run file ({parallel.filename('cuda')}) in {directory} "
             "(examples/14-context-parallel.py writes it; did it run?)"
