@@ -488,3 +488,21 @@ def workload_build() -> Build:
         },
         h200_sweep(),
     )
+
+
+def older_layout(doc: dict) -> dict:
+    """The layout of older PyTorch releases: ``Operator``, ``Runtime``, ``Kernel``, ``Memcpy`` categories, ``Input
+    dims``, and no ``correlation`` in the events' args (only the ``ac2g`` flows link a launch to its kernel)."""
+    old = {"cpu_op": "Operator", "cuda_runtime": "Runtime", "kernel": "Kernel", "gpu_memcpy": "Memcpy",
+           "gpu_memset": "Memset"}  # fmt: skip
+    out = []
+    for e in doc["traceEvents"]:
+        e = json.loads(json.dumps(e))
+        if e.get("ph") == "X":
+            e["cat"] = old.get(e.get("cat"), e.get("cat"))
+            args = e.get("args", {})
+            args.pop("correlation", None)
+            if "Input Dims" in args:
+                args["Input dims"] = args.pop("Input Dims")
+        out.append(e)
+    return dict(doc, traceEvents=out)

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from attnprof.records import files, foreign
+from helpers import older_layout
 
 DATA = Path(__file__).parent / "data"
 SITE = DATA / "traces"
@@ -53,24 +54,6 @@ def test_the_bare_list_layout_and_keys_after_the_events(tmp_path):
     doc = {"traceEvents": ev, "ERROR": ["x]"], "deviceProperties": [{"id": 0, "name": "G"}], "traceName": "n"}
     trace = foreign.load(write(tmp_path / "b.json", doc))
     assert trace.device_properties == [{"id": 0, "name": "G"}] and trace.meta["traceName"] == "n"
-
-
-def older_layout(doc: dict) -> dict:
-    """The layout of older PyTorch releases: ``Operator``, ``Runtime``, ``Kernel``, ``Memcpy`` categories, ``Input
-    dims``, and no ``correlation`` in the events' args (only the ``ac2g`` flows link a launch to its kernel)."""
-    old = {"cpu_op": "Operator", "cuda_runtime": "Runtime", "kernel": "Kernel", "gpu_memcpy": "Memcpy",
-           "gpu_memset": "Memset"}  # fmt: skip
-    out = []
-    for e in doc["traceEvents"]:
-        e = json.loads(json.dumps(e))
-        if e.get("ph") == "X":
-            e["cat"] = old.get(e.get("cat"), e.get("cat"))
-            args = e.get("args", {})
-            args.pop("correlation", None)
-            if "Input Dims" in args:
-                args["Input dims"] = args.pop("Input Dims")
-        out.append(e)
-    return dict(doc, traceEvents=out)
 
 
 def launches(trace: foreign.ForeignTrace) -> list[tuple[str, str, float]]:
@@ -139,6 +122,7 @@ def test_a_trace_over_the_bounds_is_refused_naming_the_limit(tmp_path):
 BOMB = """
 import re, sys
 from attnprof.records import files, foreign
+from helpers import older_layout
 try:
     foreign.load(sys.argv[1], max_bytes=16 << 20)
 except files.UnreadableFile as exc:

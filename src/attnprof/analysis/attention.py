@@ -11,8 +11,9 @@ What counts as an attention call, by the CPU ops the trace recorded on one threa
     ``aten::_native_multi_head_attention``: the inference fast path of ``nn.MultiheadAttention`` and of
     ``nn.TransformerEncoder`` (inside ``aten::_transformer_encoder_layer_fwd``), backend from the SDPA op inside it.
 ``flex``
-    An op whose name holds ``flex_attention`` (Inductor's ``triton_tem_fused_flex_attention_0``, its backward
-    ``..._flex_attention_backward_0``, ``FlexAttentionHOP``).
+    An op whose name holds ``flex_attention`` (Inductor's template kernel ``triton_tem_fused_flex_attention_0``, its
+    backward ``..._flex_attention_backward_0``; eager ``FlexAttentionAutogradOp``); Inductor's other kernels that
+    name it (pointwise, reductions) are parts of a call, not calls.
 ``handwritten``
     A matrix product, a softmax, then a matrix product, as siblings on one thread with at most
     :data:`PATTERN_GAP` other ops between (masking, scaling, dropout, a dtype conversion), and shapes that fit where
@@ -80,6 +81,7 @@ PATTERN_GAP = 8
 COMPILED_MARKS = ("Torch-Compiled Region", "CompiledFunction", "## Call CompiledFxGraph")
 #: Inductor's kernel names (``triton_per_fused__softmax_..._0``, ``graph_0_cpp_fused__softmax_..._2``).
 _INDUCTOR = re.compile(r"^(?:graph_\d+_)?(?:triton|cpp)_\w*?fused_(?P<ops>\w+?)_\d+$")
+_INDUCTOR_KIND = re.compile(r"^(?:graph_\d+_)?triton_([a-z]+)_")
 #: Backends that run one fused kernel.
 FUSED = ("flash", "mem_efficient", "cudnn", "flex")
 
@@ -203,6 +205,9 @@ class _Finder:
             return self.add("sdpa", BACKWARD_OPS[name], "bwd", [i], name, "op", impl=i)
         low = name.lower()
         if "flex_attention" in low or "flexattention" in low:
+            m = _INDUCTOR_KIND.match(name)
+            if m and m[1] != "tem":  # a helper kernel of the call (the backward's sum of dO * O), not the call
+                return None
             direction = "bwd" if "backward" in low or self.in_backward(i) else "fwd"
             return self.add("flex", "flex", direction, [i], name, "op")
         return None

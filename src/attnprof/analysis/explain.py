@@ -227,7 +227,7 @@ def _thread_name(tree: Tree, e: Any) -> str:
 def _notes(tree: Tree, calls: list[CallReading], props: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     t = tree.trace
     notes: list[tuple[str, dict[str, Any]]] = []
-    launches = sum(1 for e in t.cpu if e.kind in ("runtime", "driver"))
+    launches = sum(1 for e in t.cpu if e.kind in ("runtime", "driver") and LAUNCHES.search(e.name))
     if not t.gpu:
         notes.append(("no_gpu_events", {"launches": launches}) if launches else ("cpu_only", {}))
     if not any(s.name for s in tree.steps):
@@ -245,6 +245,10 @@ def _notes(tree: Tree, calls: list[CallReading], props: dict[str, Any]) -> list[
     if isinstance(info, dict) and info.get("world_size", 1) not in (1, None):
         notes.append(("rank", {"rank": info.get("rank"), "world_size": info.get("world_size")}))
     return notes
+
+
+#: Runtime and driver calls that start GPU work (a sync or an attribute call starts none).
+LAUNCHES = re.compile(r"Launch|Memcpy|Memset")
 
 
 def _group_key(c: CallReading) -> tuple:
