@@ -77,11 +77,13 @@ def test_pytorch_is_asked_about_the_recorded_inputs_on_this_machine():
     why = json.loads(out)["why"]
     assert why["note"] is None and len(why["answers"]) == 1
     (answers,) = why["answers"].values()
-    verdicts = {backend: [ok, reason] for backend, ok, reason in answers}
-    assert verdicts["flash"][0] is True and verdicts["math"][0] is True  # the CPU's two backends take bf16 GQA
-    assert verdicts["cudnn"] == [False, "SDPA's CPU dispatch has FLASH_ATTENTION and MATH only"]
+    verdicts = {backend: [check, reason] for backend, check, reason in answers}
+    assert verdicts["flash"][0] == verdicts["math"][0] == "accepts"  # the CPU's two backends take bf16 GQA inputs
+    assert verdicts["cudnn"] == ["not_asked", "SDPA's CPU dispatch has FLASH_ATTENTION and MATH only"]
+    assert why["picks"] == {"0": "flash"}
     code, text, _ = run(str(SDPA_CPU))
     assert "Why this backend? PyTorch on this machine" in text and "flash: accepts these inputs" in text
+    assert "SDPA's own choice for these inputs here: flash" in text
 
 
 def test_no_shapes_says_how_to_record_them(tmp_path):

@@ -188,12 +188,15 @@ class Asked:
     """What PyTorch said about the groups of SDPA calls, on the machine that asked.
 
     Attributes:
-        answers: Group index -> ``[(backend, accepts, PyTorch's words), ...]``.
+        answers: Group index -> ``[(backend, check, PyTorch's words), ...]``: ``check`` is ``accepts``,
+            ``refuses`` or ``not_asked`` (a backend this machine's PyTorch does not have for the inputs' device).
+        picks: Group index -> the backend SDPA itself picks for those inputs here.
         note: Why PyTorch could not be asked (or not about every group): ``(code, fields)``, the words
             ``explain.why.<code>``; ``None`` when it was.
     """
 
-    answers: dict[int, list[tuple[str, bool, str]]] = field(default_factory=dict)
+    answers: dict[int, list[tuple[str, str, str]]] = field(default_factory=dict)
+    picks: dict[int, str] = field(default_factory=dict)
     note: tuple[str, dict[str, Any]] | None = None
 
 

@@ -97,7 +97,8 @@ def ask(x: Explanation) -> Asked:
     from attnprof.measure import backends
 
     device = "cuda" if x.trace.gpu else "cpu"
-    answers: dict[int, list[tuple[str, bool, str]]] = {}
+    answers: dict[int, list[tuple[str, str, str]]] = {}
+    picks: dict[int, str] = {}
     for q in questions:
         i = q.inputs
         strides = i.strides or (None, None, None)
@@ -109,14 +110,14 @@ def ask(x: Explanation) -> Asked:
         if answer.unasked is not None:
             code = {"no_torch": "no_torch", "no_cuda": "no_gpu"}.get(answer.unasked, "unavailable")
             field = "error" if code == "no_torch" else "reason"
-            return Asked(answers, (code, {field: answer.unasked_reason or answer.unasked}))
-        verdicts = [
-            (BACKEND_NAMES.get(v.backend, v.backend), v.accepts, v.reason or v.check) for v in answer.verdicts
+            return Asked(answers, picks, (code, {field: answer.unasked_reason or answer.unasked}))
+        answers[q.group] = [
+            (BACKEND_NAMES.get(v.backend, v.backend), v.check if v.asked_ok else "not_asked", v.reason or "")
+            for v in answer.verdicts
         ]
         if answer.pick is not None:
-            verdicts.append((f"SDPA → {BACKEND_NAMES.get(answer.pick, answer.pick)}", True, ""))
-        answers[q.group] = verdicts
-    return Asked(answers)
+            picks[q.group] = BACKEND_NAMES.get(answer.pick, answer.pick)
+    return Asked(answers, picks)
 
 
 def dumps(data: dict[str, Any]) -> str:
@@ -163,6 +164,7 @@ def cmd_explain(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
             data["why"] = {
                 "note": None if asked.note is None else {"code": asked.note[0], **asked.note[1]},
                 "answers": {str(k): [list(v) for v in vs] for k, vs in sorted(asked.answers.items())},
+                "picks": {str(k): v for k, v in sorted(asked.picks.items())},
             }
         text = dumps(data)
         if json_to == "-":

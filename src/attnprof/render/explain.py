@@ -164,10 +164,11 @@ def kernels_section(x: Explanation, lang: str | None = None) -> Section:
     headers = (
         words.text("explain.col.group", lang),
         *(words.text(f"report.col.{k}", lang) for k in ("kernel", "family")),
-        words.text("explain.col.per_call", lang),
-        *(words.text(f"report.col.{k}", lang) for k in ("avg_us", "regs", "smem", "grid_block", "reported_occ",
-                                                         "theoretical_occ")),
-    )  # fmt: skip
+        *(words.text(f"explain.col.{k}", lang) for k in ("per_call", "avg_us")),
+        words.text("report.col.regs", lang),
+        *(words.text(f"explain.col.{k}", lang) for k in ("smem", "grid_block")),
+        *(words.text(f"report.col.{k}", lang) for k in ("reported_occ", "theoretical_occ")),
+    )
     before = () if rows else (words.text("explain.no_kernels", lang),)
     return Section(words.text("explain.kernels", lang), before, headers if rows else (), tuple(rows))
 
@@ -200,9 +201,13 @@ def why_section(x: Explanation, asked: Asked | None, lang: str | None = None) ->
         lines.append(words.text("explain.why.call", lang, kind=kind_text(first.call.kind, first.call.compiled, lang),
                                 inputs=inputs_text(first.inputs, lang),
                                 backend=words.text(f"explain.backend.{first.call.backend}", lang)))  # fmt: skip
-        for backend, accepts, reason in verdicts:
-            key = "explain.why.accepts" if accepts else "explain.why.refuses"
+        for backend, check, reason in verdicts:
+            key = {"accepts": "explain.why.accepts", "refuses": "explain.why.refuses"}.get(
+                check, "explain.why.not_asked"
+            )
             lines.append("  " + words.text(key, lang, backend=backend, reason=reason))
+        if k in asked.picks:
+            lines.append("  " + words.text("explain.why.pick", lang, backend=asked.picks[k]))
     return Section(words.text("explain.why", lang), tuple(lines))
 
 
@@ -213,9 +218,13 @@ def sections(x: Explanation, asked: Asked | None = None, lang: str | None = None
     return out + ([why] if why is not None else [])
 
 
-def _wrap(line: str) -> str:
+def _wrap(line: str, lang: str | None) -> str:
+    """``line`` wrapped at :data:`WIDTH` columns between words; Japanese, which has no spaces between words to
+    wrap at, as it is (the terminal wraps it)."""
+    if not line or words.language(lang) == "ja":
+        return line
     indent = " " * (len(line) - len(line.lstrip(" ")))
-    return textwrap.fill(line, WIDTH, subsequent_indent=indent + "  ", break_on_hyphens=False) if line else line
+    return textwrap.fill(line, WIDTH, subsequent_indent=indent + "  ", break_on_hyphens=False)
 
 
 def text(x: Explanation, asked: Asked | None = None, lang: str | None = None) -> str:
@@ -223,12 +232,12 @@ def text(x: Explanation, asked: Asked | None = None, lang: str | None = None) ->
     parts = [head(x, lang)]
     found = notes(x, lang)
     if found:
-        parts.append("\n".join([words.text("explain.notes", lang), *(_wrap(f"  - {n}") for n in found)]))
+        parts.append("\n".join([words.text("explain.notes", lang), *(_wrap(f"  - {n}", lang) for n in found)]))
     for s in sections(x, asked, lang):
         block = [s.title, "-" * len(s.title) if lang != "ja" else "=" * 20]
-        block += [_wrap(line) for line in s.before]
+        block += [_wrap(line, lang) for line in s.before]
         if s.headers:
             block.append(table(s.headers, s.rows))
-        block += [_wrap(line) for line in s.after]
+        block += [_wrap(line, lang) for line in s.after]
         parts.append("\n".join(block))
     return "\n\n".join(parts) + "\n"

@@ -121,6 +121,9 @@ EXPLAIN: dict[str, dict[str, str]] = {
         "ja": "アテンションの呼び出しのカーネル (全ステップ)",
     },
     "explain.col.per_call": {"en": "per call", "ja": "呼び出しあたり"},
+    "explain.col.avg_us": {"en": "avg µs", "ja": "平均 µs"},
+    "explain.col.smem": {"en": "shared memory", "ja": "共有メモリ"},
+    "explain.col.grid_block": {"en": "grid × block", "ja": "グリッド × ブロック"},
     "explain.col.group": {"en": "call", "ja": "呼び出し"},
     "explain.no_kernels": {
         "en": "The attention calls launched no GPU work in this trace.",
@@ -179,6 +182,14 @@ EXPLAIN: dict[str, dict[str, str]] = {
     "explain.why.call": {"en": "{kind} with {inputs}: ran {backend}", "ja": "{kind} ({inputs}): 実行は {backend}"},
     "explain.why.accepts": {"en": "{backend}: accepts these inputs", "ja": "{backend}: この入力を受け付けます"},
     "explain.why.refuses": {"en": "{backend}: refuses: {reason}", "ja": "{backend}: 受け付けません: {reason}"},
+    "explain.why.not_asked": {
+        "en": "{backend}: not asked here: {reason}",
+        "ja": "{backend}: ここでは問い合わせていません: {reason}",
+    },
+    "explain.why.pick": {
+        "en": "SDPA's own choice for these inputs here: {backend}",
+        "ja": "この入力に対する、ここでの SDPA 自身の選択: {backend}",
+    },
     "explain.why.no_torch": {
         "en": "PyTorch cannot be asked: torch is not installed here ({error}).",
         "ja": "PyTorch に問い合わせられません。ここには torch がインストールされていません ({error})。",
