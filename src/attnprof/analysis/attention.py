@@ -128,12 +128,6 @@ class Call:
     forward: int | None = None
 
 
-@functools.lru_cache(maxsize=65536)
-def decode(name: str) -> kernels.KernelInfo:
-    """:func:`attnprof.analysis.kernels.decode`, once per name (a trace launches the same kernels again and again)."""
-    return kernels.decode(name)
-
-
 @functools.lru_cache(maxsize=4096)
 def inductor_ops(name: str) -> tuple[str, ...] | None:
     """The ops an Inductor kernel fused, from its name, read by the kernel decoder's own rule; ``None`` for a name
@@ -141,7 +135,7 @@ def inductor_ops(name: str) -> tuple[str, ...] | None:
     m = _INDUCTOR.match(name)
     if m is None:
         return None
-    ops = decode(f"triton_x_fused_{m['ops']}_0").fields.get("ops", "")
+    ops = kernels.decode(f"triton_x_fused_{m['ops']}_0").fields.get("ops", "")
     return tuple(ops.split(",")) if ops else ()
 
 
@@ -216,7 +210,7 @@ class _Finder:
         """The backend of an SDPA or MHA call without a backend op inside: its fused kernels' family, else math
         when it ran a softmax of its own, else unknown."""
         under = self.tree.under([i])
-        families = {decode(self.tree.trace.gpu[j].name).family for j in self.tree.launched(under)}
+        families = {kernels.decode(self.tree.trace.gpu[j].name).family for j in self.tree.launched(under)}
         for backend in ("flash", "mem_efficient", "cudnn"):
             if backend in families:
                 return backend

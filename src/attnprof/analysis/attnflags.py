@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from attnprof.analysis import attention
+from attnprof.analysis import kernels
 from attnprof.analysis.attention import MATMUL_OPS, SDPA_OP, SOFTMAX_OPS, Call
 from attnprof.analysis.tracetree import Tree
 
@@ -252,7 +252,7 @@ def _fp32_softmax(tree: Tree, call: Call, model: str | None) -> Flag | None:
     if model in SIXTEEN_BIT and (given == "fp32" or asked == "fp32"):
         why = f"{e.name}({given or '?'} -> {asked or given})"
     for j in tree.launched(tree.under([s])):
-        f = attention.decode(tree.trace.gpu[j].name).fields
+        f = kernels.decode(tree.trace.gpu[j].name).fields
         if why is None and f.get("input") in SIXTEEN_BIT and f.get("output") == "fp32":
             why = f"{e.name}: {f['input']} in, fp32 out"
         elif why is None and model in SIXTEEN_BIT and f.get("input") == "fp32":
