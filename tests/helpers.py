@@ -669,18 +669,22 @@ def kernel_names() -> tuple[str, ...]:
     return tuple(sorted(names | _test_kernels_names() | set(KERNEL_EXTRA_NAMES)))
 
 
-def older_layout(doc: dict) -> dict:
-    """The layout of older PyTorch releases: ``Operator``, ``Runtime``, ``Kernel``, ``Memcpy`` categories, ``Input
-    dims``, and no ``correlation`` in the events' args (only the ``ac2g`` flows link a launch to its kernel)."""
+def older_layout(doc: dict, links: str = "flows") -> dict:
+    """The layouts of older PyTorch releases: ``Operator``, ``Runtime``, ``Kernel``, ``Memcpy`` categories, ``Input
+    dims``, and a launch linked to its kernel by ``ac2g`` flows alone (``links="flows"``: no ``correlation`` in the
+    events' args) or by ``args.correlation`` alone (``links="args"``: no flows, as before PyTorch wrote them)."""
     old = {"cpu_op": "Operator", "cuda_runtime": "Runtime", "kernel": "Kernel", "gpu_memcpy": "Memcpy",
            "gpu_memset": "Memset"}  # fmt: skip
     out = []
     for e in doc["traceEvents"]:
         e = json.loads(json.dumps(e))
+        if links == "args" and e.get("cat") == "ac2g":
+            continue
         if e.get("ph") == "X":
             e["cat"] = old.get(e.get("cat"), e.get("cat"))
             args = e.get("args", {})
-            args.pop("correlation", None)
+            if links == "flows":
+                args.pop("correlation", None)
             if "Input Dims" in args:
                 args["Input dims"] = args.pop("Input Dims")
         out.append(e)

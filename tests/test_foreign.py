@@ -62,11 +62,12 @@ def launches(trace: foreign.ForeignTrace) -> list[tuple[str, str, float]]:
     return [(g.name, by[g.correlation].name, by[g.correlation].ts) for g in trace.gpu]
 
 
+@pytest.mark.parametrize("links", ["flows", "args"])
 @pytest.mark.parametrize("name", ["sdpa_flash", "sdpa_math", "compiled_naive"])
-def test_an_older_layout_links_launches_through_the_flows(tmp_path, name):
+def test_an_older_layout_links_launches_through_the_flows_or_the_args(tmp_path, name, links):
     doc = json.loads(gzip.decompress((SITE / f"{name}.json.gz").read_bytes()))
     new = foreign.load(SITE / f"{name}.json.gz")
-    old = foreign.load(write(tmp_path / "old.json", older_layout(doc)))
+    old = foreign.load(write(tmp_path / "old.json", older_layout(doc, links)))
     assert [(e.name, e.kind, e.ts, e.dims) for e in old.cpu] == [(e.name, e.kind, e.ts, e.dims) for e in new.cpu]
     assert [(g.name, g.kind, g.ts) for g in old.gpu] == [(g.name, g.kind, g.ts) for g in new.gpu]
     assert launches(old) == launches(new) and len(launches(new)) == len(new.gpu) > 0
