@@ -212,7 +212,8 @@ def main() -> int:
     path = os.path.join(args.out, "facts.json")
     old = json.load(open(path, encoding="utf-8")) if os.path.exists(path) else {}
     facts = {"torch": torch.__version__, "device": args.device, "layers": LAYERS, "active_steps": ACTIVE,
-             "gpu": torch.cuda.get_device_name() if args.device == "cuda" else None, "cases": {}}  # fmt: skip
+             "gpu": torch.cuda.get_device_name() if args.device == "cuda" else None, "cuda": torch.version.cuda,
+             "cudnn": torch.backends.cudnn.version() if args.device == "cuda" else None, "cases": {}}  # fmt: skip
     try:
         import transformers
 

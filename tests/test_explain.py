@@ -44,8 +44,11 @@ def read(path: Path) -> explain.Explanation:
     return explain.explain(foreign.load(path, inputs_of=attention.wants_inputs))
 
 
-def test_the_cpu_recordings_are_all_here():
+def test_the_cpu_recordings_are_all_here_and_every_recording_is_small():
     assert {name for folder, name in CASES if folder.name == "cpu"} == set(MODELS)
+    for folder, name in CASES:
+        assert (folder / f"{name}.json.gz").stat().st_size < 300_000, (folder.name, name)
+        assert "error" not in facts(folder)["cases"][name], (folder.name, name)
 
 
 @pytest.mark.parametrize(("folder", "name"), CASES, ids=[f"{f.name}-{n}" for f, n in CASES])
