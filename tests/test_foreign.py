@@ -123,7 +123,6 @@ def test_a_trace_over_the_bounds_is_refused_naming_the_limit(tmp_path):
 BOMB = """
 import re, sys
 from attnprof.records import files, foreign
-from helpers import older_layout
 try:
     foreign.load(sys.argv[1], max_bytes=16 << 20)
 except files.UnreadableFile as exc:
