@@ -9,8 +9,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from attnprof import variants
-from attnprof.inputs import Setup, default_setup, make_inputs, reuse_measurements
+from attnprof import settings, variants
+from attnprof.inputs import Setup, default_setup, make_inputs
 from attnprof.measure.failure import attempt
 from attnprof.measure.interrupts import interrupts_seen
 from attnprof.measure.profiling import cuda_missing_reason, environment
@@ -57,7 +57,7 @@ def measure_cpu_costs(
 
     chosen = [variants.get(n) for n in (variants.names(cpu_cost=True) if names is None else names)]
     setup = setup or default_setup()
-    if (reuse_measurements() if reuse is None else reuse) and save_to is not None:
+    if (settings.reuse_measurements() if reuse is None else reuse) and save_to is not None:
         saved = reusable_costs([v.name for v in chosen], setup, rounds, save_to, environment(setup.device))
         if saved is not None:
             return saved

@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from attnprof import __version__, variants, words, workloads
+from attnprof import __version__, settings, variants, words, workloads
 from attnprof.inputs import (
     Setup,
     causal_flops,
@@ -42,7 +42,6 @@ from attnprof.inputs import (
     make_setup,
     reference_attention,
     relative_error,
-    reuse_measurements,
 )
 from attnprof.measure import cost, steps
 from attnprof.measure.failure import attempt, classify, pytorch_reason
@@ -405,7 +404,7 @@ def from_trace(
     v = variants.get(variant)
     setup = setup or default_setup()
     raw = None if trace_file is None else _read_trace(trace_file)
-    reuse = reuse_measurements() if reuse is None else reuse
+    reuse = settings.reuse_measurements() if reuse is None else reuse
     if reuse and save_to is not None and raw is not None:
         defined_in = Path(getattr(getattr(attention, "__code__", None), "co_filename", ""))  # the script, if any
         more = [defined_in] if defined_in.is_file() else []

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from attnprof import inputs, variants
+from attnprof import inputs, settings, variants
 from attnprof.analysis import summary
 from attnprof.measure import cost
 from attnprof.measure.failure import attempt
@@ -374,8 +374,8 @@ def run_sweep(
         (where it stopped and how many points were skipped).
     """
     cfg = config or default_config()
-    if reuse_from is None and inputs.reuse_measurements():
-        reuse_from = inputs.results_dir()
+    if reuse_from is None and settings.reuse_measurements():
+        reuse_from = settings.results_dir()
     here = environment(cfg.device)
     saved = reusable_sweep(cfg, reuse_from, here, Path(__file__)) if reuse_from is not None else None
     if saved is not None:
