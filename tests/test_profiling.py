@@ -142,12 +142,9 @@ def test_profile_all_never_raises():
 @pytest.mark.parametrize(
     ("call", "message"),
     [
-        (lambda: inputs.parse_shape("8,16,1024"), "bad shape '8,16,1024'; expected four positive integers"),
-        (lambda: inputs.parse_shape("8,16,0,64"), "bad shape '8,16,0,64'"),
-        (lambda: inputs.parse_shape("a,b,c,d"), "bad shape 'a,b,c,d'"),
-        (lambda: inputs.canonical_dtype("bf8"), "unknown dtype 'bf8'; choose one of: bf16, bfloat16"),
-        (lambda: inputs.make_setup("1,1,8,8", "bf16", "tpu"), "unknown device 'tpu'; choose one of: cuda, cpu"),
         (lambda: profiling.profile("flsh", SMALL), "unknown variant 'flsh'"),
+        (lambda: profiling.profile("naive", SMALL, workload="trian"), "unknown workload 'trian'"),
+        (lambda: profiling.profile("naive_inplace", workload="decode"), "does not take part in the decode workload"),
     ],
 )
 def test_bad_arguments_raise_one_line_naming_the_value(call, message):
@@ -155,24 +152,6 @@ def test_bad_arguments_raise_one_line_naming_the_value(call, message):
         call()
     assert message in str(info.value)
     assert "\n" not in str(info.value)
-
-
-def test_shape_spellings():
-    assert inputs.parse_shape("8,16,1024,64") == (8, 16, 1024, 64)
-    assert inputs.parse_shape("8x16x1024x64") == (8, 16, 1024, 64)
-    assert inputs.parse_shape([1, 2, 3, 4]) == (1, 2, 3, 4)
-    assert inputs.canonical_dtype("BF16") == "bfloat16"
-
-
-def test_default_setup_on_cpu_uses_the_small_shape():
-    s = inputs.default_setup("cpu")
-    assert s.shape == inputs.CPU_SHAPE and s.device == "cpu" and s.dtype == "bfloat16"
-    assert inputs.default_setup("cuda").shape == inputs.REFERENCE_SHAPE
-
-
-def test_causal_flops_counts_two_half_matmuls():
-    b, h, s, d = 8, 16, 1024, 64
-    assert inputs.causal_flops((b, h, s, d)) == 0.5 * (2 * (2 * b * h * s * s * d))
 
 
 # --- honest status: out of memory on the CPU, the reference check apart, interrupts --------------------------------
