@@ -7,6 +7,7 @@ name; and every module with logic has its test module."""
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -122,7 +123,8 @@ def upward(graph: dict[str, set[str]]) -> list[str]:
 
 def test_the_import_graph_sees_real_edges():
     graph = import_graph()
-    assert "analysis.summary" in graph["analysis.claims"] and "analysis.occupancy" in graph["analysis.summary"]
+    assert "analysis.summary" in graph["analysis.claims.framework"]
+    assert "analysis.occupancy" in graph["analysis.summary"]
     assert "sphinxext.lookup" in graph["sphinxext.tables"] or "sphinxext.nodes" in graph["sphinxext.tables"]
     assert "words" in graph["sphinxext.nodes"]
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
@@ -160,6 +162,22 @@ def test_the_leaves_stay_leaves():
     assert graph["measure.interrupts"] == set()
     word_modules = {n for n in graph if n == "words" or n.startswith("words.")}
     assert all(graph[n] <= word_modules for n in word_modules)  # the word table reads nothing of the package
+
+
+def test_the_claim_families_share_the_framework_and_not_each_other():
+    graph = import_graph()
+    families = {n for n in graph if n.startswith("analysis.claims.") and n != "analysis.claims.framework"}
+    assert families == {f"analysis.claims.{f}" for f in ("article_trace", "article_timing", "workloads", "parallel")}
+    for family in families:
+        assert "analysis.claims.framework" in graph[family]
+        assert graph[family] & families == set(), family
+
+
+def test_the_readme_shows_the_floors_as_the_tree_has_them():
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## How the code is laid out", 1)[1].split("\n## ", 1)[0]
+    rows = [line.split("|") for line in section.splitlines() if re.match(r"\| \d \|", line)]
+    assert [tuple(re.findall(r"`(\w+)/`", row[2])) or ("",) for row in rows] == list(FLOORS)
 
 
 def test_modules_stay_readable():
@@ -250,10 +268,6 @@ def test_no_module_uses_another_modules_private_names():
 #: Where names of variants and workloads may be compared: the registries themselves, and the word tables (whose keys
 #: are names).
 REGISTRIES = ("variants", "workloads", "words")
-#: Modules that still compare names, and why they may for now.
-NAME_COMPARISONS_ALLOWED = {
-    "analysis.claims": "being split into a package by another branch of issue 19, which replaces its comparisons",
-}
 
 
 def name_comparisons(module: str, source: str) -> list[str]:
@@ -289,7 +303,7 @@ def test_the_name_comparison_check_sees_them():
 def test_facts_of_variants_and_workloads_are_asked_of_their_registries():
     found = []
     for name, path in _modules().items():
-        if name.split(".")[0] in REGISTRIES or name in NAME_COMPARISONS_ALLOWED:
+        if name.split(".")[0] in REGISTRIES:
             continue
         found += name_comparisons(name, path.read_text(encoding="utf-8"))
     assert found == []
@@ -299,32 +313,35 @@ def test_facts_of_variants_and_workloads_are_asked_of_their_registries():
 
 #: Folders whose module names repeat names elsewhere in the package: their test modules carry the folder's name.
 PREFIXED = ("sphinxext",)
-_CLI_ELSEWHERE = "another branch of issue 19 gives the command line its test modules"
+_CLAIMS = "the claims are checked through the package (claims.get, check), claim by claim, in test_claims.py"
 #: Modules with logic tested in another test module: (that module, a string it must contain, why).
 TESTED_ELSEWHERE: dict[str, tuple[str, str, str]] = {
-    "cli.args": ("test_cli.py", "--help", _CLI_ELSEWHERE),
-    "cli.checks": ("test_cli_hostile.py", "--budget-s", _CLI_ELSEWHERE),
-    "cli.commands": ("test_cli.py", '"compare"', _CLI_ELSEWHERE),
-    "cli.workload": ("test_cli_workloads.py", "--lengths", _CLI_ELSEWHERE),
-    "sphinxext.lookup": ("test_sphinxext.py", "project(", "another branch of issue 19 gives lookup its own"),
     "sphinxext.banner": ("test_sphinxext.py", "banner", "a page's banner needs a built project, as the others"),
     "sphinxext.claims": ("test_sphinxext.py", "{claims}", "the claims directives are built with the others"),
     "sphinxext.figures": ("test_sphinxext.py", "{timeline}", "the picture directives are built with the others"),
     "sphinxext.metrics": ("test_sphinxext.py", "metrics.", "the metric role is built with the others"),
     "sphinxext.occupancy": ("test_sphinxext.py", "{occupancy-table}", "its directives are built with the others"),
     "sphinxext.nodes": ("test_sphinxext_tables.py", "attnprof-", "the nodes every directive builds its output of"),
+    "analysis.claims.framework": ("test_claims.py", "claims.", _CLAIMS),
+    "analysis.claims.article_timing": ("test_claims.py", "claims.", _CLAIMS),
+    "analysis.claims.article_trace": ("test_claims.py", "claims.", _CLAIMS),
+    "analysis.kernels.gemm": ("test_kernels.py", "gemm", "its rules decode the gemm names of test_kernels.py"),
+    "analysis.kernels.labels": ("test_kernels.py", "label", "the labels of every decoded name in test_kernels.py"),
+    "analysis.kernels.export": ("test_kernels_js.py", "export", "the browser's decoder reads the table"),
+    "render.decoder": ("test_kernels_js.py", "render.decoder", "it writes what the browser's decoder runs"),
+    "records.eligibility": ("test_backends.py", "eligibility", "what measure.backends answers, round trip included"),
 }
 
 
 def test_files_of(module: str) -> tuple[str, ...]:
-    """The names a package module's test module may have: ``test_<name>.py`` (or ``test_<folder>_<name>.py``),
-    ``test_<folder>.py`` for a folder's ``__init__``, and always ``test_<folder>_<name>.py`` in the folders of
-    :data:`PREFIXED`."""
-    folder, _, name = module.rpartition(".")
-    if not folder:
+    """The names a package module's test module may have: ``test_<name>.py`` or ``test_<folder>_<name>.py`` (the
+    folder it is in), and only the second in the folders of :data:`PREFIXED`; a folder's ``__init__`` is named
+    after the folder."""
+    *folders, name = module.split(".")
+    if not folders:
         return (f"test_{module}.py",)
-    prefixed = f"test_{folder}_{name}.py"
-    return (prefixed,) if folder in PREFIXED else (f"test_{name}.py", prefixed)
+    prefixed = f"test_{folders[-1]}_{name}.py"
+    return (prefixed,) if folders[-1] in PREFIXED else (f"test_{name}.py", prefixed)
 
 
 test_files_of.__test__ = False  # a helper, not a test
@@ -349,6 +366,8 @@ def test_every_module_with_logic_has_its_test_module():
     assert test_files_of("measure.sweeprun") == ("test_sweeprun.py", "test_measure_sweeprun.py")
     assert test_files_of("words") == ("test_words.py",) and test_files_of("cli") == ("test_cli.py",)
     assert test_files_of("sphinxext.tables") == ("test_sphinxext_tables.py",)
+    assert test_files_of("analysis.kernels.engine") == ("test_engine.py", "test_kernels_engine.py")
+    assert test_files_of("analysis.claims") == ("test_claims.py", "test_analysis_claims.py")
 
 
 def test_modules_tested_elsewhere_are_tested_there_and_have_no_test_module_of_their_own():

@@ -33,6 +33,7 @@ DTYPE_ALIASES: dict[str, str] = {
 }
 DEVICES = ("cuda", "cpu")
 
+
 @dataclass(frozen=True)
 class Setup:
     """What to run: shape ``[batch, heads, seq, head_dim]`` of the queries, dtype name and device.

@@ -26,7 +26,6 @@ from docutils import nodes
 from sphinx import addnodes
 from sphinx.application import Sphinx
 
-from attnprof import workloads
 from attnprof.analysis import claims
 from attnprof.analysis.summary import Analysis
 from attnprof.sphinxext import lookup
@@ -59,7 +58,7 @@ class Claims(AttnprofDirective):
             missing = [c.id for c in chosen if c.id not in statements]
             if missing:
                 out += self.bad_content(f"{self.name} has no statement for {', '.join(missing)}")
-        article = [c for c in chosen if workloads.get(c.workload).article]
+        article = [c for c in chosen if c.article]
         found = self.results_for(article, out)
         cpu = self.cpu_costs() if any(c.id in CPU_CLAIMS for c in chosen) else None
         others = tuple(dict.fromkeys(c.workload for c in chosen if c not in article))
