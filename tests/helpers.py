@@ -12,11 +12,11 @@ from pathlib import Path
 from docutils import nodes
 
 from attnprof import inputs, variants
-from attnprof.analysis import rank_traces, summary
+from attnprof.analysis import attention, explain, rank_traces, summary
 from attnprof.analysis.summary import Analysis
 from attnprof.analysis.workload_rows import Build
 from attnprof.measure import sweeprun
-from attnprof.records import parallel, trace
+from attnprof.records import foreign, parallel, trace
 from attnprof.records.parallel import Collective, ParallelCase, ParallelRun, RankRun
 from attnprof.records.results import DecodeFigures, Environment, GraphFigures, Result, StepTrace, Timing, TrainFigures
 from attnprof.records.sweep import Ceilings, Sweep, SweepPoint
@@ -226,9 +226,9 @@ def cp_rank_trace(backend: str, method: str, seq: int, rank: int) -> rank_traces
 
 def h200x2_run(backend: str = "flash", folder: Path | None = None) -> ParallelRun:
     """The context-parallel run the probe recorded on 2 x H200, as the runner would have written it: every figure
-    from ``h200x2-facts.json`` (measured by ``scripts/probe_workloads.py``), every rank's trace read from the
-    fixtures. With ``folder``, the traces are copied there under the runner's names and the run file is saved
-    there."""
+    from ``h200x2-facts.json`` (measured by the first probe, see ``tests/data/workloads/README.md``), every rank's
+    trace read from the fixtures. With ``folder``, the traces are copied there under the runner's names and the run
+    file is saved there."""
     facts = cp_facts()
     env = Environment(
         device_name="NVIDIA H200",
@@ -669,6 +669,21 @@ def kernel_names() -> tuple[str, ...]:
     return tuple(sorted(names | _test_kernels_names() | set(KERNEL_EXTRA_NAMES)))
 
 
+# --- the command line -----------------------------------------------------------------------------------------------
+
+
+def run_cli(*argv: str) -> tuple[int, str, str]:
+    """``attnprof ARGV`` run in-process (:func:`attnprof.cli.main`): the exit status, standard output and standard
+    error."""
+    import io
+
+    from attnprof import cli
+
+    out, err = io.StringIO(), io.StringIO()
+    code = cli.main(list(argv), out=out, err=err)
+    return code, out.getvalue(), err.getvalue()
+
+
 def older_layout(doc: dict, links: str = "flows") -> dict:
     """The layouts of older PyTorch releases: ``Operator``, ``Runtime``, ``Kernel``, ``Memcpy`` categories, ``Input
     dims``, and a launch linked to its kernel by ``ac2g`` flows alone (``links="flows"``: no ``correlation`` in the
@@ -689,3 +704,20 @@ def older_layout(doc: dict, links: str = "flows") -> dict:
                 args["Input dims"] = args.pop("Input Dims")
         out.append(e)
     return dict(doc, traceEvents=out)
+
+
+# --- traces of code nobody here wrote -----------------------------------------------------------------------------
+
+#: Recordings of models nobody here wrote (scripts/probe_foreign.py): one folder per device, each with facts.json.
+FOREIGN = DATA / "foreign"
+FOREIGN_FOLDERS = tuple(sorted(p for p in FOREIGN.iterdir() if (p / "facts.json").is_file()))
+
+
+def foreign_facts(folder: Path) -> dict:
+    """What the probe recorded of a folder's traces: device, layers, active steps, each case's size and time."""
+    return json.loads((folder / "facts.json").read_text())
+
+
+def explained(path: Path) -> explain.Explanation:
+    """:func:`attnprof.analysis.explain.explain` of the trace at ``path``, read as ``attnprof explain`` reads it."""
+    return explain.explain(foreign.load(path, inputs_of=attention.wants_inputs))

@@ -4,7 +4,6 @@ with exit status 2."""
 from __future__ import annotations
 
 import gzip
-import io
 import json
 import re
 import subprocess
@@ -16,6 +15,7 @@ import pytest
 from attnprof import cli
 from attnprof.analysis import attention, explain
 from attnprof.records import foreign
+from helpers import run_cli
 
 DATA = Path(__file__).parent / "data"
 FLASH = DATA / "traces" / "sdpa_flash.json.gz"
@@ -24,9 +24,7 @@ SDPA_CPU = DATA / "foreign" / "cpu" / "hf_sdpa_train.json.gz"
 
 
 def run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = cli.main(["explain", *argv], out=out, err=err)
-    return code, out.getvalue(), err.getvalue()
+    return run_cli("explain", *argv)
 
 
 def test_help_gives_every_default_and_an_example():
