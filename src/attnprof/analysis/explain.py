@@ -6,6 +6,15 @@ Per profiler step: its wall time, how busy the GPU was, its idle gaps and whethe
 (:mod:`.kernels`) with their occupancy from the trace's device properties, in the site's own kernel table
 (:func:`attnprof.analysis.summary.kernel_rows`).
 
+From Python (what ``attnprof explain`` does, without the command line)::
+
+    from attnprof.analysis import attention, explain
+    from attnprof.records import foreign
+    from attnprof.render import explain as report
+
+    x = explain.explain(foreign.load("trace.json.gz", inputs_of=attention.wants_inputs))
+    print(report.text(x))  # x.to_dict() is the JSON; attnprof.render.explainhtml.page(x) the page
+
 :meth:`Explanation.to_dict` is the ``--json`` output, schema ``attnprof.explain`` version :data:`VERSION`:
 
 ``schema``, ``version``
