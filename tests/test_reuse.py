@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from attnprof import inputs, variants
+from attnprof import inputs, settings, variants
 from attnprof.measure import cpucosts, profiling, reuse, sweeprun
 from attnprof.records import results, sweep
 
@@ -54,12 +54,12 @@ def test_reuse_is_off_unless_the_environment_asks(tmp_path, monkeypatch):
     attention, trace = _profiled(tmp_path)
     folder = tmp_path / "results"
     first = profiling.from_trace("naive_inplace", SMALL, trace, attention=attention, save_to=folder)
-    monkeypatch.delenv(inputs.REUSE_ENV, raising=False)
-    assert not inputs.reuse_measurements()
+    monkeypatch.delenv(settings.REUSE_ENV, raising=False)
+    assert not settings.reuse_measurements()
     again = profiling.from_trace("naive_inplace", SMALL, trace, attention=attention, save_to=folder)
     assert again.timing != first.timing
-    monkeypatch.setenv(inputs.REUSE_ENV, "1")
-    assert inputs.reuse_measurements()
+    monkeypatch.setenv(settings.REUSE_ENV, "1")
+    assert settings.reuse_measurements()
     reused = profiling.from_trace("naive_inplace", SMALL, trace, attention=attention, save_to=folder)
     assert reused.timing == again.timing
 
@@ -107,22 +107,6 @@ def test_a_sweep_is_reused_with_the_new_ceilings_when_planned_alike(tmp_path):
     assert sweeprun.run_sweep(cfg).points != first.points  # without reuse_from (and no $ATTNPROF_REUSE): measured
 
 
-@pytest.mark.parametrize(
-    ("value", "expected", "replay"),
-    [("1", True, False), ("true", True, False), ("0", False, False), ("", False, False), ("replay", True, True)],
-)
-def test_the_reuse_switch(monkeypatch, value, expected, replay):
-    monkeypatch.setenv(inputs.REUSE_ENV, value)
-    assert inputs.reuse_measurements() is expected and inputs.replaying() is replay
-
-
-def test_the_language_of_a_script(monkeypatch):
-    monkeypatch.delenv(inputs.LANGUAGE_ENV, raising=False)
-    assert inputs.language() == "en" and inputs.language("ja") == "ja"
-    monkeypatch.setenv(inputs.LANGUAGE_ENV, "ja_JP")
-    assert inputs.language() == "ja"
-
-
 def test_a_changed_script_measures_again(tmp_path):
     """The callable's own file counts as measuring code: editing the gallery script that defines it re-measures."""
     script = tmp_path / "05-x.py"
@@ -147,14 +131,14 @@ def _files(folder):
 
 
 def test_a_printed_measurement_is_taken_once(tmp_path, monkeypatch):
-    monkeypatch.delenv(inputs.REUSE_ENV, raising=False)
+    monkeypatch.delenv(settings.REUSE_ENV, raising=False)
     assert reuse.once("t_table", "run by hand", tmp_path) == "run by hand"
     assert not (tmp_path / "shown").exists()  # a plain run saves nothing
-    monkeypatch.setenv(inputs.REUSE_ENV, "1")  # the first language
+    monkeypatch.setenv(settings.REUSE_ENV, "1")  # the first language
     assert reuse.once("t_ms", (1.5, 2.25), tmp_path) == [1.5, 2.25]  # what every language gets: JSON's list
     assert reuse.once("t_table", "first\ntable", tmp_path) == "first\ntable"
     saved = _files(tmp_path)
-    monkeypatch.setenv(inputs.REUSE_ENV, "replay")  # the others
+    monkeypatch.setenv(settings.REUSE_ENV, "replay")  # the others
     assert reuse.once("t_table", "second table", tmp_path) == "first\ntable"
     assert reuse.once("t_ms", [9.0], tmp_path) == [1.5, 2.25]
     assert _files(tmp_path) == saved
@@ -162,7 +146,7 @@ def test_a_printed_measurement_is_taken_once(tmp_path, monkeypatch):
         reuse.once("never", 1, tmp_path)
     with pytest.raises(ValueError, match=re.escape("bad name '../x'")):
         reuse.once("../x", 1, tmp_path)
-    monkeypatch.setenv(inputs.REUSE_ENV, "1")
+    monkeypatch.setenv(settings.REUSE_ENV, "1")
     with pytest.raises(ValueError, match="JSON cannot hold object"):
         reuse.once("t_obj", object(), tmp_path)
 
@@ -173,7 +157,7 @@ def test_a_replayed_trace_result_is_the_first_one_whole(tmp_path, monkeypatch):
     first = profiling.from_trace("naive_inplace", SMALL, trace, attention=attention, save_to=folder, reuse=True)
     exported = trace.read_bytes()
     saved = _files(folder)
-    monkeypatch.setenv(inputs.REUSE_ENV, "replay")
+    monkeypatch.setenv(settings.REUSE_ENV, "replay")
     _, trace2 = _profiled(tmp_path)  # the second language's own run, exported over the first one's file
     assert trace2 == trace and trace.read_bytes() != exported
     second = profiling.from_trace("naive_inplace", SMALL, trace2, attention=attention, save_to=folder)
@@ -188,7 +172,7 @@ def test_replayed_profiles_costs_sweeps_and_parallel_runs_measure_nothing(tmp_pa
     from attnprof.measure import parallelrun
     from attnprof.records import parallel
 
-    monkeypatch.setenv(inputs.REUSE_ENV, "1")
+    monkeypatch.setenv(settings.REUSE_ENV, "1")
     profiled = profiling.profile("sdpa_math", SMALL, save_to=tmp_path)
     costs = cpucosts.measure_cpu_costs(["sdpa_math"], SMALL, rounds=2, calls=2, profiled_calls=1, save_to=tmp_path)
     cfg = sweeprun.make_config(["naive"], [32], [16], batch=1, heads=1, dtype="float32", device="cpu", reps=2,
@@ -198,8 +182,8 @@ def test_replayed_profiles_costs_sweeps_and_parallel_runs_measure_nothing(tmp_pa
     sweep.save(measured, tmp_path)
     run = parallelrun.run(parallelrun.default_config(), save_to=tmp_path)  # no GPU here: the run says why
     saved = _files(tmp_path)
-    monkeypatch.setenv(inputs.REUSE_ENV, "replay")
-    monkeypatch.setattr(inputs, "results_dir", lambda default=None: tmp_path)
+    monkeypatch.setenv(settings.REUSE_ENV, "replay")
+    monkeypatch.setattr(settings, "results_dir", lambda default=None: tmp_path)
     assert profiling.profile("sdpa_math", SMALL, save_to=tmp_path) == profiled
     assert cpucosts.measure_cpu_costs(["sdpa_math"], SMALL, rounds=9, save_to=tmp_path) == costs
     assert sweeprun.measure_ceilings("cpu") == ceilings  # the first language's (measured, a CPU has none)

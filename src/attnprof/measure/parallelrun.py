@@ -30,7 +30,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from attnprof import inputs
+from attnprof import inputs, settings
 from attnprof.measure.parallelrank import SAFE_ENV, config_json, rank_main, worker
 from attnprof.measure.reuse import replayed_parallel
 from attnprof.records import parallel
@@ -224,8 +224,8 @@ def run(config: ParallelConfig | None = None, save_to: str | Path | None = None)
     from attnprof.measure.profiling import environment
 
     cfg = config or default_config()
-    if inputs.replaying():
-        return replayed_parallel(cfg.device, save_to if save_to is not None else inputs.results_dir())
+    if settings.replaying():
+        return replayed_parallel(cfg.device, save_to if save_to is not None else settings.results_dir())
     t0 = time.perf_counter()
     for key, value in SAFE_ENV.items():
         os.environ[key] = value

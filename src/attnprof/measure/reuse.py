@@ -1,8 +1,8 @@
 """Measure once: when a measurement saved earlier can stand for a new one, and the docs build's replay.
 
 The docs build runs every gallery script once per language, and both languages must show one experiment: the same
-figures, traces, pictures and verdicts. :func:`attnprof.inputs.reuse_measurements` and
-:func:`attnprof.inputs.replaying` (``$ATTNPROF_REUSE``) say how a run treats what is already saved:
+figures, traces, pictures and verdicts. :func:`attnprof.settings.reuse_measurements` and
+:func:`attnprof.settings.replaying` (``$ATTNPROF_REUSE``) say how a run treats what is already saved:
 
 ``1`` (the first language)
     Reuse what the same code measured on the same machine (:func:`reusable_result`, :func:`reusable_costs`,
@@ -30,7 +30,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from attnprof import inputs
+from attnprof import settings
 from attnprof.records import files, parallel, results
 from attnprof.records.files import UnreadableFile
 from attnprof.records.parallel import ParallelRun
@@ -166,7 +166,7 @@ def once_path(name: str, folder: str | Path | None = None) -> Path:
     """Where :func:`once` keeps the value called ``name``: ``<results folder>/shown/<name>.json``."""
     if not _ONCE_NAME.match(name):
         raise ValueError(f"bad name {name!r} for a printed measurement: use letters, digits, '_', '.' and '-'")
-    return Path(folder if folder is not None else inputs.results_dir()) / SHOWN / f"{name}.json"
+    return Path(folder if folder is not None else settings.results_dir()) / SHOWN / f"{name}.json"
 
 
 def once(name: str, value: Any, folder: str | Path | None = None) -> Any:
@@ -181,16 +181,16 @@ def once(name: str, value: Any, folder: str | Path | None = None) -> Any:
     Args:
         name: What the value is, unique across the gallery (``"naive_table"``): a file name.
         value: The value measured in this run.
-        folder: The results folder (:func:`attnprof.inputs.results_dir` when omitted).
+        folder: The results folder (:func:`attnprof.settings.results_dir` when omitted).
 
     Raises:
         NotRecorded: replaying, when the first language saved no value called ``name``.
         ValueError: for a name that is not a plain file name, or a value JSON cannot hold.
     """
     path = once_path(name, folder)
-    if inputs.replaying():
+    if settings.replaying():
         return _replayed(f"the printed {name!r}", path, lambda p: files.read_json(p)["value"])
-    if not inputs.reuse_measurements():
+    if not settings.reuse_measurements():
         return value
     try:
         data = results.json_bytes({"name": name, "value": value})

@@ -16,7 +16,7 @@ from pathlib import Path
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import write_po
 
-from attnprof import inputs
+from attnprof import settings
 from attnprof.records import buildtimes
 from attnprof.site import builder, timetable
 
@@ -95,7 +95,7 @@ def _measured(out: Path, lang: str) -> str:
 def test_both_languages_build_in_one_process_and_show_one_measurement(tmp_path, capsys):
     root = _root(tmp_path, translated=True)
     out = tmp_path / "build"
-    reuse_before = os.environ.get(inputs.REUSE_ENV)
+    reuse_before = os.environ.get(settings.REUSE_ENV)
     status = builder.main(["--root", str(root), "--out", str(out), "-q"])
     shown = {
         lang: (out / "html" / lang / "auto_examples" / "01-x.html").read_text(encoding="utf-8")
@@ -105,7 +105,7 @@ def test_both_languages_build_in_one_process_and_show_one_measurement(tmp_path, 
     assert status == 0, (
         [re.findall(r"measured: [^<]*", page) for page in shown.values()],
         saved,
-        os.environ.get(inputs.REUSE_ENV),
+        os.environ.get(settings.REUSE_ENV),
     )
     assert "Welcome." in (out / "html" / "en" / "index.html").read_text(encoding="utf-8")
     assert "ようこそ。" in (out / "html" / "ja" / "index.html").read_text(encoding="utf-8")
@@ -119,7 +119,7 @@ def test_both_languages_build_in_one_process_and_show_one_measurement(tmp_path, 
     printed = capsys.readouterr().out
     assert "numbers of en and ja: 0 difference(s) over 3 pages" in printed
     assert "01-x.py" in printed and "Sphinx: read pages" in printed  # the table of where the time went
-    assert os.environ.get(inputs.REUSE_ENV) == reuse_before  # the replay ends with the build
+    assert os.environ.get(settings.REUSE_ENV) == reuse_before  # the replay ends with the build
 
 
 def test_a_second_language_that_measures_again_fails_the_build(tmp_path, capsys):
@@ -176,23 +176,3 @@ def test_sphinx_arguments_warn_as_errors_and_replay_after_the_first_language():
     assert "attnprof_replay_measurements=1" in args
     assert args[-3:] == ["/o/src/ja/docs", "/o/html/ja", "-q"]
     assert "attnprof_replay_measurements=1" not in builder.sphinx_args(Path("/r"), Path("/o"), "en", Path("/r/docs"))
-
-
-def test_the_table_of_where_the_time_went(tmp_path):
-    times = timetable.BuildTimes(localize_s=0.25, comparison_s=1.5, total_s=60.0)
-    en, ja = tmp_path / "en", tmp_path / "ja"
-    buildtimes.save(buildtimes.LanguageTimes("en", {"01-x.py": 10.0, "10-scaling.py": 30.0}, 41.0, 5.0, 4.0,
-                                             ["index"], sweep_s=25.0), en)  # fmt: skip
-    ja.mkdir()
-    times.add_language("en", en, 52.0)
-    times.add_language("ja", ja, 3.0)  # the extension wrote nothing there: empty phases, not a failure
-    lines = timetable.table(times).splitlines()
-    row = {line[:40].strip(): line[40:].split() for line in lines[1:]}
-    assert lines[0].split()[-2:] == ["en", "ja"]
-    assert row["10-scaling.py"] == ["30.0"] and row["of which the sweep"] == ["25.0"]
-    assert row["gallery scripts"] == ["40.0", "0.0"] and row["gallery, the rest (sphinx-gallery)"] == ["1.0", "0.0"]
-    assert row["Sphinx: the rest (set-up, environment)"] == ["2.0", "3.0"] and row["total"] == ["60.0"]
-    assert row["pages read"] == ["en", "1,", "ja", "0"]
-    json_path, text_path = timetable.save(times, tmp_path / "out")
-    assert json.loads(json_path.read_text())["languages"]["en"]["scripts"]["10-scaling.py"] == 30.0
-    assert text_path.read_text() == timetable.table(times) + "\n"
