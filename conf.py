@@ -45,7 +45,7 @@ release = version = attnprof.__version__
 language = "en"  # the nox session passes -D language=ja for the Japanese build
 
 extensions = [
-    "myst_parser",
+    "myst_nb",
     "sphinx_gallery.gen_gallery",
     "sphinx_copybutton",
     "attnprof.sphinxext",
