@@ -79,3 +79,15 @@ def test_the_scripts_learn_the_language_and_whether_to_reuse(project, tmp_path):
     assert settings.replaying() and settings.reuse_measurements()
     project(PAGES, variants=(), language="en")
     assert settings.language() == "en" and not settings.reuse_measurements() and not settings.replaying()
+
+
+def test_the_profilers_once_per_process_warning_reaches_no_page(project, tmp_path):
+    import warnings
+
+    from attnprof.sphinxext.scripts import PROFILER_CYCLE_WARNING
+
+    message = PROFILER_CYCLE_WARNING + ".Only events from the current cycle will be reported."  # torch 2.11's text
+    project(PAGES, variants=(), language="en")
+    ignored = [f for f in warnings.filters if f[0] == "ignore" and f[1] is not None and f[1].match(message)]
+    assert ignored and all(issubclass(UserWarning, f[2]) for f in ignored)
+    assert not any(f[1] is not None and f[1].match("another warning") for f in ignored)

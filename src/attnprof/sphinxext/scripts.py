@@ -16,6 +16,7 @@ run a script after downloading it.
 from __future__ import annotations
 
 import os
+import warnings
 from pathlib import Path
 from string import Formatter
 
@@ -31,6 +32,10 @@ logger = logging.getLogger(__name__)
 
 #: What the install line asks pip for besides the wheel: torch, and matplotlib for the timelines.
 REQUIREMENTS = ("torch", "matplotlib")
+#: PyTorch's profiler warns, once per process, that it clears its events at the end of each cycle. The scripts
+#: profile one cycle (``repeat=1``), so it says nothing about them; and printed by whichever script runs first in the
+#: build's process, it stood on that script's page in the first language only (with the builder's paths in it).
+PROFILER_CYCLE_WARNING = "Warning: Profiler clears events at the end of each cycle"
 
 
 def wheel_in(folder: str | Path) -> Path | None:
@@ -40,6 +45,7 @@ def wheel_in(folder: str | Path) -> Path | None:
 
 
 def _on_config_inited(app: Sphinx, config: Config) -> None:
+    warnings.filterwarnings("ignore", message=PROFILER_CYCLE_WARNING, category=UserWarning)
     os.environ[LANGUAGE_ENV] = words.language(config.language)
     reuse = "1" if config.attnprof_reuse_measurements else "0"
     os.environ[REUSE_ENV] = REPLAY if config.attnprof_replay_measurements else reuse
