@@ -512,7 +512,7 @@ def ask_tensors(inputs: Inputs, *, call: bool = False) -> Answer:
     here = _backends_of(device)
     for backend in BACKENDS:
         if backend not in here:
-            verdict = Verdict(backend, "cuda_only", f"SDPA's CPU dispatch has {' and '.join(CPU_BACKENDS)} only")
+            verdict = Verdict(backend, "cuda_only", f"SDPA's CPU dispatch has only {' and '.join(CPU_BACKENDS)}")
         elif backend in CUDA_CHECKS and (device == "cuda" or inputs.nested):
             verdict = check_cuda(backend, inputs)
         else:
