@@ -1,5 +1,5 @@
-"""Finding what a page shows: result files (each analysed), the CPU-cost file, the sweep and the context-parallel
-run, behind one cache.
+"""Finding what a page shows: result files (each analysed), the CPU-cost file, the sweep, the context-parallel
+run and the eligibility map, behind one cache.
 
 Every file is read once per process and version (its modification time): a result is loaded and analysed
 (:func:`attnprof.analysis.summary.analyse`) once, however many directives and roles of however many pages show it.
@@ -31,7 +31,8 @@ from sphinx.util import logging
 from attnprof.analysis import summary
 from attnprof.analysis.summary import Analysis
 from attnprof.analysis.workload_rows import DECISION_WORKLOADS, Build
-from attnprof.records import files, parallel, results, sweep, trace
+from attnprof.records import eligibility, files, parallel, results, sweep, trace
+from attnprof.records.eligibility import Grid
 from attnprof.records.parallel import ParallelRun
 from attnprof.records.results import CpuCosts, Result
 from attnprof.records.sweep import Sweep
@@ -308,3 +309,33 @@ def find_parallel(env: BuildEnvironment, location: Location) -> FoundParallel:
         return FoundParallel(_cached("parallel", path, parallel.load), path)
     except (results.StaleResultError, OSError) as exc:
         return FoundParallel(None, None, warn(f"stale or unreadable run file {path}: {exc}", "stale", location))
+
+
+@dataclass
+class FoundGrid:
+    """The eligibility map a page shows, with its file; or why there is none."""
+
+    grid: Grid | None
+    path: Path | None
+    problem: str | None = None
+
+
+def find_grid(env: BuildEnvironment, location: Location) -> FoundGrid:
+    """The eligibility map of the results folder (``eligibility__cuda.json``, else ``eligibility__cpu.json``).
+
+    The file read is noted as a dependency of the page; a missing or stale file is a warning at ``location``.
+    """
+    directory = results_dir(env)
+    path = eligibility.find(directory)
+    if path is None:
+        env.note_dependency(str(directory))
+        message = (
+            f"no eligibility map ({eligibility.filename('cuda')} or {eligibility.filename('cpu')}) in {directory} "
+            "(examples/15-eligibility.py writes it; did it run?)"
+        )
+        return FoundGrid(None, None, warn(message, "missing", location))
+    env.note_dependency(str(path))
+    try:
+        return FoundGrid(_cached("eligibility", path, eligibility.load), path)
+    except (files.UnreadableFile, OSError) as exc:
+        return FoundGrid(None, None, warn(_bad_file(env, "eligibility map", path, exc), "stale", location))
