@@ -1,4 +1,5 @@
-"""The ``attnprof`` command: list the variants, profile one, compare several, sweep sequence lengths.
+"""The ``attnprof`` command: list the variants, profile one, compare several, sweep sequence lengths, ask why a
+backend takes or refuses some inputs.
 
 Usage::
 
@@ -10,6 +11,9 @@ Usage::
     attnprof sweep [--variants V ...] [--seqs S ...] [--head-dims D ...] [--batch N] [--heads N] [--dtype bf16]
                    [--device cuda|cpu] [--compiled-seqs S ...] [--budget-s SECONDS] [--out FILE] [--force]
                    [--dry-run]
+    attnprof why [--shape B,H,S,D] [--dtype bf16] [--device cuda|cpu] [--mask none|causal|bool|float]
+                 [--kv-heads N] [--dropout P] [--layout contiguous|transposed|strided|nested] [--train] [--no-call]
+                 [--json] [--force] [--dry-run]
 
 The device defaults to CUDA when there is one, else the CPU; the shape to :func:`attnprof.inputs.default_setup`'s
 (``8,16,1024,64`` on CUDA, ``1,4,256,64`` on the CPU) and the dtype to bf16. A variant that cannot run is a row
@@ -25,7 +29,7 @@ stops the command at once with one line and exit status 130, leaving no partial 
 be written at the end (a full disk) is one line and exit status 1.
 
 The package: :mod:`.args` (the parser: every option, its default and accepted values), :mod:`.checks` (checking
-input and cost before work), :mod:`.commands` (the four commands).
+input and cost before work), :mod:`.commands` (the commands), :mod:`.why` (``why``).
 """
 
 from __future__ import annotations
