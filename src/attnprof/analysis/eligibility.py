@@ -22,7 +22,7 @@ FAMILY_FIELD: dict[str, str] = {
     "mask": "mask",
     "gqa": "kv_heads",
     "dropout": "dropout",
-    "train": "head_dim",
+    "training": "head_dim",
     "layout": "layout",
     "batch": "batch",
 }
@@ -43,8 +43,8 @@ def field_words(name: str, value: Any, case: Case, lang: str | None) -> str:
         return words.text("elig.field.kv_heads.none", lang, heads=case.shape[1])
     if name == "dropout" and not value:
         return words.text("elig.field.dropout.none", lang)
-    if name == "train":
-        return words.text("elig.field.train" if value else "elig.field.train.none", lang)
+    if name == "requires_grad":
+        return words.text("elig.field.requires_grad" if value else "elig.field.requires_grad.none", lang)
     return words.text(f"elig.field.{name}", lang, value=f"{value:g}" if isinstance(value, float) else value)
 
 
@@ -52,18 +52,18 @@ def label(case: Case, base: Case, family: str, lang: str | None = None) -> str:
     """The condition of a row of ``family`` in words: what differs from ``base`` (training's own rows leave out that
     they train), or the base's value of the family's field, marked as the base."""
     differs = case.differs(base)
-    if family == "train":
-        differs.pop("train", None)
+    if family == "training":
+        differs.pop("requires_grad", None)
     if not differs:
         name = FAMILY_FIELD.get(family, "dtype")
-        shown = field_words(name, case._flat()[name], case, lang)
+        shown = field_words(name, case.flat()[name], case, lang)
         return words.text("elig.base", lang, label=shown)
     return words.text("elig.sep", lang).join(field_words(k, v, case, lang) for k, v in differs.items())
 
 
 def describe(case: Case, lang: str | None = None) -> str:
     """A whole case in words: ``[4, 16, 1024, 64] bfloat16, is_causal=True, no GQA (16 KV heads), ...``."""
-    rest = [field_words(k, getattr(case, k), case, lang) for k in ("kv_heads", "dropout", "layout", "train")]
+    rest = [field_words(k, getattr(case, k), case, lang) for k in ("kv_heads", "dropout", "layout", "requires_grad")]
     return words.text(
         "elig.case",
         lang,

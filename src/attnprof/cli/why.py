@@ -65,11 +65,11 @@ def _estimate(asked: Case, device: str) -> tuple[list[cost.Estimate], cost.Limit
     b, _, s, _ = asked.shape
     mask = b * s * s * (1 if asked.mask == "bool" else inputs.element_bytes(asked.dtype)) if asked.mask in (
         "bool", "float") else 0  # fmt: skip
-    need = cost.variant_bytes("sdpa_math", asked.shape, asked.dtype) * (2 if asked.train else 1) + mask
+    need = cost.variant_bytes("sdpa_math", asked.shape, asked.dtype) * (2 if asked.requires_grad else 1) + mask
     seconds = None
     if device == "cpu":
         per_call = sum(cost.call_seconds(v, asked.shape, asked.dtype) for v in ("sdpa_math", "sdpa_flash"))
-        seconds = per_call * CALLS_PER_BACKEND * (3 if asked.train else 1)
+        seconds = per_call * CALLS_PER_BACKEND * (3 if asked.requires_grad else 1)
     return [cost.Estimate("sdpa_math", setup, need, 0, seconds)], cost.available(device)
 
 

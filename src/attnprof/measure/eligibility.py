@@ -56,14 +56,14 @@ def families(base: Case) -> dict[str, list[Case]]:
     b, h, s, d = base.shape
     r = dataclasses.replace
     gqa = [base, *(r(base, kv_heads=n) for n in dict.fromkeys((max(h // 4, 1), 1)) if n < h)]
-    train = r(base, train=True)
+    train = r(base, requires_grad=True)
     return {
         "dtype": [r(base, dtype=x) for x in ("float32", "float16", "bfloat16")],
         "head_dim": [r(base, shape=(b, h, s, x)) for x in HEAD_DIMS],
         "mask": [r(base, mask=m) for m in eligibility.MASKS],
         "gqa": gqa,
         "dropout": [base, r(base, dropout=DROPOUT)],
-        "train": [
+        "training": [
             *(r(train, shape=(b, h, s, x)) for x in HEAD_DIMS),
             r(train, mask="bool"),
             r(train, dropout=DROPOUT),
@@ -100,7 +100,7 @@ def case_inputs(case: Case, device: str, seed: int = 0) -> backends.Inputs:
             t = torch.randn(b, heads, d, s, generator=gen).to(device=device, dtype=dtype).transpose(-1, -2)
         else:
             t = torch.randn(b, heads, s, d, generator=gen).to(device=device, dtype=dtype)
-        if case.train:
+        if case.requires_grad:
             t = t.detach().requires_grad_()
         return t
 

@@ -224,7 +224,7 @@ class Case:
         kv_heads: Heads of the keys and values when fewer than the queries' (``enable_gqa=True``); ``None``: as many.
         mask: One of :data:`MASKS`.
         dropout: Dropout probability.
-        train: The inputs require gradients, and each call runs the backward too.
+        requires_grad: The inputs require gradients, and each call runs the backward too.
         layout: One of :data:`LAYOUTS`.
     """
 
@@ -233,7 +233,7 @@ class Case:
     kv_heads: int | None = None
     mask: str = "causal"
     dropout: float = 0.0
-    train: bool = False
+    requires_grad: bool = False
     layout: str = "contiguous"
 
     def __post_init__(self) -> None:
@@ -249,10 +249,11 @@ class Case:
 
     def differs(self, other: Case) -> dict[str, Any]:
         """The fields whose values differ from ``other``'s (``shape`` split into batch, heads, seq and head_dim)."""
-        mine, theirs = self._flat(), other._flat()
+        mine, theirs = self.flat(), other.flat()
         return {k: v for k, v in mine.items() if theirs[k] != v}
 
-    def _flat(self) -> dict[str, Any]:
+    def flat(self) -> dict[str, Any]:
+        """Every field by name, ``shape`` split into batch, heads, seq and head_dim."""
         b, h, s, d = self.shape
         d_ = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "shape"}
         return {"batch": b, "heads": h, "seq": s, "head_dim": d, **d_}

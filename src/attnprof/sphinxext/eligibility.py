@@ -2,7 +2,7 @@
 
 ``eligibility-table``
     One family of conditions (``:family:``, one of the grid's: ``dtype``, ``head_dim``, ``mask``, ``gqa``,
-    ``dropout``, ``train``, ``layout``, ``batch``): a row per condition, the condition first (it stays in view when
+    ``dropout``, ``training``, ``layout``, ``batch``): a row per condition, the condition first (it stays in view when
     the table scrolls sideways), then each backend's verdict and time, SDPA's pick and the fastest; PyTorch's
     reasons numbered under the table, as PyTorch wrote them.
 ``eligibility-summary``
