@@ -19,6 +19,7 @@ torch is imported inside the functions only.
 from __future__ import annotations
 
 import dataclasses
+import time
 from pathlib import Path
 from typing import Any
 
@@ -194,16 +195,22 @@ def measure_grid(
             return saved
     missing = cuda_missing_reason() if device == "cuda" else None
     env = environment(device)
+    started = time.perf_counter()
     if missing is not None:
         grid = Grid(device, base, [], env, unasked="no_cuda", unasked_reason=missing)
     else:
         answers: dict[Case, Answer] = {}
-        for _, case in grid_cases:
+        rows = []
+        for family, case in grid_cases:
+            seconds = 0.0
             if case not in answers:
+                t0 = time.perf_counter()
                 answers[case] = measure_case(case, device, timed=timed)
-        rows = [Row(family, case, answers[case]) for family, case in grid_cases]
+                seconds = time.perf_counter() - t0
+            rows.append(Row(family, case, answers[case], seconds))
         sleep = gpu_sleeper(device) if timed else None
         grid = Grid(device, base, rows, env, timer=timer_name(device, sleep), plan=GRID_PLAN.to_dict())
+    grid.seconds = time.perf_counter() - started
     if save_to is not None:
         eligibility.save(grid, save_to)
     return grid

@@ -272,18 +272,22 @@ class Case:
 
 @dataclass
 class Row:
-    """One row of the grid: a family of conditions (``"dtype"``, ``"head_dim"``...), one case, its answer."""
+    """One row of the grid: a family of conditions (``"dtype"``, ``"head_dim"``...), one case, its answer, and the
+    seconds measuring it took (0 for a case measured in an earlier row)."""
 
     family: str
     case: Case
     answer: Answer
+    seconds: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
-        return {"family": self.family, "case": self.case.to_dict(), "answer": self.answer.to_dict()}
+        return {"family": self.family, "case": self.case.to_dict(), "answer": self.answer.to_dict(),
+                "seconds": self.seconds}  # fmt: skip
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Row:
-        return cls(data["family"], Case.from_dict(data["case"]), Answer.from_dict(data["answer"]))
+        return cls(data["family"], Case.from_dict(data["case"]), Answer.from_dict(data["answer"]),
+                   float(data.get("seconds", 0.0)))  # fmt: skip
 
 
 @dataclass
@@ -299,6 +303,7 @@ class Grid:
         plan: The timing plan (:class:`attnprof.measure.timing.Plan` as a dict).
         unasked: Why nothing could be asked on this device (``no_cuda``...), or ``None``.
         unasked_reason: The details.
+        seconds: Wall time of measuring the whole grid.
     """
 
     device: str
@@ -309,6 +314,7 @@ class Grid:
     plan: dict[str, float] = field(default_factory=dict)
     unasked: str | None = None
     unasked_reason: str | None = None
+    seconds: float = 0.0
     schema_version: int = GRID_VERSION
 
     @property

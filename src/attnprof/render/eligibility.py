@@ -133,3 +133,18 @@ def why_report(answer: Answer, described: str, lang: str | None = None) -> str:
         lines.append(words.text("why.ran_failed", lang, reason=answer.ran_reason))
     lines.append(words.text("why.first_only", lang))
     return "\n".join(lines)
+
+
+def check_line(answer: bool, reason: str | None, lang: str | None = None) -> str:
+    """What the gallery script's check answered, and the reason attnprof read from standard error."""
+    said = reason or words.text("elig.note.silent", lang)
+    return "\n".join([words.text("elig.script.check", lang, answer=answer),
+                      words.text("elig.script.reason", lang, reason=said)])  # fmt: skip
+
+
+def forced_lines(error: BaseException | None, warned: list[str], lang: str | None = None) -> str:
+    """What a call with one backend forced did: it ran, or the error it raised; then each warning PyTorch gave."""
+    first = str(error).strip().splitlines()[0] if error is not None and str(error).strip() else ""
+    lines = [words.text("elig.script.raised", lang, error=first) if error else words.text("elig.script.ran", lang)]
+    lines += [words.text("elig.script.warning", lang, text=w.split(" (Triggered internally")[0]) for w in warned]
+    return "\n".join(lines)

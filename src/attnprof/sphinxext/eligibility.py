@@ -2,7 +2,8 @@
 
 ``eligibility-table``
     One family of conditions (``:family:``, one of the grid's: ``dtype``, ``head_dim``, ``mask``, ``gqa``,
-    ``dropout``, ``training``, ``layout``, ``batch``): a row per condition, the condition first (it stays in view when
+    ``dropout``, ``training``, ``layout``, ``batch``; the page's heading names it, ``:caption:`` gives the table a
+    title): a row per condition, the condition first (it stays in view when
     the table scrolls sideways), then each backend's verdict and time, SDPA's pick and the fastest; PyTorch's
     reasons numbered under the table, as PyTorch wrote them.
 ``eligibility-summary``
@@ -59,8 +60,7 @@ class EligibilityTable(GridDirective):
         shown = view.family_view(grid, family, self.lang)
         body = [[r.label, *cells.row_cells(grid, r, self.lang)] for r in shown.rows]
         classes = ["attnprof-eligibility-table", *self.options.get("class", [])]
-        table = build_table(cells.headers(grid, self.lang), body, classes=classes,
-                            title=self.caption_title(shown.title(self.lang)))  # fmt: skip
+        table = build_table(cells.headers(grid, self.lang), body, classes=classes, title=self.caption_title())
         out: list[nodes.Node] = [self.finish(table)]
         if shown.notes:
             listed = nodes.enumerated_list(classes=["attnprof-eligibility-notes"])
