@@ -57,7 +57,7 @@ with warnings.catch_warnings(record=True) as caught, sdpa_kernel(SDPBackend.FLAS
         F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout_p)
     except RuntimeError as exc:
         error = exc
-print(report.forced_lines(error, [str(w.message) for w in caught], lang))
+print(report.forced_lines(error, [(w.category.__name__, str(w.message)) for w in caught], lang))
 
 # %%
 # Every backend at once, and what SDPA picks

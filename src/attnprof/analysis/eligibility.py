@@ -92,9 +92,9 @@ class Note:
     text: str | None
     failed: tuple[str, ...] = ()
 
-    def words(self, lang: str | None = None) -> str:
-        """The note in words (PyTorch's reason stays as PyTorch wrote it)."""
-        reason = self.text or words.text("elig.note.silent", lang)
+    def words(self, lang: str | None = None, shown: str | None = None) -> str:
+        """The note in words (PyTorch's reason stays as PyTorch wrote it; ``shown`` stands for it when given)."""
+        reason = (shown or self.text) if self.text else words.text("elig.note.silent", lang)
         if self.kind == "pick":
             return words.text("elig.note.pick", lang, reason=reason)
         key = "elig.note.call" if self.kind == "call" else "elig.note.check"

@@ -4,12 +4,35 @@ directive (:mod:`attnprof.sphinxext.eligibility`)."""
 
 from __future__ import annotations
 
+import re
+
 from attnprof import words
 from attnprof.analysis import eligibility as view
 from attnprof.analysis.eligibility import FamilyView, MapRow
 from attnprof.records.eligibility import BACKENDS, Answer, Grid, Verdict
 from attnprof.render.report import table
 from attnprof.words import fmt
+
+#: A message that already says what kind it is (``RuntimeError: ...``, ``UserWarning: ...``).
+_KIND = re.compile(r"^[A-Za-z_.]*(?:Error|Exception|Warning): ")
+
+
+def recorded(reason: str) -> str:
+    """PyTorch's words as printed text: each message that does not say its kind (an exception's name) is the
+    warning PyTorch gave, and says so (``Warning: ...``, as PyTorch logs it), so that a reader of any language
+    sees where PyTorch's own words begin."""
+    return " | ".join(part if _KIND.match(part) else f"Warning: {part}" for part in reason.split(" | "))
+
+
+def reason_words(v: Verdict, lang: str | None = None) -> str:
+    """Why a check did not accept, as printed text: PyTorch's words, or attnprof's for a check it did not ask."""
+    if v.check == "cuda_only":
+        return words.text("elig.reason.cuda_only", lang)
+    if v.check == "no_check":
+        return words.text("elig.reason.no_check", lang, asked=v.asked or "")
+    if not v.reason:
+        return words.text("elig.note.silent", lang)
+    return recorded(v.reason)
 
 
 def time_words(v: Verdict) -> str:
@@ -79,7 +102,7 @@ def family_table(grid: Grid, family: FamilyView, lang: str | None = None) -> str
     """A family's table and its numbered reasons, as text."""
     rows = [[r.label, *row_cells(grid, r, lang)] for r in family.rows]
     lines = [family.title(lang), table(headers(grid, lang), rows)]
-    lines += [f"  ({n.number}) {n.words(lang)}" for n in family.notes]
+    lines += [f"  ({n.number}) {n.words(lang, recorded(n.text) if n.text else None)}" for n in family.notes]
     return "\n".join(lines)
 
 
@@ -112,12 +135,15 @@ def why_report(answer: Answer, described: str, lang: str | None = None) -> str:
         return f"{head}\n{words.text('why.unasked', lang, reason=answer.unasked_reason)}"
     rows = []
     for v in answer.verdicts:
-        reason = "" if v.accepts else v.reason or words.text("elig.note.silent", lang)
-        if v.call not in (None, "ran") and (v.accepts or not v.reason):  # the call says what the check did not
-            reason = " | ".join(filter(None, [reason, v.call_reason]))
+        reason = "" if v.accepts else reason_words(v, lang)
+        if v.call not in (None, "ran") and v.call_reason and (v.accepts or not v.reason):  # what the check left out
+            reason = " | ".join(filter(None, [reason, recorded(v.call_reason)]))
         if v.failed:
             reason += words.text("elig.note.checks", lang, checks=", ".join(v.failed))
-        call = words.text(f"elig.call.{v.call or 'none'}", lang) if v.call in (None, "ran") else v.call
+        if v.call in (None, "ran"):
+            call = words.text(f"elig.call.{v.call or 'none'}", lang)
+        else:
+            call = words.text_or(f"status.{v.call}", v.call, lang)
         rows.append([view.backend_name(v.backend), words.text(f"elig.check.{v.check}", lang), call,
                      time_words(v), reason])  # fmt: skip
     keys = ("elig.col.backend", "elig.col.check", "elig.col.call", "elig.col.time", "elig.col.reason")
@@ -139,12 +165,16 @@ def check_line(answer: bool, reason: str | None, lang: str | None = None) -> str
     """What the gallery script's check answered, and the reason attnprof read from standard error."""
     said = reason or words.text("elig.note.silent", lang)
     return "\n".join([words.text("elig.script.check", lang, answer=answer),
-                      words.text("elig.script.reason", lang, reason=said)])  # fmt: skip
+                      words.text("elig.script.reason", lang, reason=recorded(said) if reason else said)])  # fmt: skip
 
 
-def forced_lines(error: BaseException | None, warned: list[str], lang: str | None = None) -> str:
-    """What a call with one backend forced did: it ran, or the error it raised; then each warning PyTorch gave."""
+def forced_lines(error: BaseException | None, warned: list[tuple[str, str]], lang: str | None = None) -> str:
+    """What a call with one backend forced did: it ran, or the error it raised; then each warning PyTorch gave, as
+    ``(category, message)`` pairs (``("UserWarning", "...")``)."""
     first = str(error).strip().splitlines()[0] if error is not None and str(error).strip() else ""
-    lines = [words.text("elig.script.raised", lang, error=first) if error else words.text("elig.script.ran", lang)]
-    lines += [words.text("elig.script.warning", lang, text=w.split(" (Triggered internally")[0]) for w in warned]
+    raised = f"{type(error).__name__}: {first}"
+    lines = [words.text("elig.script.raised", lang, error=raised) if error else words.text("elig.script.ran", lang)]
+    for category, message in warned:
+        text = f"{category}: {message.split(' (Triggered internally')[0]}"
+        lines.append(words.text("elig.script.warning", lang, text=text))
     return "\n".join(lines)

@@ -98,7 +98,7 @@ class EligibilitySummary(GridDirective):
         lang = self.lang
         timer = self.say(f"elig.timer.{grid.timer}") if grid.timer else ""
         out = [
-            words_para("elig.base_line", lang, case=nodes.literal("", view.describe(grid.base, lang))),
+            words_para("elig.base_line", lang, case=view.describe(grid.base, lang)),
             words_para("elig.timing_line", lang, reps=str(int(grid.plan.get("reps", 0))), timer=timer),
             words_para("why.first_only", lang),
         ]

@@ -72,6 +72,11 @@ ELIGIBILITY: dict[str, dict[str, str]] = {
     "elig.check.error": {"en": "the check failed", "ja": "チェック自体が失敗"},
     "elig.call.ran": {"en": "ran", "ja": "実行"},
     "elig.call.none": {"en": "not called", "ja": "呼び出しなし"},
+    "elig.reason.cuda_only": {
+        "en": "SDPA's CPU dispatch has only flash and math",
+        "ja": "SDPA の CPU ディスパッチには flash と math しかありません",
+    },
+    "elig.reason.no_check": {"en": "this torch has no {asked}", "ja": "この torch には {asked} がありません"},
     # --- notes under a table ---
     "elig.note.check": {"en": "{backend}: {reason}", "ja": "{backend}: {reason}"},
     "elig.note.checks": {"en": " (PyTorch's check: {checks})", "ja": " (PyTorch のチェック: {checks})"},
