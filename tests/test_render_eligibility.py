@@ -30,3 +30,19 @@ def test_report_prints_every_family_in_both_languages(cpu_grid):
     assert "CUDA only" not in en.split("Dtype")[1]  # the CPU's tables show its two backends only
     assert "SDPA's CPU dispatch has two backends" in en
     assert "Every check agreed with the real call" in en
+
+
+def test_pytorchs_words_say_where_they_begin():
+    assert mapreport.recorded("Flash needs fp16.") == "Warning: Flash needs fp16."
+    assert mapreport.recorded("RuntimeError: No available kernel. | Both fused kernels do not support dropout.") == (
+        "RuntimeError: No available kernel. | Warning: Both fused kernels do not support dropout."
+    )
+    assert mapreport.recorded("UserWarning: x") == "UserWarning: x"
+
+
+def test_attnprofs_own_reasons_follow_the_language():
+    cuda_only = Verdict("CUDNN_ATTENTION", "cuda_only", "SDPA's CPU dispatch has only FLASH_ATTENTION and MATH")
+    assert mapreport.reason_words(cuda_only, "ja") == "SDPA の CPU ディスパッチには flash と math しかありません"
+    missing = Verdict("CUDNN_ATTENTION", "no_check", "x", asked="torch.backends.cuda.can_use_cudnn_attention")
+    assert mapreport.reason_words(missing) == "this torch has no torch.backends.cuda.can_use_cudnn_attention"
+    assert mapreport.reason_words(Verdict("FLASH_ATTENTION", "refuses")) == "PyTorch gave no reason"
