@@ -1,0 +1,101 @@
+"""The ``attnprof`` command: list the variants, profile one, compare several, sweep sequence lengths, ask why a
+backend takes or refuses some inputs.
+
+Usage::
+
+    attnprof list [--device cuda|cpu] [--no-compile]
+    attnprof profile VARIANT [--shape B,H,S,D] [--dtype bf16] [--device cuda|cpu] [--trace FILE] [--json]
+                     [--force] [--dry-run]
+    attnprof compare [VARIANT ...] [--shape B,H,S,D] [--dtype bf16] [--device cuda|cpu] [--json] [--force]
+                     [--dry-run]
+    attnprof sweep [--variants V ...] [--seqs S ...] [--head-dims D ...] [--batch N] [--heads N] [--dtype bf16]
+                   [--device cuda|cpu] [--compiled-seqs S ...] [--budget-s SECONDS] [--out FILE] [--force]
+                   [--dry-run]
+    attnprof why [--shape B,H,S,D] [--dtype bf16] [--device cuda|cpu] [--mask none|causal|bool|float]
+                 [--kv-heads N] [--dropout P] [--layout contiguous|transposed|strided|nested] [--train] [--no-call]
+                 [--json] [--force] [--dry-run]
+
+The device defaults to CUDA when there is one, else the CPU; the shape to :func:`attnprof.inputs.default_setup`'s
+(``8,16,1024,64`` on CUDA, ``1,4,256,64`` on the CPU) and the dtype to bf16. A variant that cannot run is a row
+(or a summary) that says why, and the exit status is 0.
+
+Every check comes before any work (:mod:`.checks`), and each refusal is one line naming the value and what is
+accepted, with exit status 2: an unknown variant, dtype or device, a malformed shape or number, an empty value (for
+every option), a device that is not there, an output path that cannot be written
+(:func:`attnprof.records.files.check_output`), and a run estimated to need more memory than the device has, or more
+than an hour on the CPU (:mod:`attnprof.measure.cost`; ``--force`` runs it anyway). ``--dry-run`` stops after the
+checks and prints the plan with its estimates. Progress goes to standard error (:mod:`attnprof.cli.progress`). Ctrl-C
+stops the command at once with one line and exit status 130, leaving no partial or temporary file; a file that cannot
+be written at the end (a full disk) is one line and exit status 1.
+
+The package: :mod:`.args` (the parser: every option, its default and accepted values), :mod:`.checks` (checking
+input and cost before work), :mod:`.commands` (the commands), :mod:`.why` (``why``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Sequence
+from typing import IO
+
+from attnprof.cli.args import parser
+from attnprof.cli.checks import BadInput
+from attnprof.cli.commands import COMMANDS, WriteFailed
+from attnprof.cli.progress import ProgressBar
+from attnprof.measure.interrupts import counting_interrupts, interrupts_seen
+from attnprof.measure.profiling import CHECK_SHAPE, check_variant
+
+__all__ = ["CHECK_SHAPE", "INTERRUPTED", "USAGE_ERROR", "BadInput", "ProgressBar", "check_variant", "main", "parser"]
+
+#: Exit status for bad input (and for runs refused before they start).
+USAGE_ERROR = 2
+#: Exit status after Ctrl-C (128 + SIGINT, as shells report it).
+INTERRUPTED = 130
+#: Exit status when an output file could not be written at the end.
+WRITE_ERROR = 1
+
+
+def main(argv: Sequence[str] | None = None, *, out: IO[str] | None = None, err: IO[str] | None = None) -> int:
+    """Run the command line ``argv`` (``sys.argv[1:]`` when ``None``); returns the exit status.
+
+    Run as the program (``argv`` left out), an interrupt ends the process right after its one line, with status
+    130: an interrupt that lands inside torch's import can leave Python resolved to end the process by SIGINT at
+    exit, whatever the status it was given.
+
+    Args:
+        argv: The arguments after the program name.
+        out: Where tables (and ``--help``) go (standard output by default).
+        err: Where progress and errors go (standard error by default).
+    """
+    out = out or sys.stdout
+    err = err or sys.stderr
+    since = interrupts_seen()
+    try:
+        with counting_interrupts():
+            try:
+                with contextlib.redirect_stdout(out):
+                    args = parser().parse_args(argv)
+            except SystemExit as exc:  # --help and --version print and stop here
+                return exc.code if isinstance(exc.code, int) else 0
+            args.interrupts_seen = since
+            try:
+                return COMMANDS[args.command](args, out, err)
+            except Exception:
+                if interrupts_seen() > since:  # what an interrupt broke on its way (a half-imported torch)
+                    raise KeyboardInterrupt from None
+                raise
+    except BadInput as exc:
+        err.write(f"attnprof: {exc}\n")
+        return USAGE_ERROR
+    except KeyboardInterrupt:
+        err.write("attnprof: interrupted (Ctrl-C)\n")
+        if argv is None:  # the program itself: leave now, with this status (see above)
+            for stream in (out, err):
+                stream.flush()
+            os._exit(INTERRUPTED)
+        return INTERRUPTED
+    except WriteFailed as exc:
+        err.write(f"attnprof: {exc}\n")
+        return WRITE_ERROR

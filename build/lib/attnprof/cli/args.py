@@ -1,0 +1,327 @@
+"""The argument parser: every command and option, each with its default (the device's, where it depends on the
+device) and the values it accepts, and an example per command. A declarative table, read by ``--help``."""
+
+from __future__ import annotations
+
+import argparse
+from typing import NoReturn
+
+from attnprof import __version__
+from attnprof.cli.checks import DTYPES, VARIANTS, BadInput, text
+from attnprof.measure import sweeprun
+from attnprof.records.eligibility import LAYOUTS, MASKS
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (with the usage folded in), raised instead of exiting."""
+
+    def error(self, message: str) -> NoReturn:
+        usage = " ".join(self.format_usage().split())
+        raise BadInput(f"{message}; {usage}")
+
+
+def _join(values: tuple[object, ...], sep: str = " ") -> str:
+    return sep.join(map(str, values))
+
+
+DEVICE = ("--device", dict(type=text("cuda or cpu"), help="cuda or cpu (default: cuda when available, else cpu)"))
+DRY_RUN = (
+    "--dry-run",
+    dict(
+        action="store_true",
+        help="check everything, print the plan and its estimated memory and time, run nothing (default: run)",
+    ),
+)
+FORCE = (
+    "--force",
+    dict(
+        action="store_true",
+        help="run even when the estimated memory or time is more than this machine has (default: refuse, exit 2)",
+    ),
+)
+SETUP = (
+    (
+        "--shape",
+        dict(
+            type=text("four positive integers B,H,S,D such as 1,4,256,64"),
+            help="B,H,S,D: four positive integers, separated by commas or x (default: 8,16,1024,64 on CUDA, "
+            "1,4,256,64 on the CPU)",
+        ),
+    ),
+    ("--dtype", dict(type=text(f"one of: {DTYPES}"), help=f"one of: {DTYPES} (default: bf16)")),
+    DEVICE,
+)
+
+WORKLOAD = (
+    (
+        "--workload",
+        dict(
+            metavar="W",
+            type=text("prefill, train or decode"),
+            help="prefill (one causal forward, the article's), train (forward + backward) or decode (one token "
+            "against a KV cache) (default: prefill)",
+        ),
+    ),
+    (
+        "--kv-heads",
+        dict(
+            metavar="N",
+            type=text("a positive integer dividing the query heads, such as 8"),
+            help="decode: KV heads, a divisor of the query heads (default: the decoding workload's, 8)",
+        ),
+    ),
+    (
+        "--kv-len",
+        dict(
+            metavar="L",
+            type=text("a positive integer such as 4096"),
+            help="decode: length of the KV cache (default: the decoding workload's)",
+        ),
+    ),
+)
+
+#: name -> (summary, example, options as (flag, argparse keywords))
+COMMANDS: dict[str, tuple[str, str, tuple[tuple[str, dict], ...]]] = {
+    "list": (
+        "List the variants, and whether each runs here (one tiny call each).",
+        "attnprof list --device cpu --no-compile",
+        (
+            DEVICE,
+            (
+                "--no-compile",
+                dict(
+                    action="store_true", help="skip the variants that compile, whose check is slow (default: check)"
+                ),
+            ),
+        ),
+    ),
+    "profile": (
+        "Profile one variant: its kernel table and summary.",
+        "attnprof profile sdpa_flash --shape 1,4,256,64 --dtype fp32 --device cpu --trace flash.json.gz",
+        (
+            ("variant", dict(type=text(f"one of: {VARIANTS}"), help=f"one of: {VARIANTS}")),
+            *SETUP,
+            *WORKLOAD,
+            (
+                "--trace",
+                dict(
+                    metavar="FILE",
+                    type=text("a file name"),
+                    help="also write the Chrome trace to FILE: a regular file, or a new one in an existing folder; "
+                    "gzipped if FILE ends in .gz (default: no trace file)",
+                ),
+            ),
+            ("--json", dict(action="store_true", help="print the result as JSON (default: tables)")),
+            FORCE,
+            DRY_RUN,
+        ),
+    ),
+    "compare": (
+        "Profile several variants: one row each.",
+        "attnprof compare naive sdpa_flash sdpa_math --device cpu",
+        (
+            (
+                "variants",
+                dict(
+                    nargs="*",
+                    type=text(f"variant names: {VARIANTS}"),
+                    help=f"variants to compare, any of: {VARIANTS} (default: all that take part in the workload)",
+                ),
+            ),
+            *SETUP,
+            *WORKLOAD,
+            ("--json", dict(action="store_true", help="print the results as a JSON list (default: a table)")),
+            FORCE,
+            DRY_RUN,
+        ),
+    ),
+    "sweep": (
+        "Time the variants over sequence lengths and head dims.",
+        "attnprof sweep --device cpu --seqs 128,256 --head-dims 64 --out sweep.json",
+        (
+            (
+                "--variants",
+                dict(
+                    nargs="+",
+                    metavar="V",
+                    type=text(f"variant names: {VARIANTS}"),
+                    help=f"variants, any of: {VARIANTS}; by commas or spaces (default on CUDA: "
+                    f"{_join(sweeprun.GPU_VARIANTS, ', ')}; on the CPU: {_join(sweeprun.CPU_VARIANTS, ', ')})",
+                ),
+            ),
+            (
+                "--seqs",
+                dict(
+                    nargs="+",
+                    metavar="S",
+                    type=text("positive integers such as 512,1024"),
+                    help="sequence lengths, positive integers, e.g. 512 1024 or 512,1024 (default on CUDA: "
+                    f"{_join(sweeprun.GPU_SEQS)}; on the CPU: {_join(sweeprun.CPU_SEQS)})",
+                ),
+            ),
+            (
+                "--head-dims",
+                dict(
+                    nargs="+",
+                    metavar="D",
+                    type=text("positive integers such as 64,128"),
+                    help="head dimensions, positive integers, e.g. 64 128 (default on CUDA: "
+                    f"{_join(sweeprun.GPU_HEAD_DIMS)}; on the CPU: {_join(sweeprun.CPU_HEAD_DIMS)})",
+                ),
+            ),
+            (
+                "--batch",
+                dict(
+                    type=text("a positive integer such as 8"),
+                    help=f"batch size, a positive integer (default: {sweeprun.GPU_BATCH} on CUDA, "
+                    f"{sweeprun.CPU_BATCH} on the CPU)",
+                ),
+            ),
+            (
+                "--heads",
+                dict(
+                    type=text("a positive integer such as 16"),
+                    help=f"number of heads, a positive integer (default: {sweeprun.GPU_HEADS} on CUDA, "
+                    f"{sweeprun.CPU_HEADS} on the CPU)",
+                ),
+            ),
+            (
+                "--dtype",
+                dict(
+                    type=text(f"one of: {DTYPES}"),
+                    help=f"one of: {DTYPES} (default: {sweeprun.GPU_DTYPE} on CUDA, {sweeprun.CPU_DTYPE} on the CPU)",
+                ),
+            ),
+            DEVICE,
+            *WORKLOAD,
+            (
+                "--compiled-seqs",
+                dict(
+                    nargs="+",
+                    metavar="S",
+                    type=text("positive integers such as 1024"),
+                    help="sequence lengths for the variants that compile, positive integers (default on CUDA "
+                    f"without --seqs: {_join(sweeprun.COMPILED_SEQS)}; otherwise all of --seqs)",
+                ),
+            ),
+            (
+                "--budget-s",
+                dict(
+                    metavar="SECONDS",
+                    type=text("a positive number of seconds such as 45"),
+                    help="time budget in seconds, a positive number; what is not done within it is skipped and the "
+                    f"sweep marked incomplete (default: {sweeprun.GPU_BUDGET_S:g} on CUDA, "
+                    f"{sweeprun.CPU_BUDGET_S:g} on the CPU)",
+                ),
+            ),
+            (
+                "--out",
+                dict(
+                    metavar="FILE",
+                    type=text("a file name"),
+                    help="also write the sweep as JSON to FILE: a regular file, or a new one in an existing folder "
+                    "(default: no file)",
+                ),
+            ),
+            (
+                "--force",
+                dict(
+                    action="store_true",
+                    help="also run points whose estimated memory is more than this machine has (default: mark them "
+                    "oom without running them)",
+                ),
+            ),
+            DRY_RUN,
+        ),
+    ),
+    "why": (
+        "Ask each SDPA backend whether it takes these inputs: PyTorch's reason for every refusal, SDPA's pick, and "
+        "one real call per backend that confirms it (timed).",
+        "attnprof why --device cpu --shape 1,4,256,64 --dtype bf16 --mask bool --dropout 0.1 --train",
+        (
+            *SETUP,
+            (
+                "--mask",
+                dict(
+                    metavar="M",
+                    type=text(f"one of: {_join(MASKS, ', ')}"),
+                    help="none, causal (is_causal=True), bool (a boolean attn_mask) or float (an additive attn_mask "
+                    "of the dtype); both masks causal, [B, 1, S, S] (default: causal)",
+                ),
+            ),
+            (
+                "--kv-heads",
+                dict(
+                    metavar="N",
+                    type=text("a positive integer dividing the query heads, such as 4"),
+                    help="KV heads, a divisor of the query heads; fewer than H asks with enable_gqa=True "
+                    "(default: H, no GQA)",
+                ),
+            ),
+            (
+                "--dropout",
+                dict(
+                    metavar="P",
+                    type=text("a probability such as 0.1"),
+                    help="dropout probability, from 0 up to (not including) 1 (default: 0)",
+                ),
+            ),
+            (
+                "--layout",
+                dict(
+                    metavar="L",
+                    type=text(f"one of: {_join(LAYOUTS, ', ')}"),
+                    help="contiguous, transposed (a [B,S,H,D] tensor viewed as [B,H,S,D]), strided (head_dim not "
+                    "contiguous) or nested (a jagged tensor, rows from S down) (default: contiguous)",
+                ),
+            ),
+            (
+                "--train",
+                dict(
+                    action="store_true",
+                    help="inputs that require gradients; calls run the backward too (default: inference)",
+                ),
+            ),
+            (
+                "--no-call",
+                dict(
+                    action="store_true",
+                    help="ask the checks only, run no call (default: confirm each verdict with one real call, timed)",
+                ),
+            ),
+            ("--json", dict(action="store_true", help="print the answer as JSON (default: a table)")),
+            (
+                "--force",
+                dict(
+                    action="store_true",
+                    help="make the calls even when their estimated memory or time is more than this machine has "
+                    "(default: refuse, exit 2)",
+                ),
+            ),
+            DRY_RUN,
+        ),
+    ),
+}
+
+
+def parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``attnprof`` command (see :data:`COMMANDS`)."""
+    top = Parser(
+        prog="attnprof",
+        description="Profile attention variants in PyTorch and read the profiler.",
+        epilog="example:\n  attnprof profile naive --device cpu\n\nRun 'attnprof COMMAND --help' for its options.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    top.add_argument("--version", action="version", version=f"attnprof {__version__}")
+    sub = top.add_subparsers(dest="command", required=True, metavar="{" + ",".join(COMMANDS) + "}")
+    for name, (summary, example, options) in COMMANDS.items():
+        p = sub.add_parser(
+            name,
+            help=summary,
+            description=summary,
+            epilog=f"example:\n  {example}",
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        for flag, keywords in options:
+            p.add_argument(flag, **keywords)
+    return top

@@ -1,0 +1,176 @@
+"""Checking a command line before any work: the values, the device, the output paths, and what the run will cost.
+
+Every check here runs before anything is measured; each refusal is :class:`BadInput`, one line naming the value
+and what is accepted. The values are checked before the device is looked at, so that bad input never waits for
+torch to import.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import IO
+
+from attnprof import inputs, variants
+from attnprof.measure import cost, profiling, sweeprun
+from attnprof.records import files
+
+#: Accepted spellings, as the messages and the help list them.
+DTYPES = ", ".join(inputs.DTYPE_ALIASES)
+VARIANTS = ", ".join(variants.VARIANTS)
+DEVICES = ", ".join(inputs.DEVICES)
+
+
+class BadInput(Exception):
+    """Input the command cannot use; the message names the value and what is accepted (one line)."""
+
+
+def text(accepted: str) -> Callable[[str], str]:
+    """An argparse ``type`` that refuses an empty (or blank) value, naming what is accepted: one rule for every
+    option of every command."""
+
+    def check(value: str) -> str:
+        if not value.strip():
+            raise argparse.ArgumentTypeError(f"empty value {value!r}; expected {accepted}")
+        return value
+
+    return check
+
+
+def device(name: str | None) -> str:
+    """The device to use: ``name`` if it is there, CUDA when available if ``None``."""
+    if name is not None and name not in inputs.DEVICES:
+        raise BadInput(f"unknown device {name!r}; choose one of: {DEVICES}")
+    if name == "cpu":
+        return name  # no torch needed to say so
+    if name is None:
+        return profiling.default_device()
+    missing = profiling.cuda_missing_reason()
+    if missing:
+        raise BadInput(f"device 'cuda' is not available here ({missing}); choose one of: cpu")
+    return name
+
+
+def setup(args: argparse.Namespace) -> inputs.Setup:
+    """The shape, dtype and device asked for (the device's default shape when none is given)."""
+    dtype = args.dtype or "bfloat16"
+    try:
+        if args.shape is not None:
+            inputs.make_setup(args.shape, dtype, "cpu")  # the shape and the dtype alone, without torch
+        else:
+            inputs.canonical_dtype(dtype)
+        where = device(args.device)
+        default = inputs.REFERENCE_SHAPE if where == "cuda" else inputs.CPU_SHAPE  # as inputs.default_setup
+        shape = args.shape if args.shape is not None else default
+        return inputs.make_setup(shape, dtype, where)
+    except ValueError as exc:
+        raise BadInput(str(exc)) from None
+
+
+def variant_names(names: Sequence[str]) -> list[str]:
+    """Registry names, each checked."""
+    try:
+        return [variants.get(n).name for n in names]
+    except ValueError as exc:
+        raise BadInput(str(exc)) from None
+
+
+def items(option: str, values: Sequence[str] | None) -> list[str] | None:
+    """``["512,1024", "2048"]`` -> ``["512", "1024", "2048"]`` (commas or spaces); an empty item is bad input."""
+    if values is None:
+        return None
+    for value in values:
+        if not all(part.strip() for part in value.split(",")):
+            raise BadInput(
+                f"empty item in {option} {value!r}; expected values separated by commas or spaces, such as 512,1024"
+            )
+    return [part.strip() for value in values for part in value.split(",")]
+
+
+def budget(value: str | None) -> float | None:
+    """A time budget in seconds: a finite positive number."""
+    if value is None:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = math.nan
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise BadInput(f"bad time budget {value!r}; expected a positive number of seconds such as 45")
+    return seconds
+
+
+def output(value: str | None, what: str) -> Path | None:
+    """The checked output path (:func:`attnprof.records.files.check_output`), or ``None`` when none was asked for."""
+    if value is None:
+        return None
+    try:
+        return files.check_output(value, what)
+    except files.BadPath as exc:
+        raise BadInput(str(exc)) from None
+
+
+def sweep_config(args: argparse.Namespace) -> sweeprun.SweepConfig:
+    """The sweep asked for, every value checked before the device is looked at."""
+    names = variant_names(items("--variants", args.variants) or [])
+    seqs, dims = items("--seqs", args.seqs), items("--head-dims", args.head_dims)
+    compiled = items("--compiled-seqs", args.compiled_seqs)
+    options = dict(
+        batch=args.batch,
+        heads=args.heads,
+        dtype=args.dtype,
+        compiled_seqs=compiled or (),
+        budget_s=budget(args.budget_s),
+    )
+    try:
+        sweeprun.make_config(names or None, seqs, dims, device="cpu", **options)  # every value, without torch
+        return sweeprun.make_config(names or None, seqs, dims, device=device(args.device), **options)
+    except ValueError as exc:
+        raise BadInput(str(exc)) from None
+
+
+# --- cost before work -----------------------------------------------------------------------------------------------
+
+
+def plan(names: Sequence[str], run: inputs.Setup, force: bool) -> tuple[list[cost.Estimate], cost.Limit | None]:
+    """The estimates of profiling ``names`` at ``run`` and the memory there is; refuses a run that cannot fit
+    (:func:`attnprof.measure.cost.check`) unless ``force``."""
+    limit = cost.available(run.device)
+    estimates = [cost.estimate(n, run, limit=limit) for n in names]
+    if not force:
+        try:
+            cost.check(estimates, limit)
+        except cost.TooCostly as exc:
+            raise BadInput(str(exc)) from None
+    return estimates, limit
+
+
+def describe_plan(command: str, estimates: Sequence[cost.Estimate], limit: cost.Limit | None) -> str:
+    """``compare: 9 variants at [...] on cpu: about 6.1 min, at most 1.2 GiB at once (22.8 GiB of ...)``."""
+    run = estimates[0].setup
+    what = estimates[0].variant if len(estimates) == 1 else f"{len(estimates)} variants"
+    seconds = [e.seconds for e in estimates if e.seconds is not None]
+    line = f"{command}: {what} at {run.describe()}"
+    if seconds:
+        line += f": about {cost.human_seconds(sum(seconds))}"
+    line += f", at most {cost.human_bytes(max(e.bytes for e in estimates))} at once"
+    if limit is not None:
+        line += f" ({cost.human_bytes(limit.bytes)} of {limit.source})"
+    return line
+
+
+def dry_run(out: IO[str], command: str, estimates: Sequence[cost.Estimate], limit: cost.Limit | None) -> int:
+    """What ``--dry-run`` prints: the run, and each variant's estimates; exit status 0."""
+    out.write(f"dry run; would run {describe_plan(command, estimates, limit)}\n")
+    for e in estimates:
+        line = (
+            f"  {e.variant}: about {cost.human_bytes(e.bytes)}, reference check {cost.human_bytes(e.reference_bytes)}"
+        )
+        if limit is not None and e.reference_bytes > limit.bytes:
+            line += " (will be skipped: more than there is)"
+        if e.seconds is not None:
+            line += f", about {cost.human_seconds(e.seconds)}"
+        out.write(line + "\n")
+    return 0

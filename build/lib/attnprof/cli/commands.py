@@ -1,0 +1,171 @@
+"""The commands, each ``(args, out, err) -> exit status``: checks first (:mod:`.checks`), then the work."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import textwrap
+from pathlib import Path
+from typing import IO
+
+from attnprof import inputs, variants
+from attnprof.cli import checks, why, workload
+from attnprof.cli.progress import QUIET_BELOW_S, ProgressBar, Ticker
+from attnprof.measure import cost, profiling, sweeprun
+from attnprof.measure.interrupts import import_torch, raise_if_interrupted
+from attnprof.records import files, results, sweep
+from attnprof.render import report, workloadreport
+
+
+class WriteFailed(Exception):
+    """An output file could not be written at the end of a run (a full disk, ...): one line, exit status 1."""
+
+
+def _write(path: Path, data: bytes, shown: str, since: int) -> None:
+    """Write an output file atomically (:func:`attnprof.records.files.atomic_write`), unless interrupted on the
+    way."""
+    raise_if_interrupted(since)
+    try:
+        files.atomic_write(path, data)
+    except OSError as exc:
+        raise WriteFailed(f"cannot write {shown!r}: {exc.strerror or exc}") from None
+
+
+def cmd_list(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+    """``attnprof list``: every variant, where it can run, and whether it runs here."""
+    import_torch()
+    device = checks.device(args.device)
+    dtype = inputs.default_setup(device).dtype
+    rows = []
+    notes = []
+    for v in variants.VARIANTS.values():
+        if v.compiled and args.no_compile:
+            here = "not checked (--no-compile; the check compiles with torch.compile)"
+        else:
+            if v.compiled:
+                err.write(f"checking {v.name}: the first call compiles, this can take a while\n")
+            status, reason = profiling.check_variant(v.name, device, dtype)
+            here = "yes" if status == "ok" else f"no ({status}): {reason}"
+        rows.append([v.name, ", ".join(v.devices), here])
+        notes.append(textwrap.fill(f"{v.name}: {v.title}. {v.description} Needs: {v.requirements}.", 110,
+                                   subsequent_indent="    "))  # fmt: skip
+    shape = ",".join(map(str, profiling.CHECK_SHAPE))
+    out.write(f'variants ("runs here": one call of shape {shape}, {dtype}, on {device})\n\n')
+    out.write(report.table(["variant", "devices", "runs here"], rows) + "\n\n")
+    out.write("\n".join(notes) + "\n")
+    return 0
+
+
+def cmd_profile(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+    """``attnprof profile``: the kernel table and summary of one variant (or its result as JSON)."""
+    (name,) = checks.variant_names([args.variant])
+    trace_to = checks.output(args.trace, "trace file")
+    job = workload.name(args)
+    workload.check_variant(name, job)
+    run = (
+        checks.setup(args)
+        if job == "prefill" and args.kv_heads is None and args.kv_len is None
+        else workload.setup(args)
+    )
+    estimates, limit = checks.plan([name], run, args.force)
+    if args.dry_run:
+        return checks.dry_run(out, "profile", estimates, limit)
+    if (estimates[0].seconds or 0) >= QUIET_BELOW_S:
+        err.write(checks.describe_plan("profile", estimates, limit) + "\n")
+    import_torch()
+    with tempfile.TemporaryDirectory() as tmp, Ticker(err, 1).item(1, name, estimates[0].seconds):
+        res = profiling.profile(name, run, workload=job, save_to=tmp if trace_to else None)
+        raise_if_interrupted(args.interrupts_seen)
+        trace = files.read_bytes(Path(tmp) / res.trace_file) if trace_to and res.trace_file else None
+    if trace_to is not None:
+        if trace is not None:
+            data = trace if trace_to.suffix == ".gz" else files.gunzip(trace, trace_to)
+            _write(trace_to, data, args.trace, args.interrupts_seen)
+            err.write(f"Chrome trace written to {args.trace} (open it in Perfetto UI or chrome://tracing)\n")
+        else:
+            err.write(f"no trace written: {name} did not run ({res.status})\n")
+    if args.json:
+        out.write(results.dumps(res).decode())
+        return 0
+    summary = report.summary(res) if job == "prefill" else workloadreport.workload_summary(res)
+    out.write(report.kernel_table(res) + "\n\n" + summary + "\n")
+    return 0
+
+
+def cmd_compare(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+    """``attnprof compare``: one row per variant (all when none are named)."""
+    job = workload.name(args)
+    names = checks.variant_names(args.variants) if args.variants else list(variants.for_workload(job))
+    for name in names:
+        workload.check_variant(name, job)
+    run = (
+        checks.setup(args)
+        if job == "prefill" and args.kv_heads is None and args.kv_len is None
+        else workload.setup(args)
+    )
+    estimates, limit = checks.plan(names, run, args.force)
+    if args.dry_run:
+        return checks.dry_run(out, "compare", estimates, limit)
+    err.write(checks.describe_plan("compare", estimates, limit) + "\n")
+    err.flush()
+    import_torch()
+    ticker = Ticker(err, len(names))
+    found = []
+    for i, (name, est) in enumerate(zip(names, estimates, strict=True), start=1):
+        with ticker.item(i, name, est.seconds):
+            found.append(profiling.profile(name, run, workload=job))
+        raise_if_interrupted(args.interrupts_seen)
+    if args.json:
+        out.write(json.dumps([r.to_dict() for r in found], indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+        return 0
+    head = run.describe() if job == "prefill" else f"{job}: {run.describe()}"
+    out.write(f"{head}\n\n{workload.table(job, found)}\n")
+    return 0
+
+
+def cmd_sweep(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+    """``attnprof sweep``: time every variant over sequence lengths and head dims."""
+    if workload.name(args) != "prefill":
+        return workload.cmd_sweep(args, out, err)
+    out_path = checks.output(args.out, "output file")
+    cfg = checks.sweep_config(args)
+    limit = None if args.force else cost.available(cfg.device)
+    points = [(v, d, s) for v in cfg.variants for d in cfg.head_dims for s in cfg.seqs_for(v)]
+    need, v, d, s = max(
+        (cost.variant_bytes(v, (cfg.batch, cfg.heads, s, d), cfg.dtype), v, d, s) for v, d, s in points
+    )
+    plan = (
+        f"sweep: {len(cfg.variants)} variants, seq {', '.join(map(str, cfg.seqs))}, head_dim "
+        f"{', '.join(map(str, cfg.head_dims))}, batch {cfg.batch}, {cfg.heads} heads, {cfg.dtype} on {cfg.device}; "
+        f"time budget {cfg.budget_s:g} s; the largest point ({v} hd{d} seq{s}) needs about {cost.human_bytes(need)}"
+    )
+    if limit is not None:
+        plan += f" ({cost.human_bytes(limit.bytes)} of {limit.source}; points that need more are not run)"
+    if args.dry_run:
+        out.write(f"dry run; would run {plan}\n")
+        return 0
+    err.write(plan + "\n")
+    err.flush()
+    import_torch(dynamo=True)
+    ceilings = sweeprun.measure_ceilings(cfg.device)
+    bar = ProgressBar(err)
+
+    def progress(done: int, total: int, point: sweep.SweepPoint) -> None:
+        raise_if_interrupted(args.interrupts_seen)
+        bar(done, total, point)
+
+    result = sweeprun.run_sweep(cfg, ceilings=ceilings, progress=progress, memory_limit=limit, strict_budget=True)
+    for metric in ("gpu_ms", "tflops"):
+        out.write(report.sweep_table(result, metric) + "\n\n")
+    out.write(report.sweep_summary(result) + "\n")
+    if result.stopped:
+        err.write(f"incomplete: {result.stopped}\n")
+    if out_path is not None:
+        _write(out_path, sweep.dumps(result), args.out, args.interrupts_seen)
+        err.write(f"sweep written to {args.out}\n")
+    return 0
+
+
+#: Each command's function, by name.
+COMMANDS = {"list": cmd_list, "profile": cmd_profile, "compare": cmd_compare, "sweep": cmd_sweep, "why": why.cmd_why}

@@ -1,0 +1,230 @@
+"""What a variant runs on: the shape, dtype and device of a run, its random inputs, and the float64 yardstick.
+
+>>> make_setup("8,16,1024,64", "bf16", "cuda").describe()
+'[8, 16, 1024, 64] bfloat16 on cuda'
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import torch
+
+#: The article's shape: [batch, heads, seq, head_dim].
+REFERENCE_SHAPE: tuple[int, int, int, int] = (8, 16, 1024, 64)
+#: The shape used when no GPU is there: small enough for a laptop CPU, same head_dim.
+CPU_SHAPE: tuple[int, int, int, int] = (1, 4, 256, 64)
+
+#: Accepted dtype spellings and their canonical names.
+DTYPE_ALIASES: dict[str, str] = {
+    "bf16": "bfloat16",
+    "bfloat16": "bfloat16",
+    "fp16": "float16",
+    "half": "float16",
+    "float16": "float16",
+    "fp32": "float32",
+    "float": "float32",
+    "float32": "float32",
+    "fp64": "float64",
+    "float64": "float64",
+}
+DEVICES = ("cuda", "cpu")
+
+#: Environment variable naming the folder where results are written (the docs build sets it).
+RESULTS_ENV = "ATTNPROF_RESULTS_DIR"
+#: Environment variable naming the language the scripts print in (the docs build sets it from its ``language``).
+LANGUAGE_ENV = "ATTNPROF_LANGUAGE"
+#: Environment variable that lets a run reuse measurements saved in the results folder by the same code on the
+#: same machine (``1``; the docs build sets it, so that its second language measures nothing again).
+REUSE_ENV = "ATTNPROF_REUSE"
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What to run: shape ``[batch, heads, seq, head_dim]`` of the queries, dtype name and device.
+
+    For decoding (:mod:`attnprof.workloads`), ``seq`` is the one new token and the keys and values are a cache of
+    ``kv_len`` positions with ``kv_heads`` heads (``heads`` a multiple of it: grouped-query attention); both are
+    ``None`` otherwise, when keys and values have the queries' shape.
+    """
+
+    shape: tuple[int, int, int, int]
+    dtype: str
+    device: str
+    kv_heads: int | None = None
+    kv_len: int | None = None
+
+    @property
+    def kv_shape(self) -> tuple[int, int, int, int]:
+        """Shape of ``k`` and ``v``: the queries' shape, or ``[batch, kv_heads, kv_len, head_dim]`` for a cache."""
+        b, h, s, d = self.shape
+        return (b, self.kv_heads or h, self.kv_len or s, d)
+
+    def describe(self) -> str:
+        """``[8, 16, 1024, 64] bfloat16 on cuda``; a cache adds ``, KV cache [8, 8, 4096, 128]``."""
+        text = f"{list(self.shape)} {self.dtype} on {self.device}"
+        if self.kv_heads is not None or self.kv_len is not None:
+            text += f", KV cache {list(self.kv_shape)}"
+        return text
+
+
+def canonical_dtype(name: str) -> str:
+    """``"bf16"`` -> ``"bfloat16"``.
+
+    Raises:
+        ValueError: for an unknown spelling, listing the accepted ones.
+    """
+    try:
+        return DTYPE_ALIASES[str(name).lower()]
+    except KeyError:
+        raise ValueError(f"unknown dtype {name!r}; choose one of: {', '.join(DTYPE_ALIASES)}") from None
+
+
+def parse_shape(text: str | Iterable[int]) -> tuple[int, int, int, int]:
+    """``"8,16,1024,64"`` (or four ints) -> ``(8, 16, 1024, 64)``.
+
+    Raises:
+        ValueError: unless there are exactly four positive integers.
+    """
+    parts = text.replace("x", ",").split(",") if isinstance(text, str) else list(text)
+    try:
+        dims = tuple(int(p) for p in parts)
+    except (TypeError, ValueError):
+        dims = ()
+    if len(dims) != 4 or any(d <= 0 for d in dims):
+        raise ValueError(f"bad shape {text!r}; expected four positive integers B,H,S,D such as 8,16,1024,64")
+    return dims  # type: ignore[return-value]
+
+
+def positive_int(name: str, value: object, example: str) -> int:
+    """``value`` as a positive integer (``"8"`` and ``8`` alike).
+
+    Raises:
+        ValueError: naming ``name``, the bad value and an example of a good one.
+    """
+    try:
+        n = int(str(value).strip())
+    except (TypeError, ValueError):
+        n = 0
+    if n <= 0:
+        raise ValueError(f"bad {name} {value!r}; expected a positive integer such as {example}")
+    return n
+
+
+def make_setup(
+    shape: str | Iterable[int],
+    dtype: str = "bfloat16",
+    device: str = "cuda",
+    *,
+    kv_heads: int | str | None = None,
+    kv_len: int | str | None = None,
+) -> Setup:
+    """Validate and build a :class:`Setup`.
+
+    Args:
+        shape: ``B,H,S,D`` of the queries.
+        dtype: Any spelling :func:`canonical_dtype` accepts.
+        device: ``"cuda"`` or ``"cpu"``.
+        kv_heads: Heads of a KV cache (decoding); ``H`` must be a multiple of it.
+        kv_len: Positions of a KV cache (decoding).
+
+    Raises:
+        ValueError: for a malformed shape, an unknown dtype or device name, a cache size that is not a positive
+            integer, or query heads that are not a multiple of the KV heads.
+    """
+    if device not in DEVICES:
+        raise ValueError(f"unknown device {device!r}; choose one of: {', '.join(DEVICES)}")
+    dims = parse_shape(shape)
+    heads = None if kv_heads is None else positive_int("kv_heads", kv_heads, "8")
+    length = None if kv_len is None else positive_int("kv_len", kv_len, "4096")
+    if heads is not None and dims[1] % heads:
+        divisors = [str(n) for n in range(1, dims[1] + 1) if dims[1] % n == 0]
+        raise ValueError(
+            f"bad kv_heads {heads}: the {dims[1]} query heads must share the KV heads in equal groups; choose one "
+            f"of: {', '.join(divisors)}"
+        )
+    return Setup(dims, canonical_dtype(dtype), device, heads, length)
+
+
+def default_setup(device: str | None = None) -> Setup:
+    """The article's shape in bf16 on CUDA when a GPU is there, else :data:`CPU_SHAPE` in bf16 on the CPU."""
+    import torch
+
+    if device is None:
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    shape = REFERENCE_SHAPE if device == "cuda" else CPU_SHAPE
+    return make_setup(shape, "bfloat16", device)
+
+
+def results_dir(default: str | Path = "attnprof-results") -> Path:
+    """Where results go: ``$ATTNPROF_RESULTS_DIR`` if set (the docs build sets it), else ``default``."""
+    return Path(os.environ.get(RESULTS_ENV) or default)
+
+
+def language(default: str = "en") -> str:
+    """The language a script prints and draws in: ``$ATTNPROF_LANGUAGE`` if set (the docs build sets it), else
+    ``default`` (a script translated for the Japanese gallery passes ``"ja"``); ``"en"`` or ``"ja"``."""
+    from attnprof import words
+
+    return words.language(os.environ.get(LANGUAGE_ENV) or default)
+
+
+def reuse_measurements() -> bool:
+    """Whether ``$ATTNPROF_REUSE`` asks runs to reuse measurements already saved in the results folder."""
+    return os.environ.get(REUSE_ENV, "").strip().lower() in ("1", "true", "yes")
+
+
+def causal_flops(shape: Iterable[int]) -> float:
+    """Floating-point operations of one causal attention forward, as FlashAttention's benchmarks count them.
+
+    Two matrix products of ``2 * seq * seq * head_dim`` operations per (batch, head), halved because the
+    causal mask leaves half of the score matrix: ``2 * B * H * S * S * D``. Softmax and scaling are not counted.
+    """
+    b, h, s, d = shape
+    return 2.0 * b * h * s * s * d
+
+
+_ELEMENT_BYTES = {"float16": 2, "bfloat16": 2, "float32": 4, "float64": 8}
+
+
+def element_bytes(dtype: str) -> int:
+    """Bytes per element of a dtype, any spelling :func:`canonical_dtype` accepts (``"bf16"`` -> 2).
+
+    Raises:
+        ValueError: for a name :func:`canonical_dtype` does not know.
+    """
+    return _ELEMENT_BYTES[canonical_dtype(dtype)]
+
+
+def make_inputs(setup: Setup, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Random ``q, k, v`` (standard normal; never zeros, which can run faster than real data)."""
+    import torch
+
+    gen = torch.Generator(device="cpu").manual_seed(seed)
+    dtype = getattr(torch, setup.dtype)
+    return tuple(  # type: ignore[return-value]
+        torch.randn(shape, generator=gen, dtype=torch.float32).to(device=setup.device, dtype=dtype)
+        for shape in (setup.shape, setup.kv_shape, setup.kv_shape)
+    )
+
+
+def reference_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+    """Causal attention in float64, written out, as the yardstick for every variant's error."""
+    import torch
+
+    q64, k64, v64 = (t.double() for t in (q, k, v))
+    s = q64.size(-2)
+    scores = q64 @ k64.transpose(-2, -1) / q64.size(-1) ** 0.5
+    mask = torch.ones(s, s, dtype=torch.bool, device=q.device).triu(1)
+    return torch.softmax(scores.masked_fill(mask, float("-inf")), dim=-1) @ v64
+
+
+def relative_error(out: torch.Tensor, ref: torch.Tensor) -> float:
+    """``||out - ref|| / ||ref||`` in float64; NaN anywhere gives NaN."""
+    diff = out.double() - ref
+    return float(diff.norm() / ref.norm())

@@ -1,0 +1,444 @@
+"""How cost grows: the data of a sweep (every variant at several sequence lengths and head dims), its file format,
+and what it says against the device's own ceilings.
+
+A :class:`Sweep` holds one :class:`SweepPoint` per variant and ``(head_dim, seq)``: median GPU time, achieved
+TFLOP/s, peak extra device memory, the CPU time to issue the call and, for ``sdpa_auto``, the backend SDPA picked;
+and the device's :class:`Ceilings` (a large bf16 matrix multiply and a large device-to-device copy).
+:func:`roofline` puts each point against those ceilings. The whole sweep is one versioned JSON file,
+``sweep__<device>.json``. :mod:`attnprof.measure.sweeprun` measures a sweep; this module reads and analyses one and
+imports no torch, so the Sphinx extension can use it.
+
+Statuses: those of a result (``unsupported`` with PyTorch's reason, ``oom``, ``no_cuda``, ``error``), and
+``skipped`` for points not reached within the time budget.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from attnprof import noise, variants
+from attnprof.inputs import causal_flops, element_bytes
+from attnprof.noise import Figure
+from attnprof.records import files, results
+from attnprof.records.results import Environment
+
+SCHEMA_VERSION = 2
+
+#: Statuses a sweep point can carry: those of a result, and ``skipped`` (the time budget ran out first).
+STATUSES = (*results.STATUSES, "skipped")
+
+#: What :meth:`SweepPoint.metric` can read (and the plots can draw).
+METRICS = ("gpu_ms", "tflops", "peak_mib", "dispatch_us")
+
+
+# --- data -----------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class SweepPoint:
+    """One variant at one ``(head_dim, seq)``.
+
+    Attributes:
+        variant: Registry name.
+        seq: Sequence length.
+        head_dim: Head dimension.
+        status: One of :data:`STATUSES`.
+        reason: Why the point has no measurement (PyTorch's words, or ``"skipped: ..."``); ``None`` when ok.
+        gpu_ms: Median GPU time of one forward call, ms (CPU wall time on the CPU), timed by
+            :func:`attnprof.measure.timing.time_shape` as the variant pages are.
+        gpu_ms_min: Fastest timed call, ms.
+        gpu_ms_max: Slowest timed call, ms.
+        repetitions: Number of timed calls.
+        gpu_ms_lo: Lower end of the 95% confidence interval of the median (:func:`attnprof.noise.median_interval`).
+        gpu_ms_hi: Upper end of it.
+        gpu_ms_p10: 10th percentile of the timed calls, ms.
+        gpu_ms_p90: 90th percentile of the timed calls, ms.
+        attempts: Measurements made: more than 1 when the first samples were unstable.
+        unstable: The samples spread too widely to stand for one time, after every retry
+            (:func:`attnprof.noise.unstable`); pages flag the point instead of using it silently.
+        tflops: Causal FLOPs (:func:`attnprof.inputs.causal_flops`) over ``gpu_ms``, in TFLOP/s.
+        peak_extra_bytes: Peak device memory during the timed calls above what was allocated before them
+            (``None`` on the CPU).
+        dispatch_us: Median CPU time to issue one call (to the call's return), µs.
+        sdpa_choice: For ``sdpa_auto``: the backend SDPA ran (``flash``, ``mem_efficient``, ``cudnn``, ``math``).
+        sdpa_evidence: The kernel (or, on the CPU, the ATen op) that identified ``sdpa_choice``.
+        wall_s: Wall time spent on this point, warm-up and compilation included.
+    """
+
+    variant: str
+    seq: int
+    head_dim: int
+    status: str
+    reason: str | None = None
+    gpu_ms: float | None = None
+    gpu_ms_min: float | None = None
+    gpu_ms_max: float | None = None
+    repetitions: int = 0
+    tflops: float | None = None
+    peak_extra_bytes: int | None = None
+    dispatch_us: float | None = None
+    sdpa_choice: str | None = None
+    sdpa_evidence: str | None = None
+    wall_s: float = 0.0
+    gpu_ms_lo: float | None = None
+    gpu_ms_hi: float | None = None
+    gpu_ms_p10: float | None = None
+    gpu_ms_p90: float | None = None
+    attempts: int = 1
+    unstable: bool = False
+
+    @property
+    def ok(self) -> bool:
+        """True when the point was measured."""
+        return self.status == "ok"
+
+    @property
+    def gpu(self) -> Figure | None:
+        """The median time (ms) with its confidence interval, or ``None`` when not measured."""
+        if self.gpu_ms is None:
+            return None
+        lo = self.gpu_ms if self.gpu_ms_lo is None else self.gpu_ms_lo
+        hi = self.gpu_ms if self.gpu_ms_hi is None else self.gpu_ms_hi
+        return Figure(self.gpu_ms, lo, hi, self.repetitions)
+
+    def metric(self, name: str) -> float | None:
+        """One of :data:`METRICS` (``peak_mib`` is ``peak_extra_bytes`` in MiB); ``None`` when not measured.
+
+        Raises:
+            ValueError: for an unknown metric, listing the accepted ones.
+        """
+        if name not in METRICS:
+            raise ValueError(f"unknown metric {name!r}; choose one of: {', '.join(METRICS)}")
+        if name == "peak_mib":
+            return None if self.peak_extra_bytes is None else self.peak_extra_bytes / 2**20
+        return getattr(self, name)
+
+
+@dataclass
+class Ceilings:
+    """What the device does at best, measured in the same process as the sweep.
+
+    Attributes:
+        matmul_tflops: bf16 matrix multiply ``[n, n] @ [n, n]`` on random data: ``2 n³`` FLOPs over the median
+            time, TFLOP/s.
+        matmul_n: ``n``.
+        bandwidth_gbs: Device-to-device copy of ``copy_bytes``: bytes read plus bytes written over the median
+            time, GB/s (10⁹ bytes per second).
+        copy_bytes: Size of the copied buffer, bytes.
+        repetitions: Timed calls behind each median.
+    """
+
+    matmul_tflops: float
+    matmul_n: int
+    bandwidth_gbs: float
+    copy_bytes: int
+    repetitions: int
+
+    @property
+    def ridge(self) -> float:
+        """Arithmetic intensity (FLOP per byte) where the ceilings meet: memory limits below it, compute above."""
+        return self.matmul_tflops * 1e12 / (self.bandwidth_gbs * 1e9)
+
+
+@dataclass(frozen=True)
+class Roofline:
+    """One point against the ceilings (see :func:`roofline` for the byte count).
+
+    Attributes:
+        flops: Causal FLOPs of one call.
+        min_bytes: The least device-memory traffic the variant's algorithm needs.
+        intensity: ``flops / min_bytes``, FLOP per byte.
+        materializes_scores: Whether ``min_bytes`` includes the ``[seq, seq]`` score matrix.
+        matmul_fraction: Achieved TFLOP/s over the matmul ceiling (``None`` without ceilings).
+        bandwidth_fraction: ``min_bytes`` per second over the bandwidth ceiling (``None`` without ceilings).
+    """
+
+    flops: float
+    min_bytes: float
+    intensity: float
+    materializes_scores: bool
+    matmul_fraction: float | None
+    bandwidth_fraction: float | None
+
+
+@dataclass(frozen=True)
+class SdpaComparison:
+    """At one ``(head_dim, seq)``: the backend SDPA picked, against the fastest of the backends it can pick.
+
+    Attributes:
+        head_dim: Head dimension.
+        seq: Sequence length.
+        pick: The backend ``sdpa_auto`` ran (``None`` if it did not run).
+        auto_ms: ``sdpa_auto``'s median time.
+        pick_ms: The median time of the forced variant running the picked backend (``None`` if not measured).
+        fastest_backend: The fastest forced SDPA variant measured here (``sdpa_flash``, ...).
+        fastest_backend_ms: Its median time.
+        fastest_variant: The fastest of all measured variants except ``sdpa_auto`` (may be ``flex``, which SDPA
+            cannot pick).
+        fastest_variant_ms: Its median time.
+        outcome: Whether the pick is the fastest backend, by the one comparison rule
+            (:func:`attnprof.noise.compare`, bands at least ±:data:`attnprof.noise.GPU_FLOOR`): ``"yes"`` (it is
+            the fastest by median), ``"no"`` (another backend is faster beyond the noise), ``"tie"`` (slower by
+            median, but within the noise: too close to call), or ``None`` when either side is unknown.
+    """
+
+    head_dim: int
+    seq: int
+    pick: str | None
+    auto_ms: float | None
+    pick_ms: float | None
+    fastest_backend: str | None
+    fastest_backend_ms: float | None
+    fastest_variant: str | None
+    fastest_variant_ms: float | None
+    outcome: str | None = None
+
+    @property
+    def pick_variant(self) -> str | None:
+        """The forced variant that runs the picked backend (``"cudnn"`` -> ``"sdpa_cudnn"``)."""
+        return variants.by_sdpa_family(self.pick)
+
+    @property
+    def agrees(self) -> bool | None:
+        """Whether SDPA picked the fastest of its backends (``None`` when either side is unknown)."""
+        if self.pick_variant is None or self.fastest_backend is None:
+            return None
+        return self.pick_variant == self.fastest_backend
+
+    @property
+    def pick_slowdown(self) -> float | None:
+        """How much slower the picked backend is than the fastest backend: ``0.12`` = 12 % slower."""
+        if self.pick_ms is None or not self.fastest_backend_ms:
+            return None
+        return self.pick_ms / self.fastest_backend_ms - 1.0
+
+
+@dataclass
+class Sweep:
+    """A whole sweep: the configuration, the points, the ceilings and where it was measured.
+
+    The JSON file holds :meth:`to_dict`; :data:`SCHEMA_VERSION` versions it. ``plan`` records how every point was
+    timed (the fields of :class:`attnprof.measure.timing.Plan`). ``complete`` is False when the time budget ran out
+    before every point was measured; ``stopped`` then says where and what was skipped (the skipped points carry status
+    ``skipped`` and a reason).
+    """
+
+    device: str
+    dtype: str
+    batch: int
+    heads: int
+    seqs: list[int]
+    head_dims: list[int]
+    variants: list[str]
+    environment: Environment
+    points: list[SweepPoint] = field(default_factory=list)
+    ceilings: Ceilings | None = None
+    compiled_seqs: list[int] | None = None
+    plan: dict[str, float] = field(default_factory=dict)
+    timer: str = "perf_counter"
+    budget_s: float = 0.0
+    elapsed_s: float = 0.0
+    complete: bool = True
+    stopped: str | None = None
+    note: str | None = None
+    kind: str = "sweep"
+    schema_version: int = SCHEMA_VERSION
+
+    # --- reading ---
+
+    def point(self, variant: str, head_dim: int, seq: int) -> SweepPoint | None:
+        """The point of ``variant`` at ``(head_dim, seq)``, or ``None`` when there is none."""
+        return next(
+            (p for p in self.points if p.variant == variant and p.head_dim == head_dim and p.seq == seq), None
+        )
+
+    def points_of(self, variant: str, head_dim: int) -> list[SweepPoint]:
+        """The points of one variant at one head_dim, by sequence length."""
+        return sorted(
+            (p for p in self.points if p.variant == variant and p.head_dim == head_dim), key=lambda p: p.seq
+        )
+
+    def largest_ok(self, variant: str, head_dim: int) -> SweepPoint | None:
+        """The measured point of ``variant`` with the longest sequence at ``head_dim``."""
+        ok = [p for p in self.points_of(variant, head_dim) if p.ok]
+        return ok[-1] if ok else None
+
+    def fastest(self, head_dim: int, seq: int, among: Iterable[str] | None = None) -> SweepPoint | None:
+        """The measured point with the lowest median time at ``(head_dim, seq)``, ``sdpa_auto`` left out.
+
+        Args:
+            head_dim: Head dimension.
+            seq: Sequence length.
+            among: Variants to consider (all of the sweep's when ``None``).
+        """
+        names = set(among) if among is not None else set(self.variants)
+        names.discard("sdpa_auto")
+        candidates = [
+            p
+            for p in self.points
+            if p.ok and p.head_dim == head_dim and p.seq == seq and p.variant in names and p.gpu_ms is not None
+        ]
+        return min(candidates, key=lambda p: p.gpu_ms) if candidates else None  # type: ignore[arg-type,return-value]
+
+    def sdpa_comparisons(self) -> list[SdpaComparison]:
+        """SDPA's pick against the fastest backend, at every ``(head_dim, seq)`` where ``sdpa_auto`` has a point."""
+        out = []
+        for auto in sorted((p for p in self.points if p.variant == "sdpa_auto"), key=lambda p: (p.head_dim, p.seq)):
+            pick = auto.sdpa_choice if auto.ok else None
+            forced = self.point(variants.by_sdpa_family(pick) or "", auto.head_dim, auto.seq)
+            backend = self.fastest(auto.head_dim, auto.seq, among=variants.forced())
+            overall = self.fastest(auto.head_dim, auto.seq)
+            outcome = None
+            if forced is not None and forced.ok and backend is not None:
+                if forced.variant == backend.variant:
+                    outcome = "yes"
+                else:
+                    slower = noise.compare(forced.gpu, backend.gpu, noise.GPU_FLOOR) == "higher"  # type: ignore[arg-type]
+                    outcome = "no" if slower else "tie"
+            out.append(
+                SdpaComparison(
+                    head_dim=auto.head_dim,
+                    seq=auto.seq,
+                    pick=pick,
+                    auto_ms=auto.gpu_ms if auto.ok else None,
+                    pick_ms=forced.gpu_ms if forced is not None and forced.ok else None,
+                    fastest_backend=backend.variant if backend else None,
+                    fastest_backend_ms=backend.gpu_ms if backend else None,
+                    fastest_variant=overall.variant if overall else None,
+                    fastest_variant_ms=overall.gpu_ms if overall else None,
+                    outcome=outcome,
+                )
+            )
+        return out
+
+    def unstable(self) -> list[SweepPoint]:
+        """Measured points whose samples spread too widely to stand for one time, even after a retry."""
+        return [p for p in self.points if p.ok and p.unstable]
+
+    def cpu_bound(self) -> list[SweepPoint]:
+        """Measured CUDA points whose dispatch cost exceeds their GPU time: the GPU would wait for the CPU.
+
+        Empty on the CPU, where the CPU does the work and dispatch and execution are the same time.
+        """
+        if self.device != "cuda":
+            return []
+        return [
+            p
+            for p in self.points
+            if p.ok and p.dispatch_us is not None and p.gpu_ms is not None and p.dispatch_us > p.gpu_ms * 1e3
+        ]
+
+    def roofline(self, p: SweepPoint) -> Roofline:
+        """:func:`roofline` of one of this sweep's points."""
+        return roofline(p, self.batch, self.heads, self.dtype, self.ceilings)
+
+    # --- file format ---
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON-ready form."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Sweep:
+        """Rebuild a sweep from :meth:`to_dict` output.
+
+        Raises:
+            results.StaleResultError: for another schema version, or data that is not a sweep.
+        """
+        version = data.get("schema_version") if isinstance(data, dict) else None
+        if not isinstance(data, dict) or data.get("kind") != "sweep" or version != SCHEMA_VERSION:
+            raise results.StaleResultError(
+                f"sweep schema version {version!r} is not the supported version {SCHEMA_VERSION} (or not a sweep "
+                "file); run the sweep again to regenerate it"
+            )
+        try:
+            d = dict(data)
+            d["environment"] = Environment(**d["environment"])
+            d["points"] = [SweepPoint(**p) for p in d.get("points", [])]
+            d["ceilings"] = Ceilings(**d["ceilings"]) if d.get("ceilings") else None
+            return cls(**d)
+        except (TypeError, KeyError, AttributeError) as exc:  # a field missing or unknown: written by other code
+            raise results.StaleResultError(f"does not match the sweep format: {exc}") from exc
+
+
+def filename(device: str) -> str:
+    """``sweep__cuda.json``: the file name of a device's sweep."""
+    return f"sweep__{device}.json"
+
+
+def dumps(sweep: Sweep) -> bytes:
+    """Serialise deterministically (sorted keys, fixed indentation)."""
+    return results.json_bytes(sweep.to_dict())
+
+
+def save(sweep: Sweep, directory: str | Path) -> Path:
+    """Write ``sweep`` into ``directory`` as :func:`filename`, only if its content changed. Returns the path."""
+    path = Path(directory) / filename(sweep.device)
+    results.write_if_changed(path, dumps(sweep))
+    return path
+
+
+def load(path: str | Path) -> Sweep:
+    """Read a sweep file.
+
+    Raises:
+        FileNotFoundError: if there is no such file.
+        attnprof.records.files.UnreadableFile: if it is not a regular file or not valid JSON; results.StaleResultError
+        (one
+            kind of it) if it is not a sweep of this schema version.
+    """
+    path = Path(path)
+    try:
+        return Sweep.from_dict(files.read_json(path))
+    except results.StaleResultError as exc:
+        raise results.StaleResultError(f"{path.name}: {exc}", path) from exc
+
+
+# --- roofline -------------------------------------------------------------------------------------------------------
+
+
+def materializes_scores(variant: str, sdpa_choice: str | None = None) -> bool:
+    """Whether ``variant`` writes the ``[seq, seq]`` score matrix to device memory (``sdpa_auto`` does when it
+    picked the math backend)."""
+    if variant == "sdpa_auto":
+        variant = variants.by_sdpa_family(sdpa_choice) or variant
+    return variants.get(variant).materializes_scores
+
+
+def min_bytes(variant: str, batch: int, heads: int, seq: int, head_dim: int, dtype: str,
+              sdpa_choice: str | None = None) -> float:  # fmt: skip
+    """The least device-memory traffic of one causal forward call, in bytes.
+
+    Every variant reads ``q``, ``k`` and ``v`` once and writes ``out`` once: ``4 * B * H * S * D`` elements. A
+    variant that materialises the scores (:func:`materializes_scores`) also writes the ``[B, H, S, S]`` score matrix
+    once and reads it back once: ``2 * B * H * S * S`` more elements. Elements have the size of ``dtype``.
+
+    This is a floor, not the traffic the kernels really cause: the naive code passes over the score matrix five
+    times or more (scale, mask, softmax, each reading and writing it), the math backend computes it in float32, and
+    a fused kernel reads ``k`` and ``v`` once per query block, not once. The floor is what the algorithm cannot
+    avoid, so it is what the bandwidth ceiling bounds.
+    """
+    size = element_bytes(dtype)
+    elements = 4.0 * batch * heads * seq * head_dim
+    if materializes_scores(variant, sdpa_choice):
+        elements += 2.0 * batch * heads * seq * seq
+    return elements * size
+
+
+def roofline(p: SweepPoint, batch: int, heads: int, dtype: str, ceilings: Ceilings | None) -> Roofline:
+    """One point against the ceilings: arithmetic intensity from :func:`min_bytes`, fractions of both ceilings.
+
+    ``matmul_fraction`` is the point's TFLOP/s over the matmul ceiling; ``bandwidth_fraction`` is
+    ``min_bytes / time`` over the bandwidth ceiling. Both are ``None`` without ceilings or without a time.
+    """
+    flops = causal_flops((batch, heads, p.seq, p.head_dim))
+    nbytes = min_bytes(p.variant, batch, heads, p.seq, p.head_dim, dtype, p.sdpa_choice)
+    matmul = bandwidth = None
+    if ceilings is not None and p.ok and p.gpu_ms:
+        matmul = (p.tflops or flops / (p.gpu_ms * 1e-3) / 1e12) / ceilings.matmul_tflops
+        bandwidth = nbytes / (p.gpu_ms * 1e-3) / (ceilings.bandwidth_gbs * 1e9)
+    return Roofline(flops, nbytes, flops / nbytes, materializes_scores(p.variant, p.sdpa_choice), matmul, bandwidth)

@@ -1,0 +1,341 @@
+"""Finding what a page shows: result files (each analysed), the CPU-cost file, the sweep, the context-parallel
+run and the eligibility map, behind one cache.
+
+Every file is read once per process and version (its modification time): a result is loaded and analysed
+(:func:`attnprof.analysis.summary.analyse`) once, however many directives and roles of however many pages show it.
+Every file read is noted as a dependency of the page that asked, so the page is read again when the file changes. A
+missing or unreadable file is a Sphinx warning at the directive's location (so ``-W`` fails the build) and the
+returned value carries the message for the page. Every file is verified before it is used or published (result
+files by their readers, which raise :class:`attnprof.records.files.UnreadableFile` for truncated gzip, bad JSON or
+another schema; trace files by :func:`verified_trace` before a page links them), and the warning for a bad one names
+the file and the fix (:func:`attnprof.sphinxext.gallery.fix_for`: delete it and build again, which re-runs the script
+that writes it).
+
+Which result is used for a variant: of its result files (:func:`attnprof.records.results.find`), the first that ran
+(``status == "ok"``), CUDA results before CPU ones; else the first one. For the training and decoding workloads,
+:func:`find_build` gathers every result of the build (all variants, all cache lengths), analysed, into one
+:class:`attnprof.analysis.workload_rows.Build`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from docutils import nodes
+from sphinx.environment import BuildEnvironment
+from sphinx.util import logging
+
+from attnprof.analysis import summary
+from attnprof.analysis.summary import Analysis
+from attnprof.analysis.workload_rows import DECISION_WORKLOADS, Build
+from attnprof.records import eligibility, files, parallel, results, sweep, trace
+from attnprof.records.eligibility import Grid
+from attnprof.records.parallel import ParallelRun
+from attnprof.records.results import CpuCosts, Result
+from attnprof.records.sweep import Sweep
+from attnprof.sphinxext import gallery
+from attnprof.variants import VARIANTS
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+Location = str | nodes.Node | None
+
+#: (kind, path) -> (modification time, what was loaded from the file)
+_CACHE: dict[tuple[str, Path], tuple[int, Any]] = {}
+
+
+def _cached(kind: str, path: Path, load: Callable[[Path], T]) -> T:
+    """``load(path)``, reused while the file keeps its modification time."""
+    mtime = path.stat().st_mtime_ns
+    hit = _CACHE.get((kind, path))
+    if hit is not None and hit[0] == mtime:
+        return hit[1]
+    value = load(path)
+    _CACHE[(kind, path)] = (mtime, value)
+    return value
+
+
+def _analysed(path: Path) -> Analysis:
+    return summary.analyse(results.load(path))
+
+
+def _fix(env: BuildEnvironment, path: Path) -> str:
+    return gallery.fix_for(env.config, env.srcdir, path)
+
+
+def _bad_file(env: BuildEnvironment, what: str, path: Path, exc: BaseException) -> str:
+    """``stale or unreadable result file: PATH: WHAT IS WRONG; HOW TO FIX IT`` (the path said once)."""
+    text = str(exc) if str(path) in str(exc) else f"{path}: {exc}"
+    return f"stale or unreadable {what}: {text}; {_fix(env, path)}"
+
+
+def analysed(path: Path) -> Analysis:
+    """The analysed result in ``path``, from the cache (for writers, which have no page to note a dependency on:
+    the directive that named the file did that when the page was read).
+
+    Raises:
+        OSError, StaleResultError: as :func:`attnprof.records.results.load`.
+    """
+    return _cached("result", Path(path), _analysed)
+
+
+def results_dir(env: BuildEnvironment) -> Path:
+    """The folder the build reads results from (``attnprof_results_dir``)."""
+    return Path(env.config.attnprof_results_dir)
+
+
+def warn(message: str, subtype: str, location: Location) -> str:
+    """Log ``message`` as an attnprof warning at ``location``; returns it for the page."""
+    logger.warning(message, location=location, type="attnprof", subtype=subtype)
+    return message
+
+
+@dataclass
+class Found:
+    """A result picked for a variant, analysed, with the file it came from; or why there is none."""
+
+    analysis: Analysis | None
+    path: Path | None
+    problem: str | None = None
+
+    @property
+    def result(self) -> Result | None:
+        return None if self.analysis is None else self.analysis.result
+
+
+def _readable(env: BuildEnvironment, paths: list[Path]) -> tuple[list[tuple[Path, Analysis]], str | None]:
+    loaded, problem = [], None
+    for path in paths:
+        env.note_dependency(str(path))
+        try:
+            loaded.append((path, _cached("result", path, _analysed)))
+        except (files.UnreadableFile, OSError) as exc:
+            problem = problem or _bad_file(env, "result file", path, exc)
+    return loaded, problem
+
+
+def find_result(
+    env: BuildEnvironment, variant: str, location: Location, workload: str = "prefill", kv_len: int | None = None
+) -> Found:
+    """The analysed result to show for ``variant`` in ``workload`` (see the module docstring); for decoding, the one
+    with a cache of ``kv_len`` positions (the longest that ran when ``None``).
+
+    An unknown variant, a missing file and a stale file are logged as warnings at ``location``; the returned
+    :class:`Found` then carries the message in ``problem``.
+    """
+    if variant not in VARIANTS:
+        message = f"unknown variant {variant!r}; choose one of: {', '.join(VARIANTS)}"
+        return Found(None, None, warn(message, "unknown", location))
+    directory = results_dir(env)
+    paths = results.find(directory, variant, workload)
+    if not paths:
+        # depending on the folder re-reads the page once results appear there
+        env.note_dependency(str(directory))
+        name = results.result_filename(variant, (1, 1, 1, 1), "x", "cpu")
+        script = gallery.script_for(env.config, env.srcdir, name)
+        if script is None:
+            fix = "the gallery script that profiles it writes one; did it run?"
+        else:
+            fix = f"{script.name} writes it: build again, which re-runs it"
+        message = f"no result file for variant {variant!r} ({workload}) in {directory} ({fix})"
+        return Found(None, None, warn(message, "missing", location))
+    loaded, problem = _readable(env, paths)
+    if problem is not None:
+        return Found(None, None, warn(problem, "stale", location))
+    if workload == "decode":
+        loaded.sort(key=lambda pa: -(pa[1].result.kv_len or 0))
+        if kv_len is not None:
+            loaded = [(p, a) for p, a in loaded if a.result.kv_len == kv_len]
+            if not loaded:
+                message = f"no decode result of {variant!r} with a KV cache of {kv_len} in {directory}"
+                return Found(None, None, warn(message, "missing", location))
+    path, picked = next(((p, a) for p, a in loaded if a.result.ok), loaded[0])
+    if picked.result.trace_file:
+        env.note_dependency(str(path.parent / picked.result.trace_file))
+    return Found(picked, path)
+
+
+def all_results(env: BuildEnvironment) -> list[Analysis]:
+    """Every readable result in the results folder, one per variant (as :func:`find_result` picks), registry order.
+
+    Unreadable files are skipped here (the directives that show them warn).
+    """
+    directory = results_dir(env)
+    env.note_dependency(str(directory))
+    picked = []
+    for variant in VARIANTS:
+        loaded, _ = _readable(env, results.find(directory, variant))
+        if loaded:
+            picked.append(next((a for _, a in loaded if a.result.ok), loaded[0][1]))
+    return picked
+
+
+def has_result(env: BuildEnvironment, variant: str) -> bool:
+    """Whether the results folder has a file for ``variant`` (readable or not)."""
+    return bool(results.find(results_dir(env), variant))
+
+
+def find_cpu_costs(env: BuildEnvironment, location: Location) -> CpuCosts | None:
+    """The side-by-side CPU-cost measurement of this build (``cpu_costs__<device>.json``), if it made one.
+
+    Optional: without it, CPU figures come from each variant's own result. A file that cannot be read is a
+    warning, like a stale result.
+    """
+    path = results.find_cpu_costs(results_dir(env))
+    if path is None:
+        return None
+    env.note_dependency(str(path))
+    try:
+        return _cached("cpu_costs", path, results.load_cpu_costs)
+    except (OSError, files.UnreadableFile) as exc:
+        warn(_bad_file(env, "CPU-cost file", path, exc), "stale", location)
+        return None
+
+
+@dataclass
+class FoundSweep:
+    """The sweep a page shows, with its file; or why there is none."""
+
+    sweep: Sweep | None
+    path: Path | None
+    problem: str | None = None
+
+
+def _sweep_path(directory: Path) -> Path | None:
+    """``sweep__cuda.json`` when there is one, else ``sweep__cpu.json``, else ``None``."""
+    return next((p for p in (directory / sweep.filename(d) for d in ("cuda", "cpu")) if p.exists()), None)
+
+
+def find_sweep(env: BuildEnvironment, location: Location) -> FoundSweep:
+    """The sweep of the results folder: ``sweep__cuda.json`` when there is one, else ``sweep__cpu.json``.
+
+    The file read is noted as a dependency of the page. A missing or stale file is a warning at ``location``.
+    """
+    directory = results_dir(env)
+    paths = [directory / sweep.filename(d) for d in ("cuda", "cpu")]
+    path = _sweep_path(directory)
+    if path is None:
+        env.note_dependency(str(directory))
+        message = (
+            f"no sweep file ({paths[0].name} or {paths[1].name}) in {directory} (examples/10-scaling.py writes it; "
+            "did it run?)"
+        )
+        return FoundSweep(None, None, warn(message, "missing", location))
+    env.note_dependency(str(path))
+    try:
+        return FoundSweep(_cached("sweep", path, sweep.load), path)
+    except (files.UnreadableFile, OSError) as exc:
+        return FoundSweep(None, None, warn(_bad_file(env, "sweep file", path, exc), "stale", location))
+
+
+def _trace_ok(path: Path) -> bool:
+    trace.read_trace(path)  # gzip integrity, JSON, a trace
+    return True
+
+
+def verified_trace(env: BuildEnvironment, path: Path, location: Location) -> str | None:
+    """Check the trace file ``path`` before a page publishes it: ``None`` when it is whole, else the warning
+    (logged at ``location``): missing, truncated or corrupt gzip, not JSON, not a trace."""
+    env.note_dependency(str(path))
+    try:
+        _cached("trace", path, _trace_ok)
+    except FileNotFoundError:
+        return warn(f"trace file {path} is missing; {_fix(env, path)}", "missing", location)
+    except (files.UnreadableFile, OSError) as exc:
+        return warn(_bad_file(env, "trace file", path, exc), "stale", location)
+    return None
+
+
+def find_build(env: BuildEnvironment, location: Location, needed: tuple[str, ...] = ()) -> Build:
+    """Every readable result of the build, analysed, by workload, with the sweep when there is one.
+
+    Each workload of ``needed`` without a result file is a warning at ``location`` (its gallery script did not
+    run); unreadable files are warnings too, and are left out.
+    """
+    directory = results_dir(env)
+    env.note_dependency(str(directory))
+    by_workload: dict[str, list[Analysis]] = {}
+    for workload in DECISION_WORKLOADS:
+        loaded, problem = _readable(env, results.find(directory, "*", workload))
+        if problem is not None:
+            warn(problem, "stale", location)
+        if loaded:
+            by_workload[workload] = [a for _, a in loaded]
+        elif workload in needed:
+            script = {"train": "12-training.py", "decode": "13-decoding.py"}.get(workload, "01-naive.py")
+            warn(f"no result file of the {workload} workload in {directory} (examples/{script} writes them; did it "
+                 "run?)", "missing", location)  # fmt: skip
+    sweep_path = _sweep_path(directory)
+    found_sweep = None
+    if sweep_path is not None:
+        env.note_dependency(str(sweep_path))
+        try:
+            found_sweep = _cached("sweep", sweep_path, sweep.load)
+        except (files.UnreadableFile, OSError) as exc:
+            warn(_bad_file(env, "sweep file", sweep_path, exc), "stale", location)
+    return Build(by_workload, found_sweep)
+
+
+@dataclass
+class FoundParallel:
+    """The context-parallel run a page shows, with its file; or why there is none."""
+
+    run: ParallelRun | None
+    path: Path | None
+    problem: str | None = None
+
+
+def find_parallel(env: BuildEnvironment, location: Location) -> FoundParallel:
+    """The context-parallel run of the results folder (``parallel__cuda.json``, else ``parallel__cpu.json``).
+
+    A build that could not run it still has the file (its status says why). The file read is noted as a dependency
+    of the page; a missing or stale file is a warning at ``location``.
+    """
+    directory = results_dir(env)
+    path = parallel.find(directory)
+    if path is None:
+        env.note_dependency(str(directory))
+        message = (
+            f"no context-parallel run file ({parallel.filename('cuda')}) in {directory} "
+            "(examples/14-context-parallel.py writes it; did it run?)"
+        )
+        return FoundParallel(None, None, warn(message, "missing", location))
+    env.note_dependency(str(path))
+    try:
+        return FoundParallel(_cached("parallel", path, parallel.load), path)
+    except (results.StaleResultError, OSError) as exc:
+        return FoundParallel(None, None, warn(f"stale or unreadable run file {path}: {exc}", "stale", location))
+
+
+@dataclass
+class FoundGrid:
+    """The eligibility map a page shows, with its file; or why there is none."""
+
+    grid: Grid | None
+    path: Path | None
+    problem: str | None = None
+
+
+def find_grid(env: BuildEnvironment, location: Location) -> FoundGrid:
+    """The eligibility map of the results folder (``eligibility__cuda.json``, else ``eligibility__cpu.json``).
+
+    The file read is noted as a dependency of the page; a missing or stale file is a warning at ``location``.
+    """
+    directory = results_dir(env)
+    path = eligibility.find(directory)
+    if path is None:
+        env.note_dependency(str(directory))
+        message = (
+            f"no eligibility map ({eligibility.filename('cuda')} or {eligibility.filename('cpu')}) in {directory} "
+            "(examples/15-eligibility.py writes it; did it run?)"
+        )
+        return FoundGrid(None, None, warn(message, "missing", location))
+    env.note_dependency(str(path))
+    try:
+        return FoundGrid(_cached("eligibility", path, eligibility.load), path)
+    except (files.UnreadableFile, OSError) as exc:
+        return FoundGrid(None, None, warn(_bad_file(env, "eligibility map", path, exc), "stale", location))

@@ -1,0 +1,122 @@
+"""Every word attnprof generates, in every language the site is built in: one table, one lookup.
+
+Prose comes from the pages and is translated with gettext. The words the package writes itself (column headers,
+the provenance banner, status words, units, claim verdicts and their sentences, picture labels, decoded kernel
+labels, the trace viewer's words, the printed reports of the gallery scripts, the other workloads' tables) come from
+:data:`TABLE`, picked by the build's ``language``. The table is assembled from data modules, one per part of the site
+(:mod:`.site`, :mod:`.claims`, :mod:`.kernels`, :mod:`.viewer`, :mod:`.report`, :mod:`.workloads`,
+:mod:`.parallel`, :mod:`.workloadreport`, :mod:`.eligibility`); a key lives in
+exactly one of them (checked on
+import), and every key has every language of :data:`LANGUAGES` (a test checks it). ``{placeholders}`` are filled
+with :meth:`str.format`.
+
+>>> text("status.oom", "ja")
+'メモリ不足'
+>>> text("verdict.holds", "en_US")
+'holds'
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Sequence
+
+from attnprof.words import claims as _claims
+from attnprof.words import eligibility as _eligibility
+from attnprof.words import kernels as _kernels
+from attnprof.words import parallel as _parallel
+from attnprof.words import report as _report
+from attnprof.words import site as _site
+from attnprof.words import viewer as _viewer
+from attnprof.words import workloadreport as _workloadreport
+from attnprof.words import workloads as _workloads
+
+#: Languages the site is built in; the first is the fallback.
+LANGUAGES: tuple[str, ...] = ("en", "ja")
+
+
+def _merge(*tables: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
+    merged: dict[str, dict[str, str]] = {}
+    for table in tables:
+        for key, texts in table.items():
+            if key in merged:
+                raise KeyError(f"word key {key!r} is defined twice")
+            merged[key] = texts
+    return merged
+
+
+#: Every key -> ``{language: text}``.
+TABLE: dict[str, dict[str, str]] = _merge(
+    _site.SITE,
+    _claims.CLAIMS,
+    _kernels.KERNELS,
+    _viewer.VIEWER,
+    _report.REPORT,
+    _workloads.WORKLOADS,
+    _parallel.PARALLEL,
+    _workloadreport.WORKLOAD_REPORT,
+    _eligibility.ELIGIBILITY,
+)
+
+
+def language(name: str | None) -> str:
+    """The site language a build language stands for: ``"ja_JP"`` -> ``"ja"``; unknown or ``None`` -> ``"en"``."""
+    lang = (name or LANGUAGES[0]).replace("-", "_").split("_")[0].lower()
+    return lang if lang in LANGUAGES else LANGUAGES[0]
+
+
+def has(key: str) -> bool:
+    """Whether :data:`TABLE` has ``key``."""
+    return key in TABLE
+
+
+def text(key: str, lang: str | None = None, **fields: object) -> str:
+    """The words of ``key`` in ``lang`` (English for languages the site is not built in), filled with ``fields``.
+
+    Args:
+        key: A key of :data:`TABLE`.
+        lang: The build's language (``"ja"``, ``"en"``, ``"ja_JP"``, or ``None``).
+        **fields: Values for the ``{placeholders}`` of the text.
+
+    Raises:
+        KeyError: for an unknown key, naming it.
+    """
+    try:
+        texts = TABLE[key]
+    except KeyError:
+        raise KeyError(f"unknown word key {key!r}") from None
+    words = texts[language(lang)]
+    return words.format(**fields) if fields else words
+
+
+def text_or(key: str, fallback: str, lang: str | None = None) -> str:
+    """:func:`text` of ``key`` when the table has it, else ``fallback`` unchanged (a status or limiter the table
+    has no words for is shown as recorded)."""
+    return text(key, lang) if key in TABLE else fallback
+
+
+def limiters(names: Sequence[str], lang: str | None = None) -> str:
+    """Occupancy limiters in words, every one of them: ``("registers", "shared memory")`` -> ``registers and shared
+    memory`` (``レジスタと共有メモリ``); three or more are listed with commas before the last "and"."""
+    parts = [text_or(f"limiter.{n}", n, lang) for n in names]
+    if len(parts) < 2:
+        return "".join(parts)
+    return text("limiter.sep", lang).join(parts[:-1]) + text("limiter.and", lang) + parts[-1]
+
+
+def placeholders(key: str, lang: str) -> set[str]:
+    """The ``{fields}`` the text of ``key`` uses in ``lang`` (for checking that translations agree)."""
+    return {f for _, f, _, _ in string.Formatter().parse(TABLE[key][lang]) if f}
+
+
+#: How :func:`attnprof.measure.profiling.environment` names a CPU: ``CPU (x86_64, 2 cores)``.
+CPU_NAME = "CPU ({arch}, {cores} cores)"
+_CPU_NAME_RE = re.compile(r"^CPU \((?P<arch>.+), (?P<cores>\d+) cores\)$")
+
+
+def device(name: str, language: str | None = None) -> str:
+    """A recorded device name as a page in ``language`` shows it: a GPU's as recorded (``NVIDIA H200``), a CPU's
+    (:data:`CPU_NAME`) in the page's words (``CPU (x86_64、2 コア)``)."""
+    m = _CPU_NAME_RE.match(name)
+    return text("device.cpu", language, arch=m["arch"], cores=m["cores"]) if m else name

@@ -1,0 +1,56 @@
+"""Numbers as the site and the claim sentences write them: one formatter per kind of number, no scientific notation.
+
+>>> number(0.16234), number(27.31), number(303.4), number(1250.0)
+('0.162', '27.3', '303', '1250')
+>>> count(6.0), count(6.333), size(49152), dims([8, 8, 16])
+('6', '6.3', '48\\xa0KiB', '8×8×16')
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+#: A no-break space, between a number and its unit.
+NBSP = "\u00a0"
+
+
+def number(value: float, digits: int = 3) -> str:
+    """``value`` with ``digits`` significant digits, never in scientific notation (``0.162``, ``27.3``, ``303``)."""
+    if value == 0 or not math.isfinite(value):
+        return f"{value:g}"
+    magnitude = math.floor(math.log10(abs(value)))
+    return f"{value:.{max(0, digits - 1 - magnitude)}f}"
+
+
+def ratio(value: float) -> str:
+    """A percentage or a ratio, three significant digits at most: ``24``, ``18.8``, ``7.76``, ``100``, ``1986``."""
+    return f"{value:.0f}" if abs(value) >= 1000 else f"{value:.3g}"
+
+
+def percent(value: float) -> str:
+    """A percentage with its unit: ``18.8 %`` (no-break space)."""
+    return unit(ratio(value), "%")
+
+
+def count(value: float) -> str:
+    """A count, or a mean count: ``6``, ``6.3``."""
+    return f"{value:.0f}" if float(value).is_integer() else f"{value:.1f}"
+
+
+def size(n: int) -> str:
+    """Bytes: ``49152`` -> ``48 KiB``; ``0`` -> ``0 B``."""
+    if n < 1024:
+        return f"{n}{NBSP}B"
+    kib = n / 1024
+    return f"{kib:.0f}{NBSP}KiB" if kib.is_integer() else f"{number(kib)}{NBSP}KiB"
+
+
+def dims(values: Sequence[int] | None) -> str:
+    """``[8, 8, 16]`` -> ``8×8×16``; nothing -> ``""``."""
+    return "×".join(str(d) for d in values) if values else ""
+
+
+def unit(value: str, name: str) -> str:
+    """``value`` and its unit, joined by a no-break space."""
+    return f"{value}{NBSP}{name}"

@@ -1,0 +1,263 @@
+"""What a variant is asked to do: prefill, train, or decode. One registry, :data:`WORKLOADS`.
+
+``prefill``
+    One causal forward over the whole sequence, gradients off: the reference article's workload, and what the rest
+    of the site measures. Annotation ``<variant>_fwd``.
+``train``
+    Forward and backward: ``q``, ``k`` and ``v`` require gradients, a fixed upstream gradient flows back through
+    ``out.backward(grad)``. Annotation ``<variant>_train`` around ``<variant>_fwd`` and ``<variant>_bwd``. FLOPs:
+    the forward's two matrix products (:func:`attnprof.inputs.causal_flops`) and, for the backward, five products of
+    the same size (``dV``, ``dP``, ``dQ``, ``dK`` and the recomputed scores), 2.5 times the forward; 3.5 times the
+    forward in all. A kernel that keeps the score matrix from the forward does less; the count is the one
+    FlashAttention's benchmarks use, so that rates compare.
+``decode``
+    One new query token against a KV cache with grouped-query attention: ``q`` is ``[B, H, 1, D]``, ``k`` and ``v``
+    ``[B, H_kv, L, D]`` with ``H`` a multiple of ``H_kv``; no mask (the token sees every cached position). Annotation
+    ``<variant>_decode``. FLOPs ``4·B·H·L·D``; the step is memory-bound, so what counts is the bytes it cannot avoid
+    moving (:func:`decode_bytes`): the cache read once, the query read and the output written.
+
+Which variants take part in which workload is a fact of the variant registry (:meth:`attnprof.variants.Variant.
+supports`). A variant PyTorch refuses for a workload (the memory-efficient backend with grouped heads) is not
+excluded: it runs, and its result records PyTorch's reason.
+
+Facts only: the steps themselves (tensors, torch) are built by :mod:`attnprof.measure.steps`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from attnprof import inputs, variants
+from attnprof.inputs import Setup
+
+if TYPE_CHECKING:
+    pass
+
+#: FLOPs of the backward over the forward's: five matrix products where the forward has two.
+BACKWARD_FLOP_FACTOR = 2.5
+#: Seed of the fixed upstream gradient of a training step.
+GRAD_SEED = 7
+
+#: Variants the build does not train: compiling their backward takes seconds of the build's time budget (FlexAttention
+#: about five on an H200, the most of any variant), so they are left to ``attnprof profile V --workload train``.
+TRAIN_NOT_IN_BUILD: tuple[str, ...] = ("compiled_naive", "flex")
+#: Decoding on CUDA: batch, query heads, one token, head dim; KV heads; the cache lengths the build measures.
+DECODE_SHAPE: tuple[int, int, int, int] = (8, 32, 1, 128)
+DECODE_KV_HEADS = 8
+DECODE_LENS: tuple[int, ...] = (1024, 16384, 131072)
+#: Variants whose decoding step takes tens of milliseconds at long caches run only up to this length in the build.
+DECODE_SLOW_MAX_LEN = 16384
+#: Variants that compile (one kernel per cache length) run at this length only in the build (one of DECODE_LENS).
+DECODE_COMPILED_LEN = 16384
+#: The cache length of the CUDA-graph comparison: the shortest, where the CPU's share of a step is largest.
+GRAPH_LEN = 1024
+#: Decoding on the CPU: a small shape, the same grouping (4 query heads per KV head).
+CPU_DECODE_SHAPE: tuple[int, int, int, int] = (1, 8, 1, 64)
+CPU_DECODE_KV_HEADS = 2
+CPU_DECODE_LENS: tuple[int, ...] = (256, 1024)
+
+
+# --- the workloads --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Workload:
+    """One registered workload.
+
+    Attributes:
+        name: Registry key, also part of the result file's name.
+        title: Short human title.
+        suffix: The step annotation is ``<variant>_<suffix>``.
+        phases: Annotations nested inside the step (``<variant>_<phase>``), in order; empty when there are none.
+        grad: Runs with autograd recording: a step has a backward pass.
+        flops: FLOPs of one step for a setup.
+        kv_cache: A step reads a KV cache (one query token against ``kv_len`` cached positions, grouped heads).
+        graph_replay: The build also replays a step from a CUDA graph, to show what the CPU's share of it was.
+        sweeps: The sequence-length sweep (:mod:`attnprof.measure.sweeprun`) measures this workload.
+    """
+
+    name: str
+    title: str
+    suffix: str
+    phases: tuple[str, ...]
+    grad: bool
+    flops: Callable[[Setup], float]
+    kv_cache: bool = False
+    graph_replay: bool = False
+    sweeps: bool = False
+
+    @property
+    def backward(self) -> bool:
+        """Whether a step runs a backward pass (the same as :attr:`grad`)."""
+        return self.grad
+
+    def annotation(self, variant: str) -> str:
+        """The annotation around one step of ``variant`` (``"sdpa_flash_train"``)."""
+        return f"{variant}_{self.suffix}"
+
+    def phase_annotation(self, variant: str, phase: str) -> str:
+        """The annotation of one phase of a step (``"sdpa_flash_bwd"``)."""
+        return f"{variant}_{phase}"
+
+
+def prefill_flops(setup: Setup) -> float:
+    """FLOPs of one causal forward (:func:`attnprof.inputs.causal_flops`)."""
+    return inputs.causal_flops(setup.shape)
+
+
+def train_flops(setup: Setup) -> float:
+    """FLOPs of one training step: the causal forward's, times 1 + :data:`BACKWARD_FLOP_FACTOR`."""
+    return (1.0 + BACKWARD_FLOP_FACTOR) * inputs.causal_flops(setup.shape)
+
+
+def decode_flops(setup: Setup) -> float:
+    """FLOPs of one decoding step: two products of one query row with ``L`` keys, per query head: ``4·B·H·L·D``."""
+    b, h, s, d = setup.shape
+    return 4.0 * b * h * s * (setup.kv_len or s) * d
+
+
+def decode_bytes(setup: Setup) -> int:
+    """Bytes one decoding step cannot avoid moving: ``k`` and ``v`` read once (``2·B·H_kv·L·D`` elements), ``q``
+    read and the output written (``2·B·H·D`` per query token)."""
+    b, h, s, d = setup.shape
+    _, hk, length, _ = setup.kv_shape
+    return (2 * b * hk * length * d + 2 * b * h * s * d) * inputs.element_bytes(setup.dtype)
+
+
+WORKLOADS: dict[str, Workload] = {
+    w.name: w
+    for w in (
+        Workload("prefill", "Prefill: one causal forward", "fwd", (), False, prefill_flops, sweeps=True),
+        Workload("train", "Training: forward and backward", "train", ("fwd", "bwd"), True, train_flops),
+        Workload(
+            "decode",
+            "Decoding: one token against a KV cache",
+            "decode",
+            (),
+            False,
+            decode_flops,
+            kv_cache=True,
+            graph_replay=True,
+        ),
+    )
+}
+
+
+def get(name: str) -> Workload:
+    """The workload called ``name``.
+
+    Raises:
+        ValueError: for an unknown name, listing the known ones.
+    """
+    try:
+        return WORKLOADS[name]
+    except KeyError:
+        raise ValueError(f"unknown workload {name!r}; choose one of: {', '.join(WORKLOADS)}") from None
+
+
+def check(variant: str, workload: str) -> variants.Variant:
+    """The variant, after checking that it takes part in ``workload``.
+
+    Raises:
+        ValueError: for an unknown variant or workload, or a variant that does not take part (saying why and
+            which variants do).
+    """
+    v, w = variants.get(variant), get(workload)
+    if not v.supports(w.name):
+        raise ValueError(
+            f"variant {v.name!r} does not take part in the {w.name} workload "
+            f"({v.why_not(w.name) or 'no form for it'}); "
+            f"choose one of: {', '.join(variants.for_workload(w.name))}"
+        )
+    return v
+
+
+# --- setups ---------------------------------------------------------------------------------------------------------
+
+
+def default_setup(workload: str, device: str | None = None) -> Setup:
+    """The build's setup of ``workload``: prefill and train take :func:`attnprof.inputs.default_setup`'s; decode
+    :data:`DECODE_SHAPE` with :data:`DECODE_KV_HEADS` KV heads and a cache of :data:`GRAPH_LEN` on CUDA
+    (:data:`CPU_DECODE_SHAPE`, the shortest of :data:`CPU_DECODE_LENS` on the CPU), bf16."""
+    base = inputs.default_setup(device)
+    if get(workload).name != "decode":
+        return base
+    if base.device == "cuda":
+        return inputs.make_setup(DECODE_SHAPE, "bfloat16", "cuda", kv_heads=DECODE_KV_HEADS, kv_len=GRAPH_LEN)
+    return inputs.make_setup(CPU_DECODE_SHAPE, "bfloat16", "cpu", kv_heads=CPU_DECODE_KV_HEADS,
+                             kv_len=CPU_DECODE_LENS[0])  # fmt: skip
+
+
+def check_setup(workload: str, setup: Setup) -> Setup:
+    """``setup``, after checking that it fits ``workload``; a decoding setup without a cache gets the queries'
+    heads (no grouping) and a cache as long as the shape's ``S``, with one query token.
+
+    Raises:
+        ValueError: one line naming the bad value: a KV cache outside decoding, or a decoding shape whose
+            ``S`` (query tokens) is not 1 when a cache length is given.
+    """
+    w = get(workload)
+    has_cache = setup.kv_heads is not None or setup.kv_len is not None
+    if w.name != "decode":
+        if has_cache:
+            raise ValueError(f"a KV cache (kv_heads, kv_len) belongs to the decode workload, not {w.name!r}; drop it "
+                             "or choose workload 'decode'")  # fmt: skip
+        return setup
+    b, h, s, d = setup.shape
+    if setup.kv_len is None:  # B,H,L,D given: one new token against a cache of L
+        return inputs.make_setup((b, h, 1, d), setup.dtype, setup.device, kv_heads=setup.kv_heads or h, kv_len=s)
+    if s != 1:
+        raise ValueError(f"bad decode shape {list(setup.shape)}: S is the number of new tokens and must be 1, e.g. "
+                         f"{b},{h},1,{d} with kv_len {setup.kv_len}")  # fmt: skip
+    return (
+        setup
+        if setup.kv_heads is not None
+        else inputs.make_setup(setup.shape, setup.dtype, setup.device, kv_heads=h, kv_len=setup.kv_len)
+    )
+
+
+@dataclass(frozen=True)
+class Planned:
+    """One run of a build plan: a variant, its setup, and whether to compare its step with a CUDA graph."""
+
+    variant: str
+    setup: Setup
+    graph: bool = False
+
+
+def plan(workload: str, device: str, names: tuple[str, ...] | None = None) -> list[Planned]:
+    """What the build measures for ``workload`` on ``device``, in order (the gallery scripts run this).
+
+    Training: every variant that trains, at the default shape, except those that compile
+    (:data:`TRAIN_NOT_IN_BUILD`); on the CPU no variant that compiles either (the CUDA-only ones stay: their results
+    record why they cannot run).
+    Decoding on CUDA: the fused variants at every length of :data:`DECODE_LENS`, the slow ones (math, naive) up to
+    :data:`DECODE_SLOW_MAX_LEN`, the compiled one (flex) at :data:`DECODE_COMPILED_LEN` only, and the CUDA-graph
+    comparison at :data:`GRAPH_LEN` for the variants the registry marks (``Variant.graph``). On the CPU, the variants
+    that do not compile at :data:`CPU_DECODE_LENS` (the graph comparison planned as well: it records that it needs
+    CUDA).
+    """
+    w = get(workload)
+    chosen = [variants.get(n) for n in (names or variants.for_workload(w.name))]
+    chosen = [v for v in chosen if v.supports(w.name)]
+    if device == "cpu":
+        # no compiling on the CPU (tens of seconds each); CUDA-only variants stay, to record why they cannot run
+        chosen = [v for v in chosen if not v.compiled]
+    if w.name != "decode":
+        setup = default_setup(w.name, device)
+        skip = () if names or w.name != "train" else TRAIN_NOT_IN_BUILD
+        return [Planned(v.name, setup) for v in chosen if v.name not in skip]
+    base = default_setup("decode", device)
+    lens = DECODE_LENS if device == "cuda" else CPU_DECODE_LENS
+    out = []
+    for v in chosen:
+        for length in lens:
+            if v.compiled and length != DECODE_COMPILED_LEN:
+                continue
+            if v.name in ("sdpa_math", "naive") and length > DECODE_SLOW_MAX_LEN:
+                continue
+            setup = inputs.make_setup(base.shape, base.dtype, device, kv_heads=base.kv_heads, kv_len=length)
+            out.append(Planned(v.name, setup, graph=v.graph and length == GRAPH_LEN))
+    return out
