@@ -60,3 +60,14 @@ def test_a_stale_map_is_a_warning_naming_the_file(project, tmp_path):
     app = project({"index.md": PAGE}, variants=())
     assert "stale or unreadable eligibility map" in app._warning.getvalue()
     assert "schema version 99" in app._warning.getvalue()
+
+
+def test_claims_table_says_why_a_cpu_map_cannot_check_them(project, cpu_grid, tmp_path):
+    records.save(cpu_grid, tmp_path / "results")
+    app = project({"index.md": "# Claims\n\n```{eligibility-claims}\n```\n"}, variants=())
+    assert app._warning.getvalue() == ""
+    html = (app.outdir / "index.html").read_text(encoding="utf-8")
+    assert html.count("attnprof-verdict-unmeasurable") == 10
+    assert "A boolean mask rules out flash." in html and "no CUDA device: this build ran on the CPU" in html
+    app = project({"index.md": "# Claims\n\n```{eligibility-claims}\n```\n"}, variants=(), language="ja")
+    assert "ブールマスクを渡すと flash は使えない。" in (app.outdir / "index.html").read_text(encoding="utf-8")

@@ -6,6 +6,9 @@
     title): a row per condition, the condition first (it stays in view when
     the table scrolls sideways), then each backend's verdict and time, SDPA's pick and the fastest; PyTorch's
     reasons numbered under the table, as PyTorch wrote them.
+``eligibility-claims``
+    This site's claims about the map, C40–C49 (:data:`attnprof.analysis.claims.ELIGIBILITY_CLAIMS`), with this
+    build's verdicts (unmeasurable, with the reason, on a build without a GPU or without a map).
 ``eligibility-summary``
     What the map measured: the base case every row varies, how times were taken, that a check names only its first
     failed condition, what the CPU can say (on a CPU build), and whether every check agreed with its real call.
@@ -22,11 +25,20 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
 
+from attnprof.analysis import claims
 from attnprof.analysis import eligibility as view
 from attnprof.records.eligibility import Grid
 from attnprof.render import eligibility as cells
 from attnprof.sphinxext import lookup
-from attnprof.sphinxext.nodes import TABLE_OPTIONS, AttnprofDirective, build_table, para, reason_node, words_para
+from attnprof.sphinxext.nodes import (
+    TABLE_OPTIONS,
+    AttnprofDirective,
+    build_table,
+    para,
+    reason_node,
+    with_recorded,
+    words_para,
+)
 
 
 class GridDirective(AttnprofDirective):
@@ -110,7 +122,38 @@ class EligibilitySummary(GridDirective):
         return out
 
 
+class EligibilityClaims(GridDirective):
+    """``eligibility-claims``: C40–C49 checked against this build's map."""
+
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        found = lookup.find_grid(self.env, self.get_location())
+        out = self.problem(found.problem) if found.grid is None else []
+        body = []
+        recorded = _messages(found.grid) if found.grid is not None else []
+        for v, claim in zip(claims.check_eligibility(found.grid, self.lang), claims.ELIGIBILITY_CLAIMS.values(),
+                            strict=True):  # fmt: skip
+            measured = [para(*with_recorded(t, recorded, self.lang)) for t in (v.measured, v.detail, v.reason) if t]
+            verdict = para(self.say(f"verdict.{v.verdict}"),
+                           classes=["attnprof-verdict", f"attnprof-verdict-{v.verdict}"])  # fmt: skip
+            body.append([nodes.strong("", claim.id), claim.statement(self.lang), measured, verdict])
+        keys = ["col.claim", "col.statement", "col.measured", "col.verdict"]
+        return [self.table(keys, body, ["attnprof-claims-table", "attnprof-eligibility-claims"]), *out]
+
+
+def _messages(grid: Grid) -> list[str]:
+    """Every message PyTorch gave in the map (they stay as written on every page)."""
+    found = {grid.unasked_reason or ""}
+    for row in grid.rows:
+        a = row.answer
+        found |= {a.pick_reason or "", a.ran_reason or "", a.unasked_reason or ""}
+        found |= {m for v in a.verdicts for m in (v.reason or "", v.call_reason or "")}
+    return sorted(m for m in found if m)
+
+
 def setup_eligibility(app: Sphinx) -> None:
     """Register the eligibility directives."""
     app.add_directive("eligibility-table", EligibilityTable)
     app.add_directive("eligibility-summary", EligibilitySummary)
+    app.add_directive("eligibility-claims", EligibilityClaims)

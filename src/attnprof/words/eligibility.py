@@ -128,6 +128,72 @@ ELIGIBILITY: dict[str, dict[str, str]] = {
     "elig.script.raised": {"en": "the forced call raised: {error}", "ja": "強制した呼び出しが送出した例外: {error}"},
     "elig.script.warning": {"en": "PyTorch's warning: {text}", "ja": "PyTorch の警告: {text}"},
     "elig.script.case": {"en": "the inputs above", "ja": "上の入力"},
+    # --- claims C40-C49 (analysis.claims.eligibility) ---
+    "C40.statement": {
+        "en": "A boolean mask rules out flash.",
+        "ja": "ブールマスクを渡すと flash は使えない。",
+    },
+    "C41.statement": {
+        "en": "An additive float mask rules out flash as well, but the memory-efficient backend takes it.",
+        "ja": "加算型の浮動小数点マスクでも flash は使えないが、memory-efficient バックエンドは受け付ける。",
+    },
+    "C42.statement": {
+        "en": "With float32 inputs, only math and the memory-efficient backend are left.",
+        "ja": "float32 の入力では、残るのは math と memory-efficient バックエンドだけ。",
+    },
+    "C43.statement": {
+        "en": "A head dimension of 512 leaves only the math backend.",
+        "ja": "ヘッド次元が 512 だと、残るのは math バックエンドだけ。",
+    },
+    "C44.statement": {
+        "en": "Training at head_dim 256 rules out flash: its backward cannot take it.",
+        "ja": "head_dim 256 の学習では flash は使えない (バックワードが対応していない)。",
+    },
+    "C45.statement": {
+        "en": "The memory-efficient backend refuses grouped-query attention.",
+        "ja": "memory-efficient バックエンドはグループ化クエリアテンションを拒否する。",
+    },
+    "C46.statement": {
+        "en": "Dropout does not send SDPA back to math: it still picks a fused backend.",
+        "ja": "ドロップアウトがあっても SDPA は math に戻らず、融合バックエンドを選ぶ。",
+    },
+    "C47.statement": {
+        "en": "Whenever flash accepts the inputs, SDPA picks flash.",
+        "ja": "flash が入力を受け付けるときは、SDPA は必ず flash を選ぶ。",
+    },
+    "C48.statement": {
+        "en": "Nested (jagged) tensors keep a fused backend.",
+        "ja": "ネスト (ジャグド) テンソルでも融合バックエンドが使える。",
+    },
+    "C49.statement": {
+        "en": "The checks tell the truth: a backend whose check accepts runs when forced, one whose check refuses "
+        "fails, and SDPA runs the backend its selector picks.",
+        "ja": "チェックは正しい: チェックが受け付けたバックエンドは強制すれば実行でき、拒否したバックエンドは失敗し、"
+        "SDPA はセレクタが選んだバックエンドを実行する。",
+    },
+    "elig.claim.accepting": {
+        "en": "{condition}: accepted by {accepting}; refused by {refused}",
+        "ja": "{condition}: 受け付け {accepting} / 拒否 {refused}",
+    },
+    "elig.claim.reason": {"en": "{backend}: “{reason}”", "ja": "{backend}: “{reason}”"},
+    "elig.claim.pick": {"en": "{condition}: SDPA picks {pick}", "ja": "{condition}: SDPA の選択は {pick}"},
+    "elig.claim.flash_picks": {
+        "en": "flash accepted {n} conditions; SDPA picked it in {k} of them",
+        "ja": "flash が受け付けた条件は {n} 個で、そのうち SDPA が flash を選んだのは {k} 個",
+    },
+    "elig.claim.exceptions": {"en": "Not picked: {items}.", "ja": "選ばれなかった条件: {items}。"},
+    "elig.claim.agree": {
+        "en": "{n} conditions, every answer confirmed by a real call; {d} disagreements",
+        "ja": "{n} 個の条件で、どの答えも実際の呼び出しで確認。食い違い {d} 件",
+    },
+    "elig.reason.no_map": {
+        "en": "this build has no eligibility map (examples/15-eligibility.py writes it)",
+        "ja": "このビルドには適格性マップがありません (examples/15-eligibility.py が書き出します)",
+    },
+    "elig.reason.no_row": {
+        "en": "the map has no row for {condition}",
+        "ja": "マップに「{condition}」の行がありません",
+    },
     # --- attnprof why ---
     "why.inputs": {"en": "inputs: {case} on {device}", "ja": "入力: {case} ({device})"},
     "why.pick": {"en": "SDPA picks: {pick}", "ja": "SDPA の選択: {pick}"},
