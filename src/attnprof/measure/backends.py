@@ -197,7 +197,10 @@ def make_tensor(op: Operand, device: str, requires_grad: bool = False) -> torch.
     dtype = getattr(torch, op.dtype)
     t = torch.empty_strided(op.shape, op.stride or _contiguous_stride(op.shape), dtype=dtype, device=device)
     with torch.no_grad():
-        t.fill_(True) if dtype == torch.bool else t.normal_()
+        if dtype == torch.bool:
+            t.fill_(True)
+        else:
+            t.normal_()
     return t.requires_grad_(requires_grad and t.is_floating_point())
 
 
@@ -205,10 +208,9 @@ def operand(t: torch.Tensor) -> Operand:
     """The :class:`Operand` of a tensor (a nested one: its ragged dimension at its longest)."""
     dtype = str(t.dtype).removeprefix("torch.")
     if t.is_nested:
-        lengths = t._offsets.diff() if getattr(t, "_offsets", None) is not None else None
-        longest = int(lengths.max()) if lengths is not None and lengths.numel() else 0
-        dims = tuple(longest if i == t._ragged_idx else int(s) for i, s in enumerate(t.shape))
-        return Operand(dims, dtype)
+        offsets = t.offsets()
+        longest = int(offsets.diff().max()) if offsets is not None and offsets.numel() > 1 else 0
+        return Operand(tuple(s if isinstance(s, int) else longest for s in t.shape), dtype)  # ragged: its longest
     stride = tuple(t.stride())
     return Operand(tuple(t.shape), dtype, None if stride == _contiguous_stride(t.shape) else stride)
 

@@ -137,9 +137,11 @@ class EligibilityClaims(GridDirective):
             measured = [para(*with_recorded(t, recorded, self.lang)) for t in (v.measured, v.detail, v.reason) if t]
             verdict = para(self.say(f"verdict.{v.verdict}"),
                            classes=["attnprof-verdict", f"attnprof-verdict-{v.verdict}"])  # fmt: skip
-            body.append([nodes.strong("", claim.id), claim.statement(self.lang), measured, verdict])
-        keys = ["col.claim", "col.statement", "col.measured", "col.verdict"]
-        return [self.table(keys, body, ["attnprof-claims-table", "attnprof-eligibility-claims"]), *out]
+            body.append([nodes.strong("", claim.id), verdict, claim.statement(self.lang), measured])
+        # the claim and its verdict first, in view when the table scrolls sideways (as the article's claims)
+        keys = ["col.claim", "col.verdict", "col.statement", "col.measured"]
+        css = ["attnprof-claims-table", "attnprof-claims-full", "attnprof-eligibility-claims"]
+        return [self.table(keys, body, css, key=(0, 1)), *out]
 
 
 def _messages(grid: Grid) -> list[str]:
