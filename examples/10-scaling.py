@@ -21,12 +21,12 @@ import time
 import torch
 import torch.nn.functional as F
 
-from attnprof import inputs
+from attnprof import settings
 from attnprof.measure import sweeprun
 from attnprof.records import sweep
 from attnprof.render import report, scalingplot
 
-lang = inputs.language()  # the language of the printed output and of the figure
+lang = settings.language()  # the language of the printed output and of the figure
 config = sweeprun.default_config()
 print(report.sweep_plan(config, lang))
 
@@ -77,7 +77,7 @@ print(report.ceilings_line(ceilings, lang))
 # again, and flagged if it spreads again. A variant that runs out of memory at one length is not tried at longer
 # ones. The result is saved for the guide's pages.
 result = sweeprun.run_sweep(config, ceilings=ceilings)
-path = sweep.save(result, inputs.results_dir())
+path = sweep.save(result, settings.results_dir())
 # sphinx_gallery_attnprof_writes = ["sweep__*.json"]
 print(report.sweep_saved_line(result, path, lang))
 

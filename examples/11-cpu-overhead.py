@@ -22,11 +22,11 @@ import torch
 import torch.nn.functional as F
 from torch.profiler import ProfilerActivity, profile, record_function
 
-from attnprof import inputs
+from attnprof import inputs, settings
 from attnprof.measure import cpucosts
 from attnprof.render import report
 
-lang = inputs.language()  # the language of the printed output
+lang = settings.language()  # the language of the printed output
 setup = inputs.default_setup()
 print(report.setup_line(setup, lang))
 q, k, v = inputs.make_inputs(setup)
@@ -73,7 +73,7 @@ print(report.cpu_by_hand_line("sdpa_auto", statistics.median(without_us), with_u
 # so every backend is measured in the same rounds, in turn, and the medians are compared. First without the profiler:
 # the time until a call returns (the GPU idle before it) and the forcing context alone; then one profiler session over
 # the same rounds, where the length of each ``<variant>_fwd`` range is the profiled CPU time.
-costs = cpucosts.measure_cpu_costs(setup=setup, save_to=inputs.results_dir())
+costs = cpucosts.measure_cpu_costs(setup=setup, save_to=settings.results_dir())
 # sphinx_gallery_attnprof_writes = ["cpu_costs__*.json"]
 
 # %%

@@ -22,11 +22,11 @@ import torch.nn.functional as F
 from torch.backends.cuda import SDPAParams, can_use_flash_attention
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
-from attnprof import inputs, words
+from attnprof import settings, words
 from attnprof.measure import backends, eligibility
 from attnprof.render import eligibility as report
 
-lang = inputs.language()  # the language of the printed output
+lang = settings.language()  # the language of the printed output
 device = "cuda" if torch.cuda.is_available() else "cpu"
 q, k, v = (torch.randn(2, 8, 256, 64, device=device, dtype=torch.bfloat16) for _ in range(3))
 mask = torch.ones(256, 256, dtype=torch.bool, device=device).tril() if device == "cuda" else None
@@ -75,6 +75,6 @@ del q, k, v, mask
 # attention, dropout, training (the backward run too), the memory layout of the inputs, the batch. Each backend is
 # asked, a real call confirms the answer, and each backend that ran is timed over five calls. The grid is saved for
 # the guide's page.
-grid = eligibility.measure_grid(save_to=inputs.results_dir())
+grid = eligibility.measure_grid(save_to=settings.results_dir())
 # sphinx_gallery_attnprof_writes = ["eligibility__*.json"]
 print(report.grid_report(grid, lang))

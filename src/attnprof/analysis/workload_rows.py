@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from attnprof import noise, variants
+from attnprof import noise, variants, workloads
 from attnprof.analysis.kernels import KernelInfo
 from attnprof.analysis.summary import Analysis, KernelRow
 from attnprof.noise import Figure
@@ -122,7 +122,7 @@ def train_row(a: Analysis) -> TrainRow:
         row.bwd_kernels = _per_step(a.phases.get("bwd", ()))
         main = _main(a.phases.get("bwd", ()))
         row.bwd_main = main.info if main else None
-    if r.variant == "sdpa_auto":
+    if r.variant == variants.sdpa_chooser():
         row.backend = a.sdpa[0]
     return row
 
@@ -168,7 +168,7 @@ def decode_row(a: Analysis) -> DecodeRow:
         row.gbs, row.read_fraction = d.gbs, d.read_fraction
     row.kernels_per_step = a.summary.kernels_per_step
     row.kernels = tuple(k.info for k in a.kernels)
-    if r.variant == "sdpa_auto":
+    if r.variant == variants.sdpa_chooser():
         row.backend = a.sdpa[0]
     return row
 
@@ -291,12 +291,12 @@ def decision_row(workload: str, length: int, entries: Iterable[Entry]) -> Decisi
     """Rank the candidates of one workload at one length and work out the rest of the row."""
     entries = list(entries)
     # SDPA's own choice runs one of the forced backends: it is compared with them, not ranked among them
-    ranked = sorted((e for e in entries if e.variant != "sdpa_auto"), key=lambda e: e.band.median)
+    ranked = sorted((e for e in entries if e.variant != variants.sdpa_chooser()), key=lambda e: e.band.median)
     row = DecisionRow(workload, length, ranked)
     if len(ranked) > 1:
         row.too_close = too_close_to_call(ranked[0].band, ranked[1].band)
     by = {e.variant: e for e in entries}
-    row.auto = by.get("sdpa_auto")
+    row.auto = by.get(variants.sdpa_chooser())
     forced = [e for e in ranked if e.variant in variants.forced()]
     row.best_forced = forced[0] if forced else None
     if row.auto is not None and row.best_forced is not None:
@@ -319,7 +319,7 @@ def _entry(a: Analysis) -> Entry | None:
     if band is None:
         return None
     t = a.result.timing
-    backend = a.sdpa[0] if a.variant == "sdpa_auto" else None
+    backend = a.sdpa[0] if a.variant == variants.sdpa_chooser() else None
     return Entry(a.variant, band, _mib(t.peak_extra_bytes) if t else None, t.dispatch_us_median if t else None,
                  backend, t.dispatch if t else None)  # fmt: skip
 
@@ -377,7 +377,7 @@ class Build:
         out: list[DecisionRow] = []
         for w in (workload,) if workload else DECISION_WORKLOADS:
             analyses = self.of(w)
-            if w == "prefill" and self.sweep is not None:
+            if workloads.get(w).sweeps and self.sweep is not None:
                 head_dim = analyses[0].result.shape[3] if analyses else self.sweep.head_dims[0]
                 out += _sweep_rows(
                     self.sweep, head_dim if head_dim in self.sweep.head_dims else self.sweep.head_dims[0]
@@ -385,7 +385,7 @@ class Build:
                 continue
             by_length: dict[int, list[Entry]] = {}
             for a in analyses:
-                length = a.result.kv_len if w == "decode" else a.result.shape[2]
+                length = a.result.kv_len if workloads.get(w).kv_cache else a.result.shape[2]
                 e = _entry(a)
                 if e is not None and length:
                     by_length.setdefault(length, []).append(e)

@@ -23,9 +23,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from attnprof.inputs import reuse_measurements
 from attnprof.measure import backends
-from attnprof.measure.interrupts import interrupts_seen, reraise_interrupt
+from attnprof.measure.failure import attempt
 from attnprof.measure.profiling import cuda_missing_reason, environment
 from attnprof.measure.reuse import measured_by_this_code, same_machine
 from attnprof.measure.timing import Plan, gpu_sleeper, time_shape, timer_name
@@ -33,6 +32,7 @@ from attnprof.noise import Figure
 from attnprof.records import eligibility
 from attnprof.records.eligibility import Answer, Case, Grid, Row
 from attnprof.records.files import UnreadableFile
+from attnprof.settings import reuse_measurements
 
 #: The base case on a GPU: big enough that a kernel's time is its work, not its launch.
 CUDA_BASE = Case((4, 16, 1024, 64), "bfloat16")
@@ -119,24 +119,18 @@ def case_inputs(case: Case, device: str, seed: int = 0) -> backends.Inputs:
 def time_backend(inputs: backends.Inputs, backend: str, device: str) -> Figure | None:
     """One short timing (:data:`GRID_PLAN`) of ``backend`` forced on ``inputs`` (forward and backward when they
     require gradients): the median and range, ms; ``None`` if a call fails."""
-    seen = interrupts_seen()
-    try:
+    with attempt() as outcome:  # it ran once already; a failure now leaves the cell without a time
         timed = time_shape(backends.attention_call(inputs, backend), device, GRID_PLAN, gpu_sleeper(device))
-    except Exception as exc:  # it ran once already; a failure now leaves the cell without a time
-        reraise_interrupt(exc, seen)
-        return None
-    return timed.gpu
+    return timed.gpu if outcome.ok else None
 
 
 def measure_case(case: Case, device: str, *, call: bool = True, timed: bool = True) -> Answer:
     """Every backend's verdict for ``case``, confirmed by a call (``call``); the backends that ran timed
     (``timed``)."""
-    seen = interrupts_seen()
-    try:
+    with attempt() as made:  # inputs that cannot be made (out of memory) are the case's answer
         inputs = case_inputs(case, device)
-    except Exception as exc:  # inputs that cannot be made (out of memory) are the case's answer
-        reraise_interrupt(exc, seen)
-        return backends.unasked(device, "error", f"the inputs could not be made: {type(exc).__name__}: {exc}")
+    if not made.ok:
+        return backends.unasked(device, "error", f"the inputs could not be made: {made.reason}")
     answer = backends.ask_tensors(inputs, call=call)
     if timed:
         for verdict in answer.verdicts:

@@ -276,7 +276,7 @@ class Sweep:
             among: Variants to consider (all of the sweep's when ``None``).
         """
         names = set(among) if among is not None else set(self.variants)
-        names.discard("sdpa_auto")
+        names.discard(variants.sdpa_chooser())
         candidates = [
             p
             for p in self.points
@@ -287,7 +287,8 @@ class Sweep:
     def sdpa_comparisons(self) -> list[SdpaComparison]:
         """SDPA's pick against the fastest backend, at every ``(head_dim, seq)`` where ``sdpa_auto`` has a point."""
         out = []
-        for auto in sorted((p for p in self.points if p.variant == "sdpa_auto"), key=lambda p: (p.head_dim, p.seq)):
+        chooser = variants.sdpa_chooser()
+        for auto in sorted((p for p in self.points if p.variant == chooser), key=lambda p: (p.head_dim, p.seq)):
             pick = auto.sdpa_choice if auto.ok else None
             forced = self.point(variants.by_sdpa_family(pick) or "", auto.head_dim, auto.seq)
             backend = self.fastest(auto.head_dim, auto.seq, among=variants.forced())
@@ -404,9 +405,10 @@ def load(path: str | Path) -> Sweep:
 def materializes_scores(variant: str, sdpa_choice: str | None = None) -> bool:
     """Whether ``variant`` writes the ``[seq, seq]`` score matrix to device memory (``sdpa_auto`` does when it
     picked the math backend)."""
-    if variant == "sdpa_auto":
-        variant = variants.by_sdpa_family(sdpa_choice) or variant
-    return variants.get(variant).materializes_scores
+    v = variants.get(variant)
+    if v.sdpa_chooses:
+        v = variants.get(variants.by_sdpa_family(sdpa_choice) or v.name)
+    return v.materializes_scores
 
 
 def min_bytes(variant: str, batch: int, heads: int, seq: int, head_dim: int, dtype: str,

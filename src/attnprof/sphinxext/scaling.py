@@ -20,6 +20,7 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
 
+from attnprof import variants
 from attnprof.records import sweep
 from attnprof.records.sweep import Sweep, SweepPoint
 from attnprof.render import scalingplot
@@ -245,11 +246,11 @@ class SdpaChoiceTable(SweepDirective):
             if c.head_dim not in dims:
                 continue
             if c.pick is None:
-                auto = sw.point("sdpa_auto", c.head_dim, c.seq)
+                auto = sw.point(variants.sdpa_chooser(), c.head_dim, c.seq)
                 status = status_words(auto.status if auto else "missing", self.lang)
                 pick: Any = para(self.say("scaling.auto_not_run", status=status), classes=["attnprof-not-run"])
             else:
-                auto = sw.point("sdpa_auto", c.head_dim, c.seq)
+                auto = sw.point(variants.sdpa_chooser(), c.head_dim, c.seq)
                 pick = self.flagged(auto, f"{c.pick} ({self.ms(c.auto_ms)})")
                 shown.append(auto)  # type: ignore[arg-type]
             if c.outcome is None:
