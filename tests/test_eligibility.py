@@ -97,14 +97,15 @@ def test_reuse_returns_the_saved_grid_and_measures_nothing(saved, monkeypatch):
         eligibility.measure_grid("cpu", base=other, save_to=folder, reuse=True)
 
 
-def test_cuda_without_a_device_is_a_grid_that_says_why(tmp_path):
-    import torch
-
-    if torch.cuda.is_available():
-        pytest.skip("this machine has a CUDA device")  # the GPU selection measures the real grid
+def test_cuda_without_a_device_is_a_grid_that_says_why(tmp_path, monkeypatch):
+    # whatever this machine has, the map of a machine without CUDA (what profiling.cuda_missing_reason says there)
+    monkeypatch.setattr(
+        eligibility, "cuda_missing_reason", lambda: "no CUDA device: torch.cuda.is_available() is False"
+    )
     grid = eligibility.measure_grid("cuda", save_to=tmp_path)
     assert grid.rows == [] and grid.unasked == "no_cuda"
     assert "torch.cuda.is_available() is False" in mapreport.grid_report(grid)
+    assert records.load(tmp_path / records.filename("cuda")) == grid  # saved: the page says why
 
 
 def test_nested_lengths_run_from_seq_down():
