@@ -28,7 +28,8 @@ from attnprof.analysis.summary import Analysis
 from attnprof.analysis.workload_rows import DECISION_WORKLOADS
 from attnprof.analysis.workload_rows import Build as WorkloadBuild
 from attnprof.noise import Figure
-from attnprof.records import results, sweep
+from attnprof.records import eligibility, results, sweep
+from attnprof.records.eligibility import Grid
 from attnprof.records.results import CpuCosts
 from attnprof.records.sweep import Sweep
 
@@ -42,6 +43,7 @@ class Build:
     cpu: CpuCosts | None
     sweep: Sweep | None
     workloads: WorkloadBuild | None = None
+    grid: Grid | None = None
 
 
 def load_build(folder: Path) -> Build:
@@ -72,7 +74,9 @@ def load_build(folder: Path) -> Build:
         w: [summary.analyse(results.load(p)) for p in results.find(folder, "*", w)] for w in DECISION_WORKLOADS
     }  # every workload's results, as the site's claims read them (attnprof.sphinxext.lookup.find_build)
     workloads = WorkloadBuild({w: found for w, found in by_workload.items() if found}, found_sweep)
-    return Build(folder, picked, cpu, found_sweep, workloads)
+    grid_path = eligibility.find(folder)
+    grid = eligibility.load(grid_path) if grid_path is not None else None
+    return Build(folder, picked, cpu, found_sweep, workloads, grid)
 
 
 def _figure(f: Figure | None) -> str:
@@ -85,8 +89,10 @@ def compare_claims(a: Build, b: Build, language: str) -> tuple[list[str], list[s
     """The report lines, and the ids of the claims whose verdicts differ."""
     va = {v.claim: v for v in claims.check_all(a.analyses, language, a.cpu, a.workloads)}
     vb = {v.claim: v for v in claims.check_all(b.analyses, language, b.cpu, b.workloads)}
+    va |= {v.claim: v for v in claims.check_eligibility(a.grid, language)}
+    vb |= {v.claim: v for v in claims.check_eligibility(b.grid, language)}
     lines, flipped = [], []
-    for claim_id in claims.CLAIMS:
+    for claim_id in va:
         x, y = va[claim_id], vb[claim_id]
         same = x.verdict == y.verdict
         if not same:
@@ -144,10 +150,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name, build in (("A", a), ("B", b)):
         print(f"\nGPU time per forward, page against sweep, build {name}:")
         print("\n".join(sweep_against_pages(build)))
+    total = len(claims.CLAIMS) + len(claims.ELIGIBILITY_CLAIMS)
     if flipped:
-        print(f"\n{len(flipped)} of {len(claims.CLAIMS)} verdicts differ between the builds: {', '.join(flipped)}")
+        print(f"\n{len(flipped)} of {total} verdicts differ between the builds: {', '.join(flipped)}")
         return 1
-    print(f"\nall {len(claims.CLAIMS)} verdicts agree")
+    print(f"\nall {total} verdicts agree")
     return 0
 
 

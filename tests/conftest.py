@@ -97,3 +97,12 @@ def project(tmp_path: Path, make_app: Callable, make_results: Callable) -> Calla
         return app
 
     return build
+
+
+@pytest.fixture(scope="session")
+def cpu_grid():
+    """The eligibility map measured for real on the CPU at a small base case, once per session."""
+    from attnprof.measure import eligibility
+    from attnprof.records.eligibility import Case
+
+    return eligibility.measure_grid("cpu", base=Case((2, 4, 16, 64), "bfloat16"), reuse=False)

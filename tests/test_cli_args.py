@@ -49,7 +49,7 @@ def test_the_parsers_own_errors_are_one_line_with_the_usage_folded_in():
         args.parser().parse_args(["profile", "naive", "--frobnicate"])
     message = str(caught.value)
     assert "\n" not in message and "unrecognized arguments: --frobnicate" in message
-    assert message.endswith("; usage: attnprof [-h] [--version] {list,profile,compare,sweep,explain} ...")
+    assert message.endswith("; usage: attnprof [-h] [--version] {list,profile,compare,sweep,why,explain} ...")
 
 
 @pytest.mark.parametrize("value", ["", "   ", "\t"])

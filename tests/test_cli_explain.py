@@ -77,7 +77,7 @@ def test_pytorch_is_asked_about_the_recorded_inputs_on_this_machine():
     (answers,) = why["answers"].values()
     verdicts = {backend: [check, reason] for backend, check, reason in answers}
     assert verdicts["flash"][0] == verdicts["math"][0] == "accepts"  # the CPU's two backends take bf16 GQA inputs
-    assert verdicts["cudnn"] == ["not_asked", "SDPA's CPU dispatch has FLASH_ATTENTION and MATH only"]
+    assert verdicts["cudnn"] == ["not_asked", "SDPA's CPU dispatch has only FLASH_ATTENTION and MATH"]
     assert why["picks"] == {"0": "flash"}
     code, text, _ = run(str(SDPA_CPU))
     assert "Why this backend? PyTorch on this machine" in text and "flash: accepts these inputs" in text

@@ -264,6 +264,7 @@ COMMANDS = {
         "--variants --seqs --head-dims --batch --heads --dtype --device --compiled-seqs --budget-s --out".split(),
     ),
     "list": (["--device", "cuda", "--no-compile"], ["--device"]),
+    "why": (SLOW, "--shape --dtype --device --mask --kv-heads --dropout --layout".split()),
 }
 CASES = [(command, option) for command, (_, options) in COMMANDS.items() for option in options]
 

@@ -44,7 +44,9 @@ def test_the_same_results_give_the_same_verdicts(tmp_path, capsys):
     a, b = _build(tmp_path / "a"), _build(tmp_path / "b")
     assert _script().main([str(a), str(b)]) == 0
     out = capsys.readouterr().out
-    assert f"all {len(claims.CLAIMS)} verdicts agree" in out  # the workloads' claims unmeasurable in both
+    every = len(claims.CLAIMS) + len(claims.ELIGIBILITY_CLAIMS)
+    assert f"all {every} verdicts agree" in out  # the workloads' and the map's claims unmeasurable in both
+    assert "C40  A: unmeasurable  B: unmeasurable  same" in out  # no eligibility map in these builds
     assert "C15  A: differs       B: differs       same" in out
     # the figures the rule compared, with their intervals, for both builds
     assert "gpu_us sdpa_flash" in out and "A 162.1 [162.1, 162.1] n=30" in out
@@ -57,7 +59,8 @@ def test_a_flipped_verdict_fails_the_gate(tmp_path, capsys):
     assert _script().main([str(a), str(b), "--language", "ja"]) == 1
     out = capsys.readouterr().out
     assert "C15  A: differs       B: holds         DIFFERS" in out
-    assert f"1 of {len(claims.CLAIMS)} verdicts differ between the builds: C15" in out
+    every = len(claims.CLAIMS) + len(claims.ELIGIBILITY_CLAIMS)
+    assert f"1 of {every} verdicts differ between the builds: C15" in out
     assert "最速: flash" in out  # the verdict texts of both builds, in the language asked for
 
 

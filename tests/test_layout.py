@@ -167,7 +167,8 @@ def test_the_leaves_stay_leaves():
 def test_the_claim_families_share_the_framework_and_not_each_other():
     graph = import_graph()
     families = {n for n in graph if n.startswith("analysis.claims.") and n != "analysis.claims.framework"}
-    assert families == {f"analysis.claims.{f}" for f in ("article_trace", "article_timing", "workloads", "parallel")}
+    assert families == {f"analysis.claims.{f}" for f in ("article_trace", "article_timing", "workloads", "parallel",
+                                                         "eligibility")}  # fmt: skip
     for family in families:
         assert "analysis.claims.framework" in graph[family]
         assert graph[family] & families == set(), family
@@ -329,7 +330,6 @@ TESTED_ELSEWHERE: dict[str, tuple[str, str, str]] = {
     "analysis.kernels.labels": ("test_kernels.py", "label", "the labels of every decoded name in test_kernels.py"),
     "analysis.kernels.export": ("test_kernels_js.py", "export", "the browser's decoder reads the table"),
     "render.decoder": ("test_kernels_js.py", "render.decoder", "it writes what the browser's decoder runs"),
-    "records.eligibility": ("test_backends.py", "eligibility", "what measure.backends answers, round trip included"),
 }
 
 

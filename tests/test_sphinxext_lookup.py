@@ -11,7 +11,7 @@ from pathlib import Path
 
 from attnprof.analysis import summary
 from attnprof.noise import exact
-from attnprof.records import parallel, results
+from attnprof.records import eligibility, parallel, results
 from attnprof.records.results import CpuCostRow, CpuCosts
 from attnprof.sphinxext import lookup
 from helpers import h200_sweep, h200x2_run, html, trace_result
@@ -60,12 +60,16 @@ def _one_warning_each(app, paths: dict[str, Path]) -> None:
     assert "attnprof-kernel-table" in html(app)
 
 
-def test_a_corrupt_file_of_every_kind_is_one_warning_naming_it_and_the_fix_and_the_build_goes_on(project, tmp_path):
+def test_a_corrupt_file_of_every_kind_is_one_warning_naming_it_and_the_fix_and_the_build_goes_on(
+    project, tmp_path, cpu_grid
+):
     folder = tmp_path / "results"
     h200x2_run(folder=folder)  # a context-parallel run file, with its ranks' traces
+    eligibility.save(cpu_grid, folder)
     page = TOC + "\n\n".join(
         ["```{kernel-table} naive\n```", "```{timeline} sdpa_flash\n```", "```{cpu-cost-table} sdpa_flash\n```",
-         "```{scaling-table}\n```", "```{parallel-status}\n```", STILL_BUILT]
+         "```{scaling-table}\n```", "```{parallel-status}\n```", "```{eligibility-table}\n:family: dtype\n```",
+         STILL_BUILT]
     )  # fmt: skip
     pages = {"index.md": f"# Bad files\n\n{page}"}
     variants = ("naive", "naive_inplace", "sdpa_flash")
@@ -77,6 +81,7 @@ def test_a_corrupt_file_of_every_kind_is_one_warning_naming_it_and_the_fix_and_t
         "CPU-cost file": folder / "cpu_costs__cuda.json",
         "sweep file": folder / "sweep__cuda.json",
         "context-parallel run file": folder / "parallel__cuda.json",
+        "eligibility map": folder / eligibility.filename("cpu"),
     }
     for path in bad.values():
         _corrupt(path)
@@ -84,7 +89,7 @@ def test_a_corrupt_file_of_every_kind_is_one_warning_naming_it_and_the_fix_and_t
     _one_warning_each(app, bad)
     # a box where each file was needed; the CPU-cost file is optional: its table falls back on each result's own
     page = html(app)
-    assert page.count('class="attnprof-problem admonition warning"') == 4 and "attnprof-cpu-cost-table" in page
+    assert page.count('class="attnprof-problem admonition warning"') == 5 and "attnprof-cpu-cost-table" in page
     # every kind of file a page reads was checked here (rank traces are traces: the next test)
     assert {k.what for k in lookup.KINDS} == set(bad)
 

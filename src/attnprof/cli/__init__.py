@@ -1,4 +1,5 @@
-"""The ``attnprof`` command: list the variants, profile one, compare several, sweep sequence lengths.
+"""The ``attnprof`` command: list the variants, profile one, compare several, sweep sequence lengths, ask why a
+backend takes or refuses some inputs.
 
 Usage::
 
@@ -10,6 +11,9 @@ Usage::
     attnprof sweep [--variants V ...] [--seqs S ...] [--head-dims D ...] [--batch N] [--heads N] [--dtype bf16]
                    [--device cuda|cpu] [--compiled-seqs S ...] [--budget-s SECONDS] [--out FILE] [--force]
                    [--dry-run]
+    attnprof why [--shape B,H,S,D] [--dtype bf16] [--device cuda|cpu] [--mask none|causal|bool|float]
+                 [--kv-heads N] [--dropout P] [--layout contiguous|transposed|strided|nested] [--train] [--no-call]
+                 [--json] [--force] [--dry-run]
     attnprof explain TRACE [--json FILE|-] [--html FILE|-] [--lang en|ja] [--gpu N] [--max-mb MB] [--no-why]
 
 ``profile`` and ``compare`` run the profiler on a workload (:mod:`attnprof.workloads`: the article's prefill
@@ -31,8 +35,8 @@ stops the command at once with one line and exit status 130, leaving no partial 
 be written at the end (a full disk) is one line and exit status 1.
 
 The package: :mod:`.args` (the parser: every option, its default and accepted values), :mod:`.checks` (checking
-input and cost before work), :mod:`.commands` (the four commands that measure), :mod:`.explain` (reading any
-PyTorch profiler trace).
+input and cost before work), :mod:`.commands` (the commands that measure), :mod:`.why` (``why``), :mod:`.explain`
+(reading any PyTorch profiler trace).
 """
 
 from __future__ import annotations

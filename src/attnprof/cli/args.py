@@ -9,6 +9,7 @@ from typing import NoReturn
 from attnprof import __version__
 from attnprof.cli.checks import DTYPES, VARIANTS, BadInput, text
 from attnprof.measure import sweeprun
+from attnprof.records.eligibility import LAYOUTS, MASKS
 
 
 class Parser(argparse.ArgumentParser):
@@ -238,6 +239,73 @@ COMMANDS: dict[str, tuple[str, str, tuple[tuple[str, dict], ...]]] = {
                     action="store_true",
                     help="also run points whose estimated memory is more than this machine has (default: mark them "
                     "oom without running them)",
+                ),
+            ),
+            DRY_RUN,
+        ),
+    ),
+    "why": (
+        "Ask each SDPA backend whether it takes these inputs: PyTorch's reason for every refusal, SDPA's pick, and "
+        "one real call per backend that confirms it (timed).",
+        "attnprof why --device cpu --shape 1,4,256,64 --dtype bf16 --mask bool --dropout 0.1 --train",
+        (
+            *SETUP,
+            (
+                "--mask",
+                dict(
+                    metavar="M",
+                    type=text(f"one of: {_join(MASKS, ', ')}"),
+                    help="none, causal (is_causal=True), bool (a boolean attn_mask) or float (an additive attn_mask "
+                    "of the dtype); both masks causal, [B, 1, S, S] (default: causal)",
+                ),
+            ),
+            (
+                "--kv-heads",
+                dict(
+                    metavar="N",
+                    type=text("a positive integer dividing the query heads, such as 4"),
+                    help="KV heads, a divisor of the query heads; fewer than H asks with enable_gqa=True "
+                    "(default: H, no GQA)",
+                ),
+            ),
+            (
+                "--dropout",
+                dict(
+                    metavar="P",
+                    type=text("a probability such as 0.1"),
+                    help="dropout probability, from 0 up to (not including) 1 (default: 0)",
+                ),
+            ),
+            (
+                "--layout",
+                dict(
+                    metavar="L",
+                    type=text(f"one of: {_join(LAYOUTS, ', ')}"),
+                    help="contiguous, transposed (a [B,S,H,D] tensor viewed as [B,H,S,D]), strided (head_dim not "
+                    "contiguous) or nested (a jagged tensor, rows from S down) (default: contiguous)",
+                ),
+            ),
+            (
+                "--train",
+                dict(
+                    action="store_true",
+                    help="inputs that require gradients; calls run the backward too (default: inference)",
+                ),
+            ),
+            (
+                "--no-call",
+                dict(
+                    action="store_true",
+                    help="ask the checks only, run no call (default: confirm each verdict with one real call, timed)",
+                ),
+            ),
+            ("--json", dict(action="store_true", help="print the answer as JSON (default: a table)")),
+            (
+                "--force",
+                dict(
+                    action="store_true",
+                    help="make the calls even when their estimated memory or time is more than this machine has "
+                    "(default: refuse, exit 2)",
                 ),
             ),
             DRY_RUN,

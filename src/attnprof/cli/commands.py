@@ -1,4 +1,4 @@
-"""The four commands, each ``(args, out, err) -> exit status``: checks first (:mod:`.checks`), then the work."""
+"""The commands, each ``(args, out, err) -> exit status``: checks first (:mod:`.checks`), then the work."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import IO
 
 from attnprof import inputs, variants, workloads
-from attnprof.cli import checks, workload
+from attnprof.cli import checks, why, workload
 from attnprof.cli.progress import QUIET_BELOW_S, ProgressBar, Ticker
 from attnprof.measure import cost, profiling, sweeprun
 from attnprof.measure.interrupts import import_torch, raise_if_interrupted
@@ -164,4 +164,4 @@ def cmd_sweep(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
 
 
 #: Each command's function, by name.
-COMMANDS = {"list": cmd_list, "profile": cmd_profile, "compare": cmd_compare, "sweep": cmd_sweep}
+COMMANDS = {"list": cmd_list, "profile": cmd_profile, "compare": cmd_compare, "sweep": cmd_sweep, "why": why.cmd_why}

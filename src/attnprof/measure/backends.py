@@ -47,8 +47,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from attnprof import variants
-from attnprof.measure.failure import failure
-from attnprof.measure.interrupts import interrupts_seen, reraise_interrupt
+from attnprof.measure.failure import Outcome, attempt, plain, pytorch_reason
 from attnprof.measure.profiling import cuda_missing_reason
 from attnprof.records.eligibility import BACKENDS, Answer, Operand, Verdict
 
@@ -179,6 +178,25 @@ def hearing() -> Iterator[Heard]:
                     heard.add(text, function)
 
 
+@contextlib.contextmanager
+def asking(
+    variant: variants.Variant | None = None, device: str | None = None, *, judge: Any = None
+) -> Iterator[tuple[Heard, Outcome]]:
+    """Run the block as :func:`attnprof.measure.failure.attempt` does (a failure becomes the outcome's status and
+    reason; an interrupt stays one), hearing everything PyTorch says meanwhile (:func:`hearing`)."""
+    with hearing() as heard:
+        with attempt(variant, device, judge=judge) as outcome:
+            yield heard, outcome
+        heard.caught = list(outcome.caught)
+        for w in outcome.caught:
+            heard.add(str(w.message))
+
+
+def _error(exc: BaseException, caught: Sequence[warnings.WarningMessage]) -> tuple[str, str]:
+    """A check that raises answers ``error``, with the exception's first line."""
+    return "error", pytorch_reason(exc, ())
+
+
 # --- building the inputs --------------------------------------------------------------------------------------------
 
 
@@ -198,7 +216,10 @@ def make_tensor(op: Operand, device: str, requires_grad: bool = False) -> torch.
     dtype = getattr(torch, op.dtype)
     t = torch.empty_strided(op.shape, op.stride or _contiguous_stride(op.shape), dtype=dtype, device=device)
     with torch.no_grad():
-        t.fill_(True) if dtype == torch.bool else t.normal_()
+        if dtype == torch.bool:
+            t.fill_(True)
+        else:
+            t.normal_()
     return t.requires_grad_(requires_grad and t.is_floating_point())
 
 
@@ -206,10 +227,9 @@ def operand(t: torch.Tensor) -> Operand:
     """The :class:`Operand` of a tensor (a nested one: its ragged dimension at its longest)."""
     dtype = str(t.dtype).removeprefix("torch.")
     if t.is_nested:
-        lengths = t._offsets.diff() if getattr(t, "_offsets", None) is not None else None
-        longest = int(lengths.max()) if lengths is not None and lengths.numel() else 0
-        dims = tuple(longest if i == t._ragged_idx else int(s) for i, s in enumerate(t.shape))
-        return Operand(dims, dtype)
+        offsets = t.offsets()
+        longest = int(offsets.diff().max()) if offsets is not None and offsets.numel() > 1 else 0
+        return Operand(tuple(s if isinstance(s, int) else longest for s in t.shape), dtype)  # ragged: its longest
     stride = tuple(t.stride())
     return Operand(tuple(t.shape), dtype, None if stride == _contiguous_stride(t.shape) else stride)
 
@@ -280,10 +300,13 @@ def _verdict(backend: str, accepted: bool, heard: Heard, asked: str) -> Verdict:
     return Verdict(backend, "refuses", heard.reason, heard.functions, asked=asked)
 
 
-def _raised(backend: str, exc: BaseException, asked: str, seen: int) -> Verdict:
-    reraise_interrupt(exc, seen)
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-    return Verdict(backend, "error", f"{type(exc).__name__}: {text}", asked=asked)
+def _ask(backend: str, check: Any, inputs: Inputs, asked: str) -> Verdict:
+    """One check, ``check(params, True)``, as a verdict (``error`` when the check itself raises)."""
+    with asking(judge=_error) as (heard, outcome):
+        ok = bool(check(inputs.params(), True))
+    if not outcome.ok:
+        return Verdict(backend, "error", outcome.reason, asked=asked)
+    return _verdict(backend, ok, heard, asked)
 
 
 def _nested_module() -> Any:
@@ -306,18 +329,10 @@ def check_cuda(backend: str, inputs: Inputs) -> Verdict:
         return Verdict(backend, "no_check", f"this torch has no {asked}", asked=asked)
     nested = _nested_module() if inputs.nested else None
     extra = getattr(nested, NESTED_CHECKS.get(backend, ""), None) if nested is not None else None
-    seen = interrupts_seen()
-    try:
-        params = inputs.params()
-        with hearing() as heard:
-            ok = bool(check(params, True))
-        if ok and extra is not None:
-            asked += f" + torch.nested._internal.sdpa.{NESTED_CHECKS[backend]}"
-            with hearing() as heard:
-                ok = bool(extra(params, True))
-    except Exception as exc:  # a check that raises is an answer too
-        return _raised(backend, exc, asked, seen)
-    return _verdict(backend, ok, heard, asked)
+    verdict = _ask(backend, check, inputs, asked)
+    if verdict.accepts and extra is not None:  # SDPA's nested selector asks both
+        verdict = _ask(backend, extra, inputs, f"{asked} + torch.nested._internal.sdpa.{NESTED_CHECKS[backend]}")
+    return verdict
 
 
 def check_selector(backend: str, inputs: Inputs) -> Verdict:
@@ -326,7 +341,6 @@ def check_selector(backend: str, inputs: Inputs) -> Verdict:
     check of that backend."""
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
-    seen = interrupts_seen()
     if inputs.nested:
         nested = _nested_module()
         name = NESTED_CHECKS.get(backend, "")
@@ -334,47 +348,33 @@ def check_selector(backend: str, inputs: Inputs) -> Verdict:
         asked = f"torch.nested._internal.sdpa.{name}"
         if extra is None:
             return Verdict(backend, "no_check", f"this torch has no {asked}", asked=asked)
-        try:
-            params = inputs.params()
-            with hearing() as heard:
-                ok = bool(extra(params, True))
-        except Exception as exc:
-            return _raised(backend, exc, asked, seen)
-        return _verdict(backend, ok, heard, asked)
+        return _ask(backend, extra, inputs, asked)
     asked = f"torch._fused_sdp_choice, only {backend} enabled"
-    with hearing() as heard:
-        try:
-            with sdpa_kernel([getattr(SDPBackend, backend)]):
-                choice = _name(inputs.choose())
-        except RuntimeError:
-            choice = None  # "No available kernel": the warnings say why
-        except Exception as exc:
-            return _raised(backend, exc, asked, seen)
+    choice = None
+    with asking(judge=plain) as (heard, outcome):
+        with sdpa_kernel([getattr(SDPBackend, backend)]):
+            choice = _name(inputs.choose())
+    if outcome.status not in ("ok", "unsupported"):  # "No available kernel" is a refusal: the warnings say why
+        return Verdict(backend, "error", outcome.reason, asked=asked)
     return _verdict(backend, choice == backend, heard, asked)
 
 
 def pick(inputs: Inputs) -> tuple[str | None, str | None]:
     """The backend SDPA's selector picks, with every backend enabled as this process has them: ``(name, None)``, or
     ``(None, PyTorch's reason)`` when it picks none."""
-    seen = interrupts_seen()
-    with hearing() as heard:
-        try:
-            if inputs.nested:
-                nested = _nested_module()
-                if nested is None or not hasattr(nested, "_select_sdp_backend"):
-                    return None, "this torch has no torch.nested._internal.sdpa._select_sdp_backend"
-                i = inputs
-                chosen = nested._select_sdp_backend(i.q, i.k, i.v, i.mask, i.dropout_p, i.is_causal, i.enable_gqa)
-                name = chosen.name
-            else:
-                name = _name(inputs.choose())
-        except Exception as exc:
-            reraise_interrupt(exc, seen)
-            text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            heard.add(f"{type(exc).__name__}: {text}")
-            name = "ERROR"
-    if name == "ERROR":
-        return None, heard.reason or "no backend"
+    nested = _nested_module() if inputs.nested else None
+    if inputs.nested and (nested is None or not hasattr(nested, "_select_sdp_backend")):
+        return None, "this torch has no torch.nested._internal.sdpa._select_sdp_backend"
+    name = "ERROR"
+    with asking(judge=_error) as (heard, outcome):
+        if nested is not None:
+            i = inputs
+            name = nested._select_sdp_backend(i.q, i.k, i.v, i.mask, i.dropout_p, i.is_causal, i.enable_gqa).name
+        else:
+            name = _name(inputs.choose())
+    if not outcome.ok or name == "ERROR":
+        said = [t for t, _ in heard.messages if not outcome.reason or t not in outcome.reason]
+        return None, " | ".join(filter(None, [outcome.reason, *said])) or "no backend"
     return name, None
 
 
@@ -464,22 +464,16 @@ def call_once(inputs: Inputs, backend: str | None) -> tuple[str, str | None, str
     import torch
 
     fn = attention_call(inputs, backend)
-    seen = interrupts_seen()
     watch = _watcher()() if backend is None else contextlib.nullcontext()
-    raised: Exception | None = None
-    with hearing() as heard:
-        try:
-            with watch:
-                fn()
-            if inputs.device == "cuda":
-                torch.cuda.synchronize()
-        except Exception as exc:  # failure is data (an interrupt is not a failure)
-            reraise_interrupt(exc, seen)
-            raised = exc
-    if raised is not None:  # what PyTorch said is complete once the block is left
-        status, reason = failure(raised, heard.caught, _variant_of(backend), inputs.device)
+    with asking(_variant_of(backend), inputs.device) as (heard, outcome):  # failure is data
+        with watch:
+            fn()
+        if inputs.device == "cuda":
+            torch.cuda.synchronize()
+    if not outcome.ok:  # what PyTorch said besides the warnings (C++ warnings, the nested selector's log)
+        reason = outcome.reason or ""
         extra = [t for t, _ in heard.messages if t not in reason and _RUNTIME_DISABLED not in t]
-        return status, " | ".join([reason, *extra]), None
+        return outcome.status, " | ".join([reason, *extra]), None
     return "ran", None, ran_backend(watch.ops) if backend is None else None
 
 
@@ -513,7 +507,7 @@ def ask_tensors(inputs: Inputs, *, call: bool = False) -> Answer:
     here = _backends_of(device)
     for backend in BACKENDS:
         if backend not in here:
-            verdict = Verdict(backend, "cuda_only", f"SDPA's CPU dispatch has {' and '.join(CPU_BACKENDS)} only")
+            verdict = Verdict(backend, "cuda_only", f"SDPA's CPU dispatch has only {' and '.join(CPU_BACKENDS)}")
         elif backend in CUDA_CHECKS and (device == "cuda" or inputs.nested):
             verdict = check_cuda(backend, inputs)
         else:
@@ -579,13 +573,11 @@ def ask(
         missing = cuda_missing_reason()
         if missing is not None:
             return unasked(device, "no_cuda", missing, *ops, **facts)
-    seen = interrupts_seen()
-    try:
+    with attempt() as made:
         q, k, v = (make_tensor(op, device, requires_grad) for op in (query, key, value))
         mask = None if attn_mask is None else make_tensor(attn_mask, device)
-    except Exception as exc:
-        reraise_interrupt(exc, seen)
-        return unasked(device, "error", f"the inputs could not be made: {type(exc).__name__}: {exc}", *ops, **facts)
+    if not made.ok:
+        return unasked(device, "error", f"the inputs could not be made: {made.reason}", *ops, **facts)
     inputs = Inputs(q, k, v, mask, float(dropout_p), is_causal, enable_gqa)
     answer = ask_tensors(inputs, call=call)
     answer.query, answer.key, answer.value, answer.mask = query, key, value, attn_mask

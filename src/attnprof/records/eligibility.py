@@ -23,9 +23,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from attnprof.noise import Figure
+from attnprof.records import files, results
+from attnprof.records.results import Environment, StaleResultError
 
 #: SDPA's backends, as ``torch.nn.attention.SDPBackend`` names them, in the order the tables show them.
 BACKENDS: tuple[str, ...] = ("FLASH_ATTENTION", "EFFICIENT_ATTENTION", "CUDNN_ATTENTION", "MATH")
@@ -195,3 +198,192 @@ class Answer:
             d[name] = Operand.from_dict(d.get(name))
         d["verdicts"] = [Verdict.from_dict(v) for v in d.get("verdicts", [])]
         return cls(**d)
+
+
+# --- the grid of conditions -----------------------------------------------------------------------------------------
+
+#: Version of the grid file (``eligibility__<device>.json``); a reader refuses any other.
+GRID_VERSION = 1
+#: How the masks are given: none, ``is_causal=True``, a boolean ``attn_mask`` (True: may attend), an additive float
+#: ``attn_mask`` (0 or -inf) of the inputs' dtype. Both masks are causal, ``[batch, 1, seq, seq]``.
+MASKS: tuple[str, ...] = ("none", "causal", "bool", "float")
+#: How the inputs are laid out in memory: contiguous ``[B, H, S, D]``; ``transposed``, a ``[B, S, H, D]`` tensor
+#: viewed as ``[B, H, S, D]`` (what a projection followed by ``view`` and ``transpose`` gives); ``strided``, head_dim
+#: not contiguous (stride along it greater than 1); ``nested``, a nested (jagged) tensor whose rows have different
+#: lengths (``seq`` the longest).
+LAYOUTS: tuple[str, ...] = ("contiguous", "transposed", "strided", "nested")
+
+
+@dataclass(frozen=True)
+class Case:
+    """One condition of the grid: the inputs of an SDPA call, as a reader would describe them.
+
+    Attributes:
+        shape: ``[batch, heads, seq, head_dim]`` of the queries.
+        dtype: Canonical dtype name.
+        kv_heads: Heads of the keys and values when fewer than the queries' (``enable_gqa=True``); ``None``: as many.
+        mask: One of :data:`MASKS`.
+        dropout: Dropout probability.
+        requires_grad: The inputs require gradients, and each call runs the backward too.
+        layout: One of :data:`LAYOUTS`.
+    """
+
+    shape: tuple[int, int, int, int]
+    dtype: str
+    kv_heads: int | None = None
+    mask: str = "causal"
+    dropout: float = 0.0
+    requires_grad: bool = False
+    layout: str = "contiguous"
+
+    def __post_init__(self) -> None:
+        if self.mask not in MASKS:
+            raise ValueError(f"unknown mask {self.mask!r}; choose one of: {', '.join(MASKS)}")
+        if self.layout not in LAYOUTS:
+            raise ValueError(f"unknown layout {self.layout!r}; choose one of: {', '.join(LAYOUTS)}")
+        if not 0.0 <= self.dropout < 1.0:
+            raise ValueError(f"bad dropout {self.dropout!r}; expected a probability from 0 up to (not including) 1")
+        heads = self.shape[1]
+        if self.kv_heads is not None and (self.kv_heads <= 0 or heads % self.kv_heads):
+            raise ValueError(f"bad kv_heads {self.kv_heads}: the {heads} query heads must share them in equal groups")
+
+    def differs(self, other: Case) -> dict[str, Any]:
+        """The fields whose values differ from ``other``'s (``shape`` split into batch, heads, seq and head_dim)."""
+        mine, theirs = self.flat(), other.flat()
+        return {k: v for k, v in mine.items() if theirs[k] != v}
+
+    def flat(self) -> dict[str, Any]:
+        """Every field by name, ``shape`` split into batch, heads, seq and head_dim."""
+        b, h, s, d = self.shape
+        d_ = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "shape"}
+        return {"batch": b, "heads": h, "seq": s, "head_dim": d, **d_}
+
+    def to_dict(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        d["shape"] = list(self.shape)
+        return d
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Case:
+        d = dict(data)
+        d["shape"] = tuple(d["shape"])
+        return cls(**d)
+
+
+@dataclass
+class Row:
+    """One row of the grid: a family of conditions (``"dtype"``, ``"head_dim"``...), one case, its answer, and the
+    seconds measuring it took (0 for a case measured in an earlier row)."""
+
+    family: str
+    case: Case
+    answer: Answer
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"family": self.family, "case": self.case.to_dict(), "answer": self.answer.to_dict(),
+                "seconds": self.seconds}  # fmt: skip
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Row:
+        return cls(data["family"], Case.from_dict(data["case"]), Answer.from_dict(data["answer"]),
+                   float(data.get("seconds", 0.0)))  # fmt: skip
+
+
+@dataclass
+class Grid:
+    """The eligibility map of one device: every row, the base case the rows vary from, and how times were taken.
+
+    Attributes:
+        device: ``"cuda"`` or ``"cpu"``.
+        base: The case every family varies one thing of.
+        rows: The rows, family by family.
+        environment: Where and when it was measured.
+        timer: What timed the calls (:func:`attnprof.measure.timing.timer_name`).
+        plan: The timing plan (:class:`attnprof.measure.timing.Plan` as a dict).
+        unasked: Why nothing could be asked on this device (``no_cuda``...), or ``None``.
+        unasked_reason: The details.
+        seconds: Wall time of measuring the whole grid.
+    """
+
+    device: str
+    base: Case
+    rows: list[Row]
+    environment: Environment
+    timer: str = ""
+    plan: dict[str, float] = field(default_factory=dict)
+    unasked: str | None = None
+    unasked_reason: str | None = None
+    seconds: float = 0.0
+    schema_version: int = GRID_VERSION
+
+    @property
+    def families(self) -> tuple[str, ...]:
+        """The families, in the order of the rows."""
+        return tuple(dict.fromkeys(r.family for r in self.rows))
+
+    def family(self, name: str) -> list[Row]:
+        """The rows of the family ``name``."""
+        return [r for r in self.rows if r.family == name]
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        d["base"] = self.base.to_dict()
+        d["rows"] = [r.to_dict() for r in self.rows]
+        d["environment"] = dataclasses.asdict(self.environment)
+        return d
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Grid:
+        """Rebuild from :meth:`to_dict` output.
+
+        Raises:
+            StaleResultError: for another schema version, or data that is not a grid.
+        """
+        version = data.get("schema_version") if isinstance(data, dict) else None
+        if version != GRID_VERSION:
+            raise StaleResultError(
+                f"eligibility grid schema version {version!r} is not the supported version {GRID_VERSION}; "
+                "measure it again"
+            )
+        try:
+            d = dict(data)
+            d["base"] = Case.from_dict(d["base"])
+            d["rows"] = [Row.from_dict(r) for r in d["rows"]]
+            d["environment"] = Environment(**d["environment"])
+            return cls(**d)
+        except (TypeError, KeyError, AttributeError, ValueError) as exc:
+            raise StaleResultError(f"not an eligibility grid: {exc}") from exc
+
+
+def filename(device: str) -> str:
+    """``eligibility__cuda.json``."""
+    return f"eligibility__{device}.json"
+
+
+def save(grid: Grid, directory: str | Path) -> Path:
+    """Write ``grid`` into ``directory`` (only when its content changed); returns the path."""
+    path = Path(directory) / filename(grid.device)
+    results.write_if_changed(path, results.json_bytes(grid.to_dict()))
+    return path
+
+
+def load(path: str | Path) -> Grid:
+    """Read a grid file.
+
+    Raises:
+        FileNotFoundError: if there is no such file.
+        attnprof.records.files.UnreadableFile: if it is not valid JSON; :class:`StaleResultError` (one kind of it)
+            if it is not a grid of this schema version.
+    """
+    path = Path(path)
+    try:
+        return Grid.from_dict(files.read_json(path))
+    except StaleResultError as exc:
+        raise StaleResultError(f"{path.name}: {exc}", path) from exc
+
+
+def find(directory: str | Path) -> Path | None:
+    """The grid file in ``directory``, the CUDA one first, or ``None``."""
+    paths = [Path(directory) / filename(d) for d in ("cuda", "cpu")]
+    return next((p for p in paths if p.exists()), None)

@@ -1,10 +1,10 @@
-"""Finding what a page shows: result files (each analysed), the CPU-cost file, the sweep and the context-parallel
-run, behind one cache.
+"""Finding what a page shows: result files (each analysed), the CPU-cost file, the sweep, the context-parallel
+run and the eligibility map, behind one cache.
 
-Every file of every kind (:data:`KINDS`: results, CPU costs, sweeps, context-parallel runs, traces) is read the
-same way, by :func:`read`: once per process and version (its modification time), so that a result is loaded and
-analysed (:func:`attnprof.analysis.summary.analyse`) once, however many directives and roles of however many pages
-show it; noted as a dependency of the page that asked, so the page is read again when the file changes; and
+Every file of every kind (:data:`KINDS`: results, CPU costs, sweeps, context-parallel runs, traces, eligibility
+maps) is read the same way, by :func:`read`: once per process and version (its modification time), so that a result
+is loaded and analysed (:func:`attnprof.analysis.summary.analyse`) once, however many directives and roles of however
+many pages show it; noted as a dependency of the page that asked, so the page is read again when the file changes; and
 verified before it is used or published (by the kind's reader, which raises
 :class:`attnprof.records.files.UnreadableFile` for truncated gzip, bad JSON or another schema). A file that cannot
 be read is one Sphinx warning at the directive's location (so ``-W`` fails the build), naming the file, what is
@@ -32,7 +32,8 @@ from attnprof import workloads
 from attnprof.analysis import summary
 from attnprof.analysis.summary import Analysis
 from attnprof.analysis.workload_rows import DECISION_WORKLOADS, Build
-from attnprof.records import files, parallel, results, sweep, trace
+from attnprof.records import eligibility, files, parallel, results, sweep, trace
+from attnprof.records.eligibility import Grid
 from attnprof.records.parallel import ParallelRun
 from attnprof.records.results import CpuCosts, Result
 from attnprof.records.sweep import Sweep
@@ -74,8 +75,9 @@ CPU_COSTS: FileKind[CpuCosts] = FileKind("CPU-cost file", lambda path: results.l
 SWEEP: FileKind[Sweep] = FileKind("sweep file", lambda path: sweep.load(path))
 PARALLEL: FileKind[ParallelRun] = FileKind("context-parallel run file", lambda path: parallel.load(path))
 TRACE: FileKind[bool] = FileKind("trace file", _whole_trace)
+ELIGIBILITY: FileKind[Grid] = FileKind("eligibility map", lambda path: eligibility.load(path))
 #: Every kind of file a page reads.
-KINDS: tuple[FileKind[Any], ...] = (RESULT, CPU_COSTS, SWEEP, PARALLEL, TRACE)
+KINDS: tuple[FileKind[Any], ...] = (RESULT, CPU_COSTS, SWEEP, PARALLEL, TRACE, ELIGIBILITY)
 
 #: (kind, path) -> (modification time, what was loaded from the file)
 _CACHE: dict[tuple[str, Path], tuple[int, Any]] = {}
@@ -335,3 +337,30 @@ def find_parallel(env: BuildEnvironment, location: Location) -> FoundParallel:
         return FoundParallel(None, None, warn(message, "missing", location))
     found = read(env, PARALLEL, path, location)
     return FoundParallel(found.value, path if found.value is not None else None, found.problem)
+
+
+@dataclass
+class FoundGrid:
+    """The eligibility map a page shows, with its file; or why there is none."""
+
+    grid: Grid | None
+    path: Path | None
+    problem: str | None = None
+
+
+def find_grid(env: BuildEnvironment, location: Location) -> FoundGrid:
+    """The eligibility map of the results folder (``eligibility__cuda.json``, else ``eligibility__cpu.json``).
+
+    The file read is noted as a dependency of the page; a missing or stale file is a warning at ``location``.
+    """
+    directory = results_dir(env)
+    path = eligibility.find(directory)
+    if path is None:
+        env.note_dependency(str(directory))
+        message = (
+            f"no eligibility map ({eligibility.filename('cuda')} or {eligibility.filename('cpu')}) in {directory} "
+            "(examples/15-eligibility.py writes it; did it run?)"
+        )
+        return FoundGrid(None, None, warn(message, "missing", location))
+    found = read(env, ELIGIBILITY, path, location)
+    return FoundGrid(found.value, path if found.value is not None else None, found.problem)

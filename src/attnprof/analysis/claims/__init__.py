@@ -11,6 +11,7 @@ and a rule that turns the results into a :class:`Verdict`); the modules of this 
 * :mod:`.article_timing`: C15–C17, orderings of measured times, through the one comparison rule.
 * :mod:`.workloads`: C18–C26, training, decoding and CUDA graphs.
 * :mod:`.parallel`: C30–C34, the context-parallel run.
+* :mod:`.eligibility`: C40–C49, which SDPA backend takes which inputs (the eligibility map).
 
 This module is the registry: every claim by id (the id is also the claim's key in the word table,
 :mod:`attnprof.words.claims`), and the lookups. Verdicts are computed from the results every time; nothing is set by
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from attnprof.analysis.claims import article_timing, article_trace, parallel, workloads
+from attnprof.analysis.claims import article_timing, article_trace, eligibility, parallel, workloads
 from attnprof.analysis.claims.framework import (
     ABOUT_TOLERANCE,
     ARTICLE_URL,
@@ -38,6 +39,7 @@ from attnprof.analysis.claims.framework import (
 from attnprof.analysis.claims.parallel import memory_ratio
 from attnprof.analysis.summary import Analysis
 from attnprof.analysis.workload_rows import Build
+from attnprof.records.eligibility import Grid
 from attnprof.records.parallel import ParallelRun
 from attnprof.records.results import CpuCosts
 
@@ -47,6 +49,7 @@ __all__ = [
     "ARTICLE_URL",
     "CHOICE_TOLERANCE",
     "CLAIMS",
+    "ELIGIBILITY_CLAIMS",
     "FORCED_BACKENDS",
     "FUSED_BACKENDS",
     "PARALLEL_CLAIMS",
@@ -60,6 +63,7 @@ __all__ = [
     "by_variant",
     "check",
     "check_all",
+    "check_eligibility",
     "check_parallel",
     "get",
     "memory_ratio",
@@ -69,6 +73,8 @@ __all__ = [
 CLAIMS: dict[str, Claim] = {c.id: c for c in (*article_trace.CLAIMS, *article_timing.CLAIMS, *workloads.CLAIMS)}
 #: The claims about the context-parallel run, by id, C30 to C34.
 PARALLEL_CLAIMS: dict[str, Claim] = {c.id: c for c in parallel.CLAIMS}
+#: The claims about the eligibility map (which backend takes which inputs), by id, C40 to C49.
+ELIGIBILITY_CLAIMS: dict[str, Claim] = {c.id: c for c in eligibility.CLAIMS}
 
 #: The claims about the article's workload (prefill), and about the others.
 ARTICLE_CLAIMS: tuple[str, ...] = tuple(c.id for c in CLAIMS.values() if c.article)
@@ -111,6 +117,11 @@ def check_all(
 def check_parallel(run: ParallelRun | None, language: str | None = None) -> list[Verdict]:
     """Check every context-parallelism claim, C30 to C34, against ``run``."""
     return [c.check(language=language, run=run) for c in PARALLEL_CLAIMS.values()]
+
+
+def check_eligibility(grid: Grid | None, language: str | None = None) -> list[Verdict]:
+    """Check every eligibility claim, C40 to C49, against the map ``grid``."""
+    return [c.check(language=language, grid=grid) for c in ELIGIBILITY_CLAIMS.values()]
 
 
 def by_variant(analyses: Iterable[Analysis]) -> dict[str, Analysis]:

@@ -20,7 +20,8 @@ A claim reads one kind of evidence, named by its ``workload``: ``"prefill"`` rea
 article's workload (variant -> :class:`~attnprof.analysis.summary.Analysis`, with the side-by-side CPU costs when
 there are some); ``"train"`` and ``"decode"`` read the build's other workloads
 (:class:`~attnprof.analysis.workload_rows.Build`); ``"parallel"`` reads the context-parallel run file
-(:class:`~attnprof.records.parallel.ParallelRun`). :meth:`Claim.check` makes the claim unmeasurable, with the
+(:class:`~attnprof.records.parallel.ParallelRun`); ``"eligibility"`` reads the eligibility map
+(:class:`~attnprof.records.eligibility.Grid`). :meth:`Claim.check` makes the claim unmeasurable, with the
 reason, when its evidence is missing, and otherwise hands a :class:`Check` to the claim's rule. The rule's
 docstring states the rule; its first paragraph is the claim's :attr:`Claim.rule_text`.
 
@@ -39,6 +40,7 @@ from attnprof import workloads as workload_registry
 from attnprof.analysis.summary import Analysis, CpuCost, cpu_cost
 from attnprof.analysis.workload_rows import Build
 from attnprof.noise import Figure
+from attnprof.records.eligibility import Grid
 from attnprof.records.parallel import ParallelCase, ParallelRun
 from attnprof.records.results import CpuCosts
 from attnprof.words.fmt import number as _num
@@ -56,7 +58,7 @@ SECTIONS: tuple[str, ...] = ("naive", "memcpy", "backends", "math", "flash", "cu
 VERDICTS: tuple[str, ...] = ("holds", "differs", "tie", "unmeasurable")
 
 #: The evidence a claim can read: the article's results, the other workloads' results, the context-parallel run.
-WORKLOADS: tuple[str, ...] = ("prefill", "train", "decode", "parallel")
+WORKLOADS: tuple[str, ...] = ("prefill", "train", "decode", "parallel", "eligibility")
 
 #: "About N" holds within this fraction of N.
 ABOUT_TOLERANCE = 0.10
@@ -120,6 +122,7 @@ class Check:
         measured: The side-by-side CPU-cost measurement, or ``None``.
         build: The build's results of every workload (empty when the claim reads none).
         run: The context-parallel run, or ``None``.
+        grid: The eligibility map, or ``None``.
     """
 
     def __init__(
@@ -130,8 +133,9 @@ class Check:
         measured: CpuCosts | None = None,
         build: Build | None = None,
         run: ParallelRun | None = None,
+        grid: Grid | None = None,
     ) -> None:
-        self.claim, self.lang, self.measured, self.run = claim, lang, measured, run
+        self.claim, self.lang, self.measured, self.run, self.grid = claim, lang, measured, run, grid
         self.results: Mapping[str, Analysis] = results if results is not None else {}
         self.build = build or Build()
 
@@ -269,6 +273,7 @@ class Claim:
         cpu: CpuCosts | None = None,
         build: Build | None = None,
         run: ParallelRun | None = None,
+        grid: Grid | None = None,
     ) -> Verdict:
         """Check the claim against the evidence it reads.
 
@@ -279,15 +284,18 @@ class Claim:
             cpu: The side-by-side CPU-cost measurement, used by the claims about CPU time when present.
             build: The results of the other workloads, for the claims about them.
             run: The context-parallel run, for the claims about it.
+            grid: The eligibility map, for the claims about it.
 
         Returns:
             The :class:`Verdict`. Unmeasurable when the evidence is missing: a needed variant has no result, did not
             run, or (for a GPU claim) ran on the CPU; the run is missing, did not run, or no case ran with its
             traces. Otherwise what the rule decides.
         """
-        ctx = Check(self, words.language(language), results, cpu, build, run)
+        ctx = Check(self, words.language(language), results, cpu, build, run, grid)
         if self.workload == "parallel":
             return self._check_run(ctx)
+        if self.workload == "eligibility":
+            return self._check_grid(ctx)
         if not self.article:
             return self._check_workload(ctx)
         results = ctx.results
@@ -320,6 +328,16 @@ class Claim:
         for v in self.variants:
             if v not in present:
                 return ctx.unmeasurable(ctx.t("reason.missing_workload", variant=v, workload=self.workload))
+        return self.rule(ctx)
+
+    def _check_grid(self, ctx: Check) -> Verdict:
+        grid = ctx.grid
+        if grid is None:
+            return ctx.unmeasurable(ctx.t("elig.reason.no_map"))
+        if grid.unasked is not None:
+            return ctx.unmeasurable(ctx.t("elig.unasked.no_cuda", reason=grid.unasked_reason or ""))
+        if self.needs_cuda and grid.device != "cuda":
+            return ctx.unmeasurable(ctx.t("reason.no_cuda"))
         return self.rule(ctx)
 
     def _check_run(self, ctx: Check) -> Verdict:
