@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from attnprof import words
-from helpers import assert_warned, h200_sweep, html, rows, tables
+from attnprof.noise import Figure
+from helpers import assert_warned, fixed_costs, h200_sweep, html, rows, tables
 
 PAGE = """\
 # Workloads
@@ -61,7 +62,9 @@ OTHER = "# Other\n\nThe decision.\n"
 @pytest.fixture
 def built(project):
     pages = {"index.md": PAGE + "\n```{toctree}\nother\n```\n", "other.md": OTHER}
-    return lambda language="en": project(pages, workloads=True, sweep_data=h200_sweep(), language=language)
+    fixed = fixed_costs(Figure(8.01, 7.93, 8.12, 20))
+    return lambda language="en": project(pages, workloads=True, sweep_data=h200_sweep(), fixed=fixed,
+                                         language=language)  # fmt: skip
 
 
 def test_every_workload_directive_builds_warning_free(built):
@@ -116,9 +119,18 @@ def test_the_decision_table_and_summary(built):
     body = rows(table)
     assert [r[0] for r in body] == ["Training"] + ["Prefill"] * 6 + ["Decoding"] * 5
     train = body[0]
-    assert train[1:4] == ["seq 1024", "sdpa_cudnn (0.258 ms)", "flex (+26%)"]
-    assert train[5].startswith("cuDNN; forcing gains nothing")
-    assert body[-1][3].split("\n\n") == ["sdpa_flash (+0.19%)", "too close to call"]
+    # every compared figure with its band: the winner's time, the runner-up's margin (±3% floors included)
+    assert train[1:3] == ["seq 1024", "sdpa_cudnn: 0.258 ms (0.250–0.266)"]
+    assert train[3].replace("\xa0", " ") == "flex: +26 % (+19 % to +34 %)"
+    forcing = train[5].replace("\xa0", " ").split("\n\n")
+    assert forcing[0] == "SDPA ran cuDNN: 0.258 ms (0.250–0.266)"
+    assert forcing[1] == "forcing sdpa_cudnn would save 0 % (−6.2 % to +5.8 %): nothing beyond the noise"
+    # the one forcing cost of the build, the same in every row, whatever the shape
+    assert forcing[2] == "forcing costs 8.01 µs CPU per call (7.21–8.81), the same at every shape"
+    assert {r[5].split("\n\n")[-1] for r in body if "SDPA ran" in r[5]} == {train[5].split("\n\n")[2]}
+    decode = body[-1]
+    assert decode[3].replace("\xa0", " ").split("\n\n") == ["sdpa_flash: +0.19 % (−5.6 % to +6.4 %)",
+                                                            "too close to call"]  # fmt: skip
     page = html(app)
     assert "Decoding (KV cache 131072): cuDNN or flash, too close to call" in page
     assert 'href="other.html"' in page

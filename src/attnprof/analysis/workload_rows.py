@@ -7,9 +7,13 @@ The input is a :class:`Build`: every analysed result of the build, by workload
 Pages, claims and the terminal tables read the rows made here, so one rule decides, for instance, which variant wins
 and when two are too close to call.
 
-Too close to call: two medians whose noise bands overlap (:func:`too_close_to_call`, which is
-:func:`attnprof.noise.compare` with the GPU floor of ±3 %). The band of a result or a sweep point is the 95 %
-confidence interval of its median, as everywhere on the site.
+Too close to call: two medians whose noise bands overlap, or that differ by less than the minimum effect size
+(:func:`too_close_to_call`, which is :func:`attnprof.noise.compare` with the GPU floor of ±3 % and the GPU minimum
+effect of 5 %). The band of a result or a sweep point is the 95 % confidence interval of its median, as everywhere on
+the site. A candidate whose band is too wide to decide anything (:func:`attnprof.noise.too_wide`: a time measured
+while something else ran) is not ranked: the row names it instead of letting it decide. What forcing a backend
+costs on the CPU is one figure for every row, measured once for the build
+(:class:`attnprof.records.fixedcosts.FixedCosts`), not the difference of two per-shape dispatch costs.
 
 This module does not import torch.
 """
@@ -19,10 +23,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from attnprof import noise, variants
+from attnprof import inputs, noise, variants
 from attnprof.analysis.kernels import KernelInfo
 from attnprof.analysis.summary import Analysis, KernelRow
 from attnprof.noise import Figure
+from attnprof.records.fixedcosts import FixedCosts
 from attnprof.records.sweep import Sweep
 
 #: The workloads of the decision table, in the order it lists them.
@@ -41,15 +46,31 @@ class Band:
     low: float
     high: float
 
+    @property
+    def figure(self) -> Figure:
+        """The same as a :class:`attnprof.noise.Figure`."""
+        return Figure(self.median, self.low, self.high, 0)
+
+    @property
+    def too_wide(self) -> bool:
+        """Too wide to decide anything (:func:`attnprof.noise.too_wide`)."""
+        return noise.too_wide(self.figure)
+
 
 def too_close_to_call(a: Band, b: Band) -> bool:
     """Whether two medians are too close to call: the site's one comparison rule (:func:`attnprof.noise.compare`)
-    on their confidence intervals, each at least ±3 % wide (:data:`attnprof.noise.GPU_FLOOR`)."""
-    return noise.compare(_figure(a), _figure(b), noise.GPU_FLOOR) == "tie"
+    on their confidence intervals, each at least ±3 % wide (:data:`attnprof.noise.GPU_FLOOR`), with the minimum
+    effect size of GPU times (:data:`attnprof.noise.GPU_MIN_EFFECT`)."""
+    return _compare(a, b) == "tie"
 
 
-def _figure(b: Band) -> Figure:
-    return Figure(b.median, b.low, b.high, 0)
+def _compare(a: Band, b: Band) -> str:
+    return noise.compare(a.figure, b.figure, noise.GPU_FLOOR, min_effect=noise.GPU_MIN_EFFECT)
+
+
+def _margin(a: Band, b: Band) -> Figure | None:
+    """How much slower ``a`` is than ``b`` with its band (:func:`attnprof.noise.margin`, GPU floor)."""
+    return noise.margin(a.figure, b.figure, noise.GPU_FLOOR) if b.low > 0 and b.median > 0 else None
 
 
 # --- one row per result ---------------------------------------------------------------------------------------------
@@ -232,7 +253,19 @@ def graph_row(a: Analysis) -> GraphRow | None:
 
 @dataclass(frozen=True)
 class Entry:
-    """One candidate at one workload and length."""
+    """One candidate at one workload and length.
+
+    Attributes:
+        variant: The variant.
+        band: Its median GPU time (ms) and the band around it.
+        peak_mib: Peak device memory of one call (training: one step) above what was allocated before it, MiB: the
+            inputs (``q``, ``k``, ``v``; for decoding, the KV cache) are not in it.
+        dispatch_us: CPU time to issue one call, µs.
+        backend: The backend SDPA ran (``sdpa_auto`` only).
+        dispatch: The dispatch cost with its band.
+        inputs_mib: What the inputs the call reads take in device memory, MiB (the KV cache, for decoding): allocated
+            before the call, so not in ``peak_mib``.
+    """
 
     variant: str
     band: Band
@@ -240,6 +273,7 @@ class Entry:
     dispatch_us: float | None
     backend: str | None = None
     dispatch: Figure | None = None
+    inputs_mib: float | None = None
 
 
 @dataclass
@@ -249,15 +283,25 @@ class DecisionRow:
     Attributes:
         workload: ``"train"``, ``"prefill"`` or ``"decode"``.
         length: The sequence length (train, prefill) or cache length (decode).
-        entries: Every candidate that ran, fastest first (median GPU time); SDPA's own choice is not one of
-            them (it runs one of the forced backends) but ``auto``.
+        entries: Every candidate that ran and whose band can decide something, fastest first (median GPU time);
+            SDPA's own choice is not one of them (it runs one of the forced backends) but ``auto``.
+        unreliable: Candidates that ran but whose band is too wide to decide anything
+            (:func:`attnprof.noise.too_wide`): not ranked, named instead.
         too_close: The winner and the runner-up are too close to call (:func:`too_close_to_call`).
+        margin_band: How much slower the runner-up is than the winner (0.05: 5%), with the band the two bands allow
+            (:func:`attnprof.noise.margin`, ±3 % floors): too close to call when it reaches zero or when the median
+            margin is under the minimum effect (:data:`attnprof.noise.GPU_MIN_EFFECT`).
         forcing: ``"helps"`` (a forced backend beats SDPA's own choice beyond the noise), ``"no_gain"`` (it does
-            not), or ``"unknown"`` (SDPA's choice or every forced backend is missing).
+            not), ``"unreliable"`` (SDPA's choice or the fastest forced backend was measured with a band too wide to
+            decide), or ``"unknown"`` (SDPA's choice or every forced backend is missing).
         best_forced: The fastest forced SDPA backend.
-        forcing_cpu_us: CPU time per call that forcing the backend SDPA picks costs over not forcing it (µs).
-        forcing_cpu: That comparison by the site's rule (:func:`attnprof.noise.compare` of the two dispatch costs
-            with their intervals, ±10 % at least): ``"higher"`` (forcing costs more), ``"lower"`` or ``"tie"``.
+        saving: The share of GPU time forcing ``best_forced`` would save against SDPA's own choice, with its band
+            (negative: forcing would be slower).
+        forcing_cost: What forcing a backend costs the CPU per call (µs): the build's one figure for every shape
+            (:attr:`attnprof.records.fixedcosts.FixedCosts.forcing`), ``None`` where the build did not measure it.
+        forcing_cpu_us: Its median.
+        forcing_cpu: ``"higher"`` when that cost is beyond the noise (its band, ±10 % at least, lies wholly above
+            zero), ``"tie"`` otherwise.
         flex_ratio: FlexAttention's time over the winner's, where it ran.
     """
 
@@ -271,6 +315,10 @@ class DecisionRow:
     forcing_cpu_us: float | None = None
     forcing_cpu: str | None = None
     flex_ratio: float | None = None
+    unreliable: list[Entry] = field(default_factory=list)
+    margin_band: Figure | None = None
+    saving: Figure | None = None
+    forcing_cost: Figure | None = None
 
     @property
     def winner(self) -> Entry | None:
@@ -287,31 +335,47 @@ class DecisionRow:
         return r.band.median / w.band.median - 1 if w and r and w.band.median > 0 else None
 
 
-def decision_row(workload: str, length: int, entries: Iterable[Entry]) -> DecisionRow:
-    """Rank the candidates of one workload at one length and work out the rest of the row."""
+def decision_row(
+    workload: str, length: int, entries: Iterable[Entry], forcing_cost: Figure | None = None
+) -> DecisionRow:
+    """Rank the candidates of one workload at one length and work out the rest of the row.
+
+    ``forcing_cost`` is what forcing a backend costs the CPU per call, the build's one figure (µs).
+    """
     entries = list(entries)
+    wide = [e for e in entries if e.band.too_wide]
     # SDPA's own choice runs one of the forced backends: it is compared with them, not ranked among them
-    ranked = sorted((e for e in entries if e.variant != "sdpa_auto"), key=lambda e: e.band.median)
-    row = DecisionRow(workload, length, ranked)
+    ranked = sorted((e for e in entries if e.variant != "sdpa_auto" and e not in wide), key=lambda e: e.band.median)
+    row = DecisionRow(workload, length, ranked, unreliable=wide)
     if len(ranked) > 1:
-        row.too_close = too_close_to_call(ranked[0].band, ranked[1].band)
+        row.too_close = too_close_to_call(ranked[1].band, ranked[0].band)
+        row.margin_band = _margin(ranked[1].band, ranked[0].band)
     by = {e.variant: e for e in entries}
     row.auto = by.get("sdpa_auto")
-    forced = [e for e in ranked if e.variant in variants.forced()]
-    row.best_forced = forced[0] if forced else None
+    forced = [e for e in entries if e.variant in variants.forced()]
+    row.best_forced = min(forced, key=lambda e: e.band.median) if forced else None
     if row.auto is not None and row.best_forced is not None:
-        faster = row.best_forced.band.median < row.auto.band.median
-        clear = not too_close_to_call(row.best_forced.band, row.auto.band)
-        row.forcing = "helps" if faster and clear else "no_gain"
-        picked = by.get(variants.by_sdpa_family(row.auto.backend) or "")
-        if picked is not None and picked.dispatch_us is not None and row.auto.dispatch_us is not None:
-            row.forcing_cpu_us = picked.dispatch_us - row.auto.dispatch_us
-            if picked.dispatch is not None and row.auto.dispatch is not None:
-                row.forcing_cpu = noise.compare(picked.dispatch, row.auto.dispatch, noise.CPU_FLOOR)
+        if row.auto.band.too_wide or row.best_forced.band.too_wide:
+            row.forcing = "unreliable"
+        else:
+            row.forcing = "helps" if _compare(row.best_forced.band, row.auto.band) == "lower" else "no_gain"
+            m = _margin(row.best_forced.band, row.auto.band)
+            row.saving = None if m is None else Figure(-m.median, -m.hi, -m.lo, m.n)
+    if forcing_cost is not None:
+        row.forcing_cost, row.forcing_cpu_us = forcing_cost, forcing_cost.median
+        row.forcing_cpu = "higher" if forcing_cost.band(noise.CPU_FLOOR)[0] > 0 else "tie"
     flex, win = by.get("flex"), row.winner
-    if flex is not None and win is not None and win.band.median > 0:
+    if flex is not None and win is not None and win.band.median > 0 and not flex.band.too_wide:
         row.flex_ratio = flex.band.median / win.band.median
     return row
+
+
+def _inputs_mib(a: Analysis) -> float:
+    """Device memory of the inputs a result's call reads (``q``, ``k``, ``v``; the KV cache for decoding), MiB."""
+    r = a.result
+    b, h, s, d = r.shape
+    kv = b * (r.kv_heads or h) * (r.kv_len or s) * d
+    return (b * h * s * d + 2 * kv) * inputs.element_bytes(r.dtype) / MIB
 
 
 def _entry(a: Analysis) -> Entry | None:
@@ -321,10 +385,10 @@ def _entry(a: Analysis) -> Entry | None:
     t = a.result.timing
     backend = a.sdpa[0] if a.variant == "sdpa_auto" else None
     return Entry(a.variant, band, _mib(t.peak_extra_bytes) if t else None, t.dispatch_us_median if t else None,
-                 backend, t.dispatch if t else None)  # fmt: skip
+                 backend, t.dispatch if t else None, _inputs_mib(a))  # fmt: skip
 
 
-def _sweep_rows(sw: Sweep, head_dim: int) -> list[DecisionRow]:
+def _sweep_rows(sw: Sweep, head_dim: int, forcing_cost: Figure | None) -> list[DecisionRow]:
     rows = []
     for seq in sw.seqs:
         entries = []
@@ -332,9 +396,11 @@ def _sweep_rows(sw: Sweep, head_dim: int) -> list[DecisionRow]:
             if p.ok and p.head_dim == head_dim and p.seq == seq and p.gpu_ms is not None:
                 low, high = p.gpu.lo, p.gpu.hi  # type: ignore[union-attr]
                 peak = None if p.peak_extra_bytes is None else p.peak_extra_bytes / MIB
-                entries.append(Entry(p.variant, Band(p.gpu_ms, low, high), peak, p.dispatch_us, p.sdpa_choice))
+                size = 3 * sw.batch * sw.heads * seq * head_dim * inputs.element_bytes(sw.dtype) / MIB
+                entries.append(Entry(p.variant, Band(p.gpu_ms, low, high), peak, p.dispatch_us, p.sdpa_choice,
+                                     inputs_mib=size))  # fmt: skip
         if entries:
-            rows.append(decision_row("prefill", seq, entries))
+            rows.append(decision_row("prefill", seq, entries, forcing_cost))
     return rows
 
 
@@ -343,10 +409,17 @@ def _sweep_rows(sw: Sweep, head_dim: int) -> list[DecisionRow]:
 
 @dataclass
 class Build:
-    """Every analysed result of a build, by workload, and the sweep (prefill at several lengths), if any."""
+    """Every analysed result of a build, by workload, the sweep (prefill at several lengths) and the shape-independent
+    CPU costs (:mod:`attnprof.records.fixedcosts`), if any."""
 
     by_workload: dict[str, list[Analysis]] = field(default_factory=dict)
     sweep: Sweep | None = None
+    fixed: FixedCosts | None = None
+
+    @property
+    def forcing_cost(self) -> Figure | None:
+        """What forcing a backend costs the CPU per call, the build's one figure (µs), if it measured it."""
+        return self.fixed.forcing if self.fixed is not None else None
 
     def of(self, workload: str) -> list[Analysis]:
         """The analysed results of ``workload`` (in registry order of their variants, then by length)."""
@@ -380,7 +453,9 @@ class Build:
             if w == "prefill" and self.sweep is not None:
                 head_dim = analyses[0].result.shape[3] if analyses else self.sweep.head_dims[0]
                 out += _sweep_rows(
-                    self.sweep, head_dim if head_dim in self.sweep.head_dims else self.sweep.head_dims[0]
+                    self.sweep,
+                    head_dim if head_dim in self.sweep.head_dims else self.sweep.head_dims[0],
+                    self.forcing_cost,
                 )
                 continue
             by_length: dict[int, list[Entry]] = {}
@@ -389,7 +464,7 @@ class Build:
                 e = _entry(a)
                 if e is not None and length:
                     by_length.setdefault(length, []).append(e)
-            out += [decision_row(w, n, es) for n, es in sorted(by_length.items())]
+            out += [decision_row(w, n, es, self.forcing_cost) for n, es in sorted(by_length.items())]
         return out
 
     def result(self, workload: str, variant: str, length: int | None = None) -> Analysis | None:

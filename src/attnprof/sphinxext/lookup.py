@@ -1,5 +1,5 @@
-"""Finding what a page shows: result files (each analysed), the CPU-cost file, the sweep and the context-parallel
-run, behind one cache.
+"""Finding what a page shows: result files (each analysed), the CPU-cost and fixed-cost files, the sweep and the
+context-parallel run, behind one cache.
 
 Every file is read once per process and version (its modification time): a result is loaded and analysed
 (:func:`attnprof.analysis.summary.analyse`) once, however many directives and roles of however many pages show it.
@@ -31,7 +31,8 @@ from sphinx.util import logging
 from attnprof.analysis import summary
 from attnprof.analysis.summary import Analysis
 from attnprof.analysis.workload_rows import DECISION_WORKLOADS, Build
-from attnprof.records import files, parallel, results, sweep, trace
+from attnprof.records import files, fixedcosts, parallel, results, sweep, trace
+from attnprof.records.fixedcosts import FixedCosts
 from attnprof.records.parallel import ParallelRun
 from attnprof.records.results import CpuCosts, Result
 from attnprof.records.sweep import Sweep
@@ -195,6 +196,27 @@ def find_cpu_costs(env: BuildEnvironment, location: Location) -> CpuCosts | None
         return None
 
 
+def find_fixed_costs(env: BuildEnvironment, location: Location, needed: bool = False) -> FixedCosts | None:
+    """The shape-independent CPU costs of this build (``fixed_costs__<device>.json``), if it measured them.
+
+    A missing file is a warning only when ``needed`` (a role that cites a figure of it); an unreadable one always.
+    """
+    directory = results_dir(env)
+    path = fixedcosts.find(directory)
+    if path is None:
+        env.note_dependency(str(directory))
+        if needed:
+            warn(f"no fixed-cost file ({fixedcosts.filename('cuda')}) in {directory} (examples/11-cpu-overhead.py "
+                 "writes it; did it run?)", "missing", location)  # fmt: skip
+        return None
+    env.note_dependency(str(path))
+    try:
+        return _cached("fixed_costs", path, fixedcosts.load)
+    except (OSError, files.UnreadableFile) as exc:
+        warn(_bad_file(env, "fixed-cost file", path, exc), "stale", location)
+        return None
+
+
 @dataclass
 class FoundSweep:
     """The sweep a page shows, with its file; or why there is none."""
@@ -276,7 +298,7 @@ def find_build(env: BuildEnvironment, location: Location, needed: tuple[str, ...
             found_sweep = _cached("sweep", sweep_path, sweep.load)
         except (files.UnreadableFile, OSError) as exc:
             warn(_bad_file(env, "sweep file", sweep_path, exc), "stale", location)
-    return Build(by_workload, found_sweep)
+    return Build(by_workload, found_sweep, find_fixed_costs(env, location))
 
 
 @dataclass

@@ -37,6 +37,7 @@ from sphinx.application import Sphinx
 
 from attnprof import variants
 from attnprof.analysis.workload_rows import Build, DecisionRow, DecodeRow
+from attnprof.noise import CPU_FLOOR, GPU_FLOOR
 from attnprof.sphinxext import lookup
 from attnprof.sphinxext.nodes import TABLE_OPTIONS, AttnprofDirective, Span, para, status_words
 from attnprof.words import fmt
@@ -234,18 +235,33 @@ class Decision(_BuildDirective):
 
     def cells(self, r: DecisionRow) -> list[Any]:
         win, run = r.winner, r.runner_up
-        winner = self.say("decision.time", variant=win.variant, ms=fmt.number(win.band.median)) if win else None
+        winner: list[nodes.Node] = []
+        if win is not None:
+            fields = self.band_fields(win.band.figure, floor=GPU_FLOOR)
+            winner.append(para(self.say("decision.time", variant=win.variant, **fields)))
+        if r.unreliable:
+            items = self.say("list.semi").join(
+                self.say(
+                    "decision.unreliable_item", variant=e.variant, **self.band_fields(e.band.figure, floor=GPU_FLOOR)
+                )
+                for e in r.unreliable
+            )
+            winner.append(para(self.say("decision.unreliable", items=items), classes=["attnprof-unreliable"]))
         runner = None
-        if run is not None and r.margin is not None:
-            runner = [para(self.say("decision.margin", variant=run.variant, percent=fmt.number(100 * r.margin, 2)))]
+        if run is not None and r.margin_band is not None:
+            fields = self.band_fields(r.margin_band, fmt.signed_percent)
+            runner = [para(self.say("decision.margin", variant=run.variant, **fields))]
             if r.too_close:
                 runner.append(para(self.say("decision.tie"), classes=["attnprof-tie"]))
+        memory = self.na(win.peak_mib if win else None)
+        if win is not None and win.peak_mib is not None and win.inputs_mib is not None:
+            memory = self.say("decision.memory", peak=memory, inputs=fmt.number(win.inputs_mib))
         return [
             self.say(f"workload.{r.workload}"),
             self.say(f"workload.length.{r.workload}", n=r.length),
             winner or self.say("not_available"),
             runner or self.say("not_available"),
-            self.num(win.peak_mib if win else None),
+            memory,
             self.forcing(r),
             self.na(r.flex_ratio, lambda x: self.say("decision.flex", ratio=fmt.number(x))),
         ]
@@ -255,11 +271,15 @@ class Decision(_BuildDirective):
             return self.say("decision.forcing.unknown")
         picked_variant = variants.by_sdpa_family(r.auto.backend)
         picked = variants.get(picked_variant).short if picked_variant else r.auto.backend or "?"
-        saving = 1 - r.best_forced.band.median / r.auto.band.median if r.auto.band.median else 0.0
-        key = f"decision.forcing.{r.forcing}"
-        out = [para(self.say(key, picked=picked, best=r.best_forced.variant, percent=fmt.number(100 * saving, 2)))]
-        if r.forcing_cpu_us is not None and r.forcing_cpu_us > 0:
-            out.append(para(self.say("decision.forcing.cpu", us=fmt.number(r.forcing_cpu_us))))
+        fields = self.band_fields(r.auto.band.figure, floor=GPU_FLOOR)
+        out = [para(self.say("decision.forcing.picked", picked=picked, **fields))]
+        if r.forcing == "unreliable" or r.saving is None:
+            out.append(para(self.say("decision.forcing.unreliable"), classes=["attnprof-unreliable"]))
+        else:
+            saving = self.margin_text(r.saving)
+            out.append(para(self.say(f"decision.forcing.{r.forcing}", best=r.best_forced.variant, saving=saving)))
+        if r.forcing_cost is not None:
+            out.append(para(self.say("decision.forcing.cpu", **self.band_fields(r.forcing_cost, floor=CPU_FLOOR))))
         return out
 
 

@@ -76,21 +76,13 @@ WORKLOADS: dict[str, dict[str, str]] = {
     "col.length": {"en": "Length", "ja": "長さ"},
     "col.winner": {"en": "Fastest", "ja": "最速"},
     "col.runner_up": {"en": "Runner-up (slower by)", "ja": "次点 (遅い分)"},
-    "col.winner_memory": {"en": "Fastest's peak memory (MiB)", "ja": "最速のピークメモリ (MiB)"},
+    "col.winner_memory": {
+        "en": "Fastest's peak memory above its inputs (MiB)",
+        "ja": "最速のピークメモリ (入力を除く, MiB)",
+    },
     "col.sdpa_forcing": {"en": "SDPA's choice; force a backend?", "ja": "SDPA の選択、バックエンドを強制すべきか"},
     "col.flex": {"en": "FlexAttention vs fastest", "ja": "FlexAttention と最速の比"},
-    "decision.time": {"en": "{variant} ({ms} ms)", "ja": "{variant} ({ms} ms)"},
-    "decision.margin": {"en": "{variant} (+{percent}%)", "ja": "{variant} (+{percent}%)"},
     "decision.tie": {"en": "too close to call", "ja": "僅差で判定できない"},
-    "decision.forcing.helps": {
-        "en": "{picked}; forcing {best} saves {percent}% GPU time",
-        "ja": "{picked}。{best} を強制すると GPU 時間が {percent}% 減る",
-    },
-    "decision.forcing.no_gain": {"en": "{picked}; forcing gains nothing", "ja": "{picked}。強制しても得はない"},
-    "decision.forcing.cpu": {
-        "en": "forcing it costs {us} µs CPU per call",
-        "ja": "強制すると呼び出しごとに CPU が {us} µs 増える",
-    },
     "decision.forcing.unknown": {"en": "not measured", "ja": "計測なし"},
     "decision.flex": {"en": "{ratio}×", "ja": "{ratio} 倍"},
     "decision.none": {
