@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Protocol
 from attnprof import words
 from attnprof.analysis.summary import Analysis, analyse, cpu_cost
 from attnprof.noise import Figure
+from attnprof.records.fixedcosts import FixedCosts
 from attnprof.records.results import CpuCosts, Result
 from attnprof.records.sweep import METRICS, Ceilings, Sweep
 
@@ -368,7 +369,7 @@ def cpu_cost_table(costs: CpuCosts, lang: str | None = None) -> str:
     body = []
     for r in costs.rows:
         if r.status != "ok":
-            body.append([r.variant, _status(r.status, lang), "-", "-", "-", "-", (r.reason or "")[:60]])
+            body.append([r.variant, _status(r.status, lang), "-", "-", "-", (r.reason or "")[:60]])
             continue
         share = cpu_cost(r.variant, None, r).profiler_share
         body.append(
@@ -378,17 +379,35 @@ def cpu_cost_table(costs: CpuCosts, lang: str | None = None) -> str:
                 _band(r.profiled, ".0f"),
                 _band(r.dispatch, ".0f"),
                 "-" if share is None else f"{100 * share:.0f}%",
-                _band(r.context, ".1f"),
                 words.text("report.calls", lang, profiled=r.samples[0], unprofiled=r.samples[1])
                 if len(r.samples) == 2
                 else "",
             ]
         )
-    keys = ("variant", "status", "profiled_us", "dispatch_us", "profiler_share", "context_us", "samples")
+    keys = ("variant", "status", "profiled_us", "dispatch_us", "profiler_share", "samples")
     head = words.text(
         "report.cpu.rounds", lang, rounds=costs.rounds, device=words.device(costs.environment.device_name, lang)
     )
     return head + "\n" + table([words.text(f"report.col.{k}", lang) for k in keys], body)
+
+
+def fixed_costs_lines(costs: FixedCosts, lang: str | None = None) -> str:
+    """The shape-independent CPU costs of a build (:mod:`attnprof.records.fixedcosts`): what forcing a backend costs
+    per call, and what the profiler adds to one op; or why either was not measured."""
+    lines = []
+    f = costs.forcing
+    if f is not None:
+        lines.append(words.text("report.fixed.forcing", lang, median=f"{f.median:.2f}", lo=f"{f.lo:.2f}",
+                                hi=f"{f.hi:.2f}", calls=costs.forcing_calls, rounds=costs.rounds))  # fmt: skip
+    p = costs.profiler_per_op
+    if p is not None and costs.op_us is not None and costs.profiled_op_us is not None:
+        lines.append(words.text("report.fixed.profiler", lang, op=costs.op, plain=f"{costs.op_us.median:.2f}",
+                                profiled=f"{costs.profiled_op_us.median:.2f}", median=f"{p.median:.2f}",
+                                lo=f"{p.lo:.2f}", hi=f"{p.hi:.2f}",
+                                events=_fmt(costs.events_per_call, ".1f")))  # fmt: skip
+    if costs.reason:
+        lines.append(words.text("report.fixed.missing", lang, reason=costs.reason))
+    return "\n".join(lines)
 
 
 def cpu_by_hand_line(variant: str, without_us: float, with_us: float, lang: str | None = None) -> str:

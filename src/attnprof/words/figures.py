@@ -42,4 +42,31 @@ FIGURES: dict[str, dict[str, str]] = {
         "en": "forcing costs {median} µs CPU per call ({lo}–{hi}), the same at every shape",
         "ja": "強制すると呼び出しごとに CPU 時間が {median} µs ({lo}–{hi}) 増える (形状によらず同じ)",
     },
+    # --- the shape-independent CPU costs (examples/11-cpu-overhead.py, the cpu-cost table) ---
+    "report.fixed.forcing": {
+        "en": "forcing a backend (sdpa_kernel entered and left with nothing inside): {median} us per call "
+        "({lo}-{hi}), {calls} calls in {rounds} rounds; the same for every backend and shape",
+        "ja": "バックエンドの強制 (中身のない sdpa_kernel の出入り): 呼び出しごとに {median} us ({lo}-{hi})、"
+        "{rounds} ラウンドで {calls} 回。どのバックエンド・形状でも同じ",
+    },
+    "report.fixed.profiler": {
+        "en": "the profiler's own cost: one {op} takes {plain} us to issue without it and {profiled} us with it "
+        "recording, {median} us ({lo}-{hi}) more per op ({events} CPU events recorded per call)",
+        "ja": "プロファイラ自身のコスト: {op} 1 回の発行はプロファイラなしで {plain} us、記録中は {profiled} us。"
+        "op ごとに {median} us ({lo}-{hi}) 増える (呼び出しごとに記録される CPU イベント {events} 個)",
+    },
+    "report.fixed.missing": {"en": "not measured: {reason}", "ja": "計測なし: {reason}"},
+    "cpu_costs.forcing": {
+        "en": "Forcing a backend costs {median} µs CPU per call ({lo}–{hi}), whatever the backend and the shape: "
+        "the sdpa_kernel context entered and left alone {calls} times by this build, one figure for every page.",
+        "ja": "バックエンドの強制には、バックエンドや形状によらず呼び出しごとに CPU 時間 {median} µs ({lo}–{hi}) "
+        "かかります。このビルドが sdpa_kernel コンテキストだけを {calls} 回出入りして計測した値で、どのページもこの"
+        "値を使います。",
+    },
+    "cpu_costs.profiler": {
+        "en": "The profiler itself adds {median} µs ({lo}–{hi}) to every op it records (one {op} on this device, "
+        "{events} CPU events per call), whatever the shape.",
+        "ja": "プロファイラ自身は、記録する op ごとに形状によらず {median} µs ({lo}–{hi}) を加えます (このデバイス"
+        "での {op} 1 回、呼び出しごとの CPU イベント {events} 個)。",
+    },
 }

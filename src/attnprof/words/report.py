@@ -196,7 +196,6 @@ REPORT: dict[str, dict[str, str]] = {
     },
     "report.col.profiled_us": {"en": "profiled CPU us", "ja": "プロファイル下の CPU us"},
     "report.col.profiler_share": {"en": "profiler share", "ja": "プロファイラの割合"},
-    "report.col.context_us": {"en": "context us", "ja": "強制コンテキスト us"},
     "report.col.samples": {"en": "samples", "ja": "サンプル"},
     "report.calls": {"en": "{profiled} / {unprofiled} calls", "ja": "{profiled} / {unprofiled} 回"},
     "report.cpu.by_hand": {
