@@ -420,7 +420,7 @@ def test_text_table_shows_statuses_and_unplanned_points():
 def test_summary_states_ceilings_pick_and_cpu_bound_points():
     text = report.sweep_summary(h200_sweep())
     assert "bf16 matmul 720 TFLOP/s" in text and "ridge point 176 FLOP/byte" in text
-    assert "SDPA's pick at hd64 seq1024: cudnn (the fastest backend)" in text
+    assert "SDPA's pick at hd64 seq1024: cudnn (the fastest backend (SDPA's call +0.0% [-5.8%, +6.2%], within" in text
     assert "sdpa_math hd64 seq512: dispatch 900 us > GPU" in text
     assert math.isfinite(h200_sweep().elapsed_s)
 

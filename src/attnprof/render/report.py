@@ -283,17 +283,20 @@ def sweep_summary(sweep: Sweep, lang: str | None = None) -> str:
             lines.append(say("report.sweep.pick_missing", where=where))
             continue
         verdict = say("report.na")
-        slow = cmp.pick_slowdown
+        margin = "" if cmp.margin is None else _margin(cmp.margin, lang)
         if cmp.outcome == "yes":
-            verdict = say("report.sweep.pick_fastest")
+            verdict = say("report.sweep.pick_fastest") + (say("report.sweep.pick_tie_slowdown", margin=margin)
+                                                          if margin else "")  # fmt: skip
         elif cmp.outcome == "tie":
             verdict = say("report.sweep.pick_tie", backend=cmp.fastest_backend) + (
-                say("report.sweep.pick_tie_slowdown", slowdown=f"{slow * 100:+.0f}") if slow is not None else ""
+                say("report.sweep.pick_tie_slowdown", margin=margin) if margin else ""
             )
         elif cmp.outcome == "no":
             verdict = say("report.sweep.pick_slower", backend=cmp.fastest_backend) + (
-                say("report.sweep.pick_slowdown", slowdown=f"{slow * 100:+.0f}") if slow is not None else ""
+                say("report.sweep.pick_slowdown", margin=margin) if margin else ""
             )
+        elif cmp.outcome == "unreliable":
+            verdict = say("report.sweep.pick_unreliable")
         lines.append(say("report.sweep.pick", where=where, pick=cmp.pick, verdict=verdict,
                          fastest=cmp.fastest_variant))  # fmt: skip
     bound = sweep.cpu_bound()
@@ -305,12 +308,26 @@ def sweep_summary(sweep: Sweep, lang: str | None = None) -> str:
                                  dispatch_us=f"{p.dispatch_us:.0f}", gpu_us=f"{p.gpu_ms * 1e3:.0f}"))  # fmt: skip
         else:
             lines.append(say("report.sweep.no_cpu_bound"))
+    for p in sweep.remeasured():
+        lines.append(say("report.sweep.remeasured", point=f"{p.variant} hd{p.head_dim} seq{p.seq}",
+                         why=say(f"sweep.why.{p.remeasured}"), first=_fmt(p.first_gpu_ms, ".4g"),
+                         kept=_fmt(p.gpu_ms, ".4g")))  # fmt: skip
+    for p in sweep.unreliable():
+        g = p.gpu
+        lines.append(say("report.sweep.unreliable", point=f"{p.variant} hd{p.head_dim} seq{p.seq}",
+                         median=f"{g.median:.4g}", lo=f"{g.lo:.4g}", hi=f"{g.hi:.4g}"))  # fmt: skip
     for p in sweep.unstable():
         lines.append(say("report.sweep.unstable", point=f"{p.variant} hd{p.head_dim} seq{p.seq}",
                          p10=f"{p.gpu_ms_p10:.4g}", p90=f"{p.gpu_ms_p90:.4g}", attempts=p.attempts))  # fmt: skip
     if sweep.note:
         lines.append(cpu_sweep_note(sweep, lang) if sweep.device == "cpu" else sweep.note)
     return "\n".join(lines)
+
+
+def _margin(m: Figure, lang: str | None) -> str:
+    """``+6.2% [+0.0%, +12.6%]``: a difference as a fraction, with its band."""
+    pct = lambda x: f"{100 * x:+.1f}%"  # noqa: E731
+    return words.text("report.sweep.margin", lang, median=pct(m.median), lo=pct(m.lo), hi=pct(m.hi))
 
 
 def cpu_sweep_note(sweep: Sweep, lang: str | None = None) -> str:

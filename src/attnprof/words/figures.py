@@ -69,4 +69,71 @@ FIGURES: dict[str, dict[str, str]] = {
         "ja": "プロファイラ自身は、記録する op ごとに形状によらず {median} µs ({lo}–{hi}) を加えます (このデバイス"
         "での {op} 1 回、呼び出しごとの CPU イベント {events} 個)。",
     },
+    # --- the sweep: SDPA's pick, re-measured and unreliable points ---
+    "report.sweep.margin": {"en": "{median} [{lo}, {hi}]", "ja": "{median} [{lo}, {hi}]"},
+    "report.sweep.pick_unreliable": {
+        "en": "not decided: a time measured with a band too wide to decide anything",
+        "ja": "判定しない: ノイズ幅が広すぎて判定に使えない計測がある",
+    },
+    "report.sweep.remeasured": {
+        "en": "re-measured: {point} ({why}): first {first} ms, {kept} ms kept (the faster of two measurements)",
+        "ja": "再計測: {point} ({why}): 1 回目 {first} ms、採用 {kept} ms (2 回の計測の速いほう)",
+    },
+    "report.sweep.unreliable": {
+        "en": "unreliable: {point}: {median} ms ({lo}-{hi}), a band too wide to decide anything; used for no verdict",
+        "ja": "信頼できない: {point}: {median} ms ({lo}-{hi})。ノイズ幅が広すぎて判定に使えず、どの判定にも使わない",
+    },
+    "sweep.why.reference": {
+        "en": "slower than the variant page's measurement of the same shape",
+        "ja": "同じ形状のバリアントのページの計測より遅かった",
+    },
+    "sweep.why.twin": {
+        "en": "SDPA's own call and the forced backend it runs disagreed",
+        "ja": "SDPA 自身の呼び出しと、それが実行する強制バックエンドの時間が食い違った",
+    },
+    "sweep.why.neighbours": {
+        "en": "out of line with the same variant at the neighbouring lengths",
+        "ja": "同じバリアントの隣の長さの点と整合しなかった",
+    },
+    "sweep.why.wide": {
+        "en": "its band was too wide to decide anything",
+        "ja": "ノイズ幅が広すぎて判定に使えなかった",
+    },
+    "scaling.same.yes": {"en": "yes: {margin}", "ja": "はい: {margin}"},
+    "scaling.same.tie": {"en": "too close to call: {margin}", "ja": "僅差で判定できない: {margin}"},
+    "scaling.same.no": {
+        "en": "no: SDPA's call is slower by {margin}",
+        "ja": "いいえ: SDPA の呼び出しは {margin} 遅い",
+    },
+    "scaling.same.no_same_backend": {
+        "en": "no: SDPA ran this backend, yet its call measured slower by {margin}",
+        "ja": "いいえ: SDPA はこのバックエンドを実行したが、その呼び出しは {margin} 遅く計測された",
+    },
+    "scaling.same.unreliable": {
+        "en": "not decided: a time measured with a band too wide to decide anything",
+        "ja": "判定しない: ノイズ幅が広すぎて判定に使えない計測がある",
+    },
+    "scaling.time_band": {"en": "{name} ({median} ms, {lo}–{hi})", "ja": "{name} ({median} ms、{lo}–{hi})"},
+    "scaling.remeasured_mark": {"en": "‡", "ja": "‡"},
+    "scaling.remeasured_note": {
+        "en": "‡ Re-measured: the sweep measured these points a second time, after every other point, and kept the "
+        "faster of the two measurements: {items}.",
+        "ja": "‡ 再計測: スイープはこれらの点を、他のすべての点の後にもう一度計測し、2 回の計測の速いほうを採用"
+        "しました: {items}。",
+    },
+    "scaling.remeasured_item": {
+        "en": "{variant} at head_dim {head_dim}, seq {seq} ({why}; first {first}, kept {kept})",
+        "ja": "{variant} (head_dim {head_dim}、seq {seq}: {why}。1 回目 {first}、採用 {kept})",
+    },
+    "scaling.unreliable_mark": {"en": "§", "ja": "§"},
+    "scaling.unreliable_note": {
+        "en": "§ Unreliable: the band of these points is too wide to decide anything, even after a second "
+        "measurement; no verdict on this site uses them: {items}.",
+        "ja": "§ 信頼できない: これらの点は、再計測してもノイズ幅が広すぎて判定に使えません。このサイトのどの判定にも"
+        "使っていません: {items}。",
+    },
+    "scaling.unreliable_item": {
+        "en": "{variant} at head_dim {head_dim}, seq {seq} ({median}, {lo}–{hi})",
+        "ja": "{variant} (head_dim {head_dim}、seq {seq}: {median}、{lo}–{hi})",
+    },
 }
