@@ -92,7 +92,9 @@ class TrainTable(_BuildDirective):
             main = r.bwd_main.text(self.lang) if r.bwd_main else self.say("not_available")
             if r.backend is not None:
                 main = self.say("train.backend", kernel=main, backend=r.backend)
-            body.append([nodes.literal("", r.variant), self.num(r.step_ms), self.num(r.fwd_ms), self.num(r.bwd_ms),
+            # the step's time is what the decision compares: shown with its band, as the rule widens it
+            step = self.band(r.band.figure, floor=GPU_FLOOR) if r.band is not None else self.num(r.step_ms)
+            body.append([nodes.literal("", r.variant), step, self.num(r.fwd_ms), self.num(r.bwd_ms),
                          self.num(r.bwd_over_fwd), self.num(r.tflops), self.num(r.peak_mib), self.num(r.saved_mib),
                          kernels or self.say("not_available"), main])  # fmt: skip
         keys = ["col.variant", *self.columns]
@@ -140,6 +142,8 @@ class DecodeTable(_BuildDirective):
                     line.append(para(status_words(r.status, self.lang), classes=["attnprof-not-run"]))
                 else:
                     value = self.num(_decode_value(r, metric))
+                    if metric == "gpu_us" and r.band is not None:  # what the decision compares, with its band
+                        value = self.band(r.band.figure.scaled(1e3), floor=GPU_FLOOR)
                     bound = metric == "dispatch_us" and r.launch_bound
                     line.append(self.say("decode.launch_bound", value=value) if bound else value)
             body.append(line)

@@ -16,7 +16,7 @@ WORKLOADS: dict[str, dict[str, str]] = {
     # --- timelines ---
     "timeline.row.thread": {"en": "{thread}, depth {depth}", "ja": "{thread} (深さ {depth})"},
     # --- train-table ---
-    "col.step_ms": {"en": "Training step (median, ms)", "ja": "学習ステップ (中央値, ms)"},
+    "col.step_ms": {"en": "Training step (median and band, ms)", "ja": "学習ステップ (中央値とノイズ幅, ms)"},
     "col.fwd_ms": {"en": "Forward (ms)", "ja": "フォワード (ms)"},
     "col.bwd_ms": {"en": "Backward (ms)", "ja": "バックワード (ms)"},
     "col.bwd_over_fwd": {"en": "Backward / forward", "ja": "バックワード / フォワード"},
@@ -32,7 +32,10 @@ WORKLOADS: dict[str, dict[str, str]] = {
     "train.backend": {"en": "{kernel} (SDPA ran {backend})", "ja": "{kernel} (SDPA は {backend} を実行)"},
     # --- decode-table ---
     "col.kv_len": {"en": "KV cache length", "ja": "KV キャッシュ長"},
-    "decode.metric.gpu_us": {"en": "GPU time per step (median, µs)", "ja": "ステップあたり GPU 時間 (中央値, µs)"},
+    "decode.metric.gpu_us": {
+        "en": "GPU time per step (median and band, µs)",
+        "ja": "ステップあたり GPU 時間 (中央値とノイズ幅, µs)",
+    },
     "decode.metric.gbs": {"en": "Achieved bandwidth (GB/s)", "ja": "実効帯域幅 (GB/s)"},
     "decode.metric.read_pct": {"en": "Share of the read bandwidth (%)", "ja": "読み出し帯域幅に対する割合 (%)"},
     "decode.metric.dispatch_us": {
