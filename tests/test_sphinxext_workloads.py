@@ -9,7 +9,7 @@ import pytest
 
 from attnprof import words
 from attnprof.noise import Figure
-from helpers import assert_warned, fixed_costs, h200_sweep, html, rows, tables
+from helpers import assert_warned, doctree, fixed_costs, h200_sweep, html, rows, tables
 
 PAGE = """\
 # Workloads
@@ -135,7 +135,13 @@ def test_the_decision_table_and_summary(built):
     assert decode[3].replace("\xa0", " ").split("\n\n") == ["sdpa_flash: +0.19 % (−5.6 % to +6.4 %)",
                                                             "too close to call"]  # fmt: skip
     page = html(app)
-    assert "Decoding (KV cache 131072): cuDNN or flash, too close to call" in page
+    text = doctree(app).astext()
+    # the answer says what was measured: batch, heads, head_dim, dtype and mask, and "the longest" only among several
+    assert "Measured on NVIDIA H200:" in text
+    assert "Training at seq 1024 (batch 8, 16 heads, head_dim 64, bfloat16, causal mask): cuDNN" in text
+    assert ("Decoding at the longest of the 5 lengths measured, KV cache 131072 (batch 8, 32 query heads sharing 8 KV "
+            "heads, head_dim 128, bfloat16, no mask): cuDNN or flash, too close to call") in text  # fmt: skip
+    assert "Prefill: batch 8, 16 heads, head_dim 64, bfloat16, causal mask; seq 512, seq 1024" in text  # the table's
     assert 'href="other.html"' in page
 
 
@@ -155,7 +161,10 @@ def test_japanese_words(built):
     page = html(app)
     for key in ("col.step_ms", "col.bwd_over_fwd", "col.cpu_eager_graph", "col.winner", "decision.tie"):
         assert words.text(key, "ja") in page, key
-    assert "デコード (KV キャッシュ 131072): cuDNN か flash (僅差で判定できない)" in page
+    assert (
+        "デコード、計測した 5 通りの長さのうち最長の KV キャッシュ 131072 (バッチ 8、クエリヘッド 32 (KV ヘッド 8 を"
+        "共有)、head_dim 128、bfloat16、マスクなし): cuDNN か flash (僅差で判定できない)"
+    ) in doctree(app).astext()
     # the decoded kernel labels in the page's language too, not the English ones
     (table,) = tables(app, "attnprof-train-table")
     flash = next(r for r in rows(table) if r[0] == "sdpa_flash")

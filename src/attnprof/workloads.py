@@ -76,6 +76,8 @@ class Workload:
         kv_cache: A step reads a KV cache (one query token against ``kv_len`` cached positions, grouped heads).
         graph_replay: The build also replays a step from a CUDA graph, to show what the CPU's share of it was.
         sweeps: The sequence-length sweep (:mod:`attnprof.measure.sweeprun`) measures this workload.
+        causal: Each query sees only the keys before it (the causal mask); ``False`` for one new token against its
+            whole cache, which has no mask.
     """
 
     name: str
@@ -87,6 +89,7 @@ class Workload:
     kv_cache: bool = False
     graph_replay: bool = False
     sweeps: bool = False
+    causal: bool = True
 
     @property
     def backward(self) -> bool:
@@ -140,6 +143,7 @@ WORKLOADS: dict[str, Workload] = {
             decode_flops,
             kv_cache=True,
             graph_replay=True,
+            causal=False,
         ),
     )
 }

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from attnprof import inputs, noise, variants
+from attnprof import inputs, noise, variants, workloads
 from attnprof.analysis.kernels import KernelInfo
 from attnprof.analysis.summary import Analysis, KernelRow
 from attnprof.noise import Figure
@@ -404,6 +404,35 @@ def _sweep_rows(sw: Sweep, head_dim: int, forcing_cost: Figure | None) -> list[D
     return rows
 
 
+@dataclass(frozen=True)
+class Conditions:
+    """What a workload's decision rows were measured on: the shape but for its length, the dtype, the mask.
+
+    Attributes:
+        workload: The workload.
+        device: The device's recorded name (``NVIDIA H200``, or the CPU's name).
+        on_gpu: Measured on a GPU (``False``: a build without one, whose times describe its CPU).
+        batch: Batch size.
+        heads: Query heads.
+        kv_heads: Key and value heads (decoding: grouped; ``None`` where they are the query heads).
+        head_dim: Head dimension.
+        dtype: Canonical dtype name.
+        causal: The causal mask (:attr:`attnprof.workloads.Workload.causal`).
+        lengths: The lengths of its rows (sequence, or cache for decoding), ascending.
+    """
+
+    workload: str
+    device: str
+    on_gpu: bool
+    batch: int
+    heads: int
+    kv_heads: int | None
+    head_dim: int
+    dtype: str
+    causal: bool
+    lengths: tuple[int, ...]
+
+
 # --- a whole build --------------------------------------------------------------------------------------------------
 
 
@@ -466,6 +495,28 @@ class Build:
                     by_length.setdefault(length, []).append(e)
             out += [decision_row(w, n, es, self.forcing_cost) for n, es in sorted(by_length.items())]
         return out
+
+    def conditions(self, workload: str) -> Conditions | None:
+        """What the decision rows of ``workload`` were measured on, or ``None`` without rows: from its results (the
+        first that ran), or for prefill from the sweep when the rows come from it."""
+        lengths = tuple(r.length for r in self.decision_rows(workload))
+        if not lengths:
+            return None
+        causal = workloads.get(workload).causal
+        analyses = [a for a in self.of(workload) if a.result.ok]
+        if workloads.get(workload).sweeps and self.sweep is not None:  # the rows come from the sweep
+            sw = self.sweep
+            head_dim = analyses[0].result.shape[3] if analyses else sw.head_dims[0]
+            head_dim = head_dim if head_dim in sw.head_dims else sw.head_dims[0]
+            return Conditions(workload, sw.environment.device_name, sw.device == "cuda", sw.batch, sw.heads, None,
+                              head_dim, sw.dtype, causal, lengths)  # fmt: skip
+        if not analyses:
+            return None
+        r = analyses[0].result
+        b, h, _, d = r.shape
+        kv = r.kv_heads if r.kv_heads not in (None, h) else None
+        return Conditions(workload, r.environment.device_name, r.device == "cuda", b, h, kv, d, r.dtype, causal,
+                          lengths)  # fmt: skip
 
     def result(self, workload: str, variant: str, length: int | None = None) -> Analysis | None:
         """The analysed result of ``variant`` in ``workload`` (at cache ``length`` for decoding; the longest when

@@ -35,8 +35,8 @@ from docutils.parsers.rst import directives
 from sphinx import addnodes
 from sphinx.application import Sphinx
 
-from attnprof import variants
-from attnprof.analysis.workload_rows import Build, DecisionRow, DecodeRow
+from attnprof import variants, words
+from attnprof.analysis.workload_rows import Build, Conditions, DecisionRow, DecodeRow
 from attnprof.noise import CPU_FLOOR, GPU_FLOOR
 from attnprof.sphinxext import lookup
 from attnprof.sphinxext.nodes import TABLE_OPTIONS, AttnprofDirective, Span, para, status_words
@@ -64,6 +64,31 @@ class _BuildDirective(AttnprofDirective):
 
     def arrow(self, a: float | None, b: float | None, form: Callable[[float], str] = fmt.number) -> str:
         return self.say("graph.arrow", a=self.num(a, form), b=self.num(b, form))
+
+    def conditions_text(self, c: Conditions) -> str:
+        """``batch 8, 16 heads, head_dim 64, bfloat16, causal mask`` (grouped heads named for decoding)."""
+        mask = self.say("conditions.mask.causal" if c.causal else "conditions.mask.none")
+        fields = dict(batch=c.batch, heads=c.heads, head_dim=c.head_dim, dtype=c.dtype, mask=mask)
+        if c.kv_heads is not None:
+            return self.say("conditions.shape_gqa", kv_heads=c.kv_heads, **fields)
+        return self.say("conditions.shape", **fields)
+
+    def conditions_head(self, build: Build, shown: list[str]) -> list[nodes.Node]:
+        """What the rows of the ``shown`` workloads were measured on: the device (a CPU said to be one), then one
+        item per workload with its shape, dtype, mask and lengths."""
+        found = [c for w in shown if (c := build.conditions(w)) is not None]
+        if not found:
+            return []
+        first = found[0]
+        device = words.device(first.device, self.lang)
+        head = self.say("conditions.head.gpu" if first.on_gpu else "conditions.head.cpu", device=device)
+        items = nodes.bullet_list(classes=["attnprof-conditions"])
+        for c in found:
+            lengths = self.say("list.sep").join(self.say(f"workload.length.{c.workload}", n=n) for n in c.lengths)
+            text = self.say("conditions.item", workload=self.say(f"workload.{c.workload}"),
+                            conditions=self.conditions_text(c), lengths=lengths)  # fmt: skip
+            items += nodes.list_item("", para(text))
+        return [para(head, classes=["attnprof-conditions-head"]), items]
 
     def not_run(self, status: str, reason: str | None, width: int) -> Span:
         text = f"{status_words(status, self.lang)}: {reason or self.say('not_available')}"
@@ -235,7 +260,9 @@ class Decision(_BuildDirective):
         body = [self.cells(r) for r in rows]
         keys = ["col.workload", "col.length", "col.winner", "col.runner_up", "col.winner_memory",
                 "col.sdpa_forcing", "col.flex"]  # fmt: skip
-        return [self.table(keys, body, "attnprof-decision-table", numeric=(4,))]
+        shown = list(dict.fromkeys(r.workload for r in rows))
+        return [*self.conditions_head(self.build(), shown),
+                self.table(keys, body, "attnprof-decision-table", numeric=(4,))]  # fmt: skip
 
     def cells(self, r: DecisionRow) -> list[Any]:
         win, run = r.winner, r.runner_up
@@ -294,7 +321,8 @@ class DecisionSummary(_BuildDirective):
     option_spec: ClassVar = {**TABLE_OPTIONS, "link": directives.unchanged_required}
 
     def run(self) -> list[nodes.Node]:
-        rows = self.build().decision_rows()
+        build = self.build()
+        rows = build.decision_rows()
         last: dict[str, DecisionRow] = {}
         for r in rows:
             if r.winner is not None:
@@ -302,9 +330,18 @@ class DecisionSummary(_BuildDirective):
         if not last:
             return self.empty("train, prefill, decode")
         items = nodes.bullet_list(classes=["attnprof-decision-summary"])
+        head: list[nodes.Node] = []
         for r in last.values():
-            fields = dict(workload=self.say(f"workload.{r.workload}"),
-                          length=self.say(f"workload.length.{r.workload}", n=r.length),
+            c = build.conditions(r.workload)
+            length = self.say(f"workload.length.{r.workload}", n=r.length)
+            if c is not None and len(c.lengths) > 1:  # "the longest" only where there are several
+                length = self.say("conditions.longest", n=len(c.lengths), length=length)
+            if c is not None and not head:
+                key = "conditions.head.gpu" if c.on_gpu else "conditions.head.cpu"
+                head = [para(self.say(key, device=words.device(c.device, self.lang)),
+                             classes=["attnprof-conditions-head"])]  # fmt: skip
+            fields = dict(workload=self.say(f"workload.{r.workload}"), length=length,
+                          conditions=self.conditions_text(c) if c is not None else self.say("not_available"),
                           winner=variants.get(r.winner.variant).short if r.winner else "?")  # fmt: skip
             if r.too_close and r.runner_up is not None:
                 text = self.say("decision.summary.tie", runner=variants.get(r.runner_up.variant).short, **fields)
@@ -312,7 +349,7 @@ class DecisionSummary(_BuildDirective):
                 text = self.say("decision.summary.line", **fields)
             items += nodes.list_item("", para(self.link(text)))
         self.set_source_info(items)
-        return [items]
+        return [*head, items]
 
     def link(self, text: str) -> nodes.Node:
         target = self.options.get("link")

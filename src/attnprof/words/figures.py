@@ -136,4 +136,26 @@ FIGURES: dict[str, dict[str, str]] = {
         "en": "{variant} at head_dim {head_dim}, seq {seq} ({median}, {lo}–{hi})",
         "ja": "{variant} (head_dim {head_dim}、seq {seq}: {median}、{lo}–{hi})",
     },
+    # --- the conditions of a verdict ---
+    "conditions.shape": {
+        "en": "batch {batch}, {heads} heads, head_dim {head_dim}, {dtype}, {mask}",
+        "ja": "バッチ {batch}、ヘッド {heads}、head_dim {head_dim}、{dtype}、{mask}",
+    },
+    "conditions.shape_gqa": {
+        "en": "batch {batch}, {heads} query heads sharing {kv_heads} KV heads, head_dim {head_dim}, {dtype}, {mask}",
+        "ja": "バッチ {batch}、クエリヘッド {heads} (KV ヘッド {kv_heads} を共有)、head_dim {head_dim}、{dtype}、"
+        "{mask}",
+    },
+    "conditions.mask.causal": {"en": "causal mask", "ja": "因果マスク"},
+    "conditions.mask.none": {"en": "no mask", "ja": "マスクなし"},
+    "conditions.head.gpu": {"en": "Measured on {device}:", "ja": "{device} で計測:"},
+    "conditions.head.cpu": {
+        "en": "Measured on the CPU ({device}) of a machine without a GPU: the times describe this CPU, not any GPU.",
+        "ja": "GPU のないマシンの CPU ({device}) で計測: 時間はこの CPU のもので、どの GPU のものでもありません。",
+    },
+    "conditions.item": {"en": "{workload}: {conditions}; {lengths}", "ja": "{workload}: {conditions}。{lengths}"},
+    "conditions.longest": {
+        "en": "the longest of the {n} lengths measured, {length}",
+        "ja": "計測した {n} 通りの長さのうち最長の {length}",
+    },
 }

@@ -93,12 +93,12 @@ WORKLOADS: dict[str, dict[str, str]] = {
         "ja": "このビルドにはワークロードの結果がありません",
     },
     "decision.summary.line": {
-        "en": "{workload} ({length}): {winner}",
-        "ja": "{workload} ({length}): {winner}",
+        "en": "{workload} at {length} ({conditions}): {winner}",
+        "ja": "{workload}、{length} ({conditions}): {winner}",
     },
     "decision.summary.tie": {
-        "en": "{workload} ({length}): {winner} or {runner}, too close to call",
-        "ja": "{workload} ({length}): {winner} か {runner} (僅差で判定できない)",
+        "en": "{workload} at {length} ({conditions}): {winner} or {runner}, too close to call",
+        "ja": "{workload}、{length} ({conditions}): {winner} か {runner} (僅差で判定できない)",
     },
     # --- claims C18-C26: shared ---
     "col.guess": {"en": "Our guess", "ja": "予想"},
