@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from attnprof import inputs, variants
-from attnprof.measure import cost, cpucosts, interrupts, profiling, timing
+from attnprof.measure import cost, cpucosts, interrupts, profiling
 from attnprof.measure.timing import DEFAULT_PLAN
 from attnprof.records import results
 from attnprof.render import report

@@ -75,6 +75,16 @@ def test_decoding_rows():
     assert cpu.launch_bound is None  # the CPU does the work itself
 
 
+def test_profiled_kernels_longer_than_the_timed_step():
+    rows = {(r.variant, r.kv_len): r for r in workload_build().decode_rows()}
+    flash = rows[("sdpa_flash", 131072)]
+    assert flash.profiled_us == pytest.approx(935.6, abs=0.1) and not flash.profiled_longer  # 943.9 us timed
+    r = decode_result("sdpa_flash", 131072)
+    r.timing = dataclasses.replace(r.timing, gpu_ms_median=0.80, gpu_ms_lo=0.79, gpu_ms_hi=0.81)
+    (row,) = Build({"decode": [summary.analyse(r)]}).decode_rows()
+    assert row.profiled_longer  # 935.6 us profiled against 800 us (834 us at the top of its band)
+
+
 def test_graph_rows():
     rows = {r.variant: r for r in workload_build().graph_rows()}
     assert set(rows) == {"sdpa_flash", "sdpa_cudnn", "sdpa_auto"}

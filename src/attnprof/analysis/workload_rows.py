@@ -97,6 +97,11 @@ def _per_step(rows: Iterable[KernelRow]) -> float:
     return sum(r.per_step for r in rows if r.kind == "kernel")
 
 
+def _gpu_per_step(rows: Iterable[KernelRow]) -> float:
+    """Summed duration of the kernels per profiled step, µs."""
+    return sum(r.per_step * r.avg_us for r in rows if r.kind == "kernel")
+
+
 @dataclass
 class TrainRow:
     """One variant's training step: times (ms, medians without the profiler), the backward's share, memory.
@@ -150,7 +155,11 @@ def train_row(a: Analysis) -> TrainRow:
 
 @dataclass
 class DecodeRow:
-    """One variant at one cache length: GPU time (µs), bandwidth, the CPU's issue time, the kernels it ran."""
+    """One variant at one cache length: GPU time (µs), bandwidth, the CPU's issue time, the kernels it ran.
+
+    ``gpu_us`` is the median of timed calls without the profiler (the figure every comparison uses);
+    ``profiled_us`` the summed duration of the kernels per profiled step, with the profiler recording (what the
+    kernel tables show, launch by launch)."""
 
     variant: str
     kv_len: int
@@ -166,6 +175,16 @@ class DecodeRow:
     peak_mib: float | None = None
     band: Band | None = None
     device: str = "cuda"
+    profiled_us: float | None = None
+
+    @property
+    def profiled_longer(self) -> bool:
+        """The kernels of the profiled steps took longer per step than the step's median without the profiler,
+        beyond that median's band (±3 % at least): two measurements of one step that a page must not leave
+        side by side unexplained."""
+        if self.profiled_us is None or self.band is None:
+            return False
+        return self.profiled_us > 1e3 * self.band.figure.band(noise.GPU_FLOOR)[1]
 
     @property
     def launch_bound(self) -> bool | None:
@@ -189,6 +208,7 @@ def decode_row(a: Analysis) -> DecodeRow:
         row.gbs, row.read_fraction = d.gbs, d.read_fraction
     row.kernels_per_step = a.summary.kernels_per_step
     row.kernels = tuple(k.info for k in a.kernels)
+    row.profiled_us = _gpu_per_step(a.rows) or None
     if r.variant == "sdpa_auto":
         row.backend = a.sdpa[0]
     return row

@@ -213,7 +213,21 @@ class DecodeKernelTable(_BuildDirective):
             body.append([nodes.literal("", r.variant), self.num(r.kernels_per_step, fmt.count), kernels, issue])
         keys = ["col.variant", "col.kernels_per_step", "col.kernels", "col.issue_vs_gpu"]
         title = self.caption_title(self.say("workload.length.decode", n=length))
-        return [self.table(keys, body, "attnprof-decode-kernel-table", title=title, numeric=(1,))]
+        out: list[nodes.Node] = [self.table(keys, body, "attnprof-decode-kernel-table", title=title, numeric=(1,))]
+        longer = [r for r in build.decode_rows() if r.status == "ok" and r.profiled_longer]
+        if longer:
+            items = self.say("list.semi").join(
+                self.say(
+                    "decode.profiled_item",
+                    variant=r.variant,
+                    length=r.kv_len,
+                    profiled=self.num(r.profiled_us),
+                    timed=self.num(r.gpu_us),
+                )
+                for r in longer
+            )
+            out.append(para(self.say("decode.profiled_note", items=items), classes=["attnprof-table-note"]))
+        return out
 
 
 class GraphTable(_BuildDirective):

@@ -158,4 +158,20 @@ FIGURES: dict[str, dict[str, str]] = {
         "en": "the longest of the {n} lengths measured, {length}",
         "ja": "計測した {n} 通りの長さのうち最長の {length}",
     },
+    # --- the decoding page: the profiled kernels against the timed step ---
+    "decode.profiled_note": {
+        "en": "Two measurements of one step: the kernel tables come from the three profiled steps, each run from an "
+        "idle GPU with the profiler recording every launch; the step times above are the median of many calls "
+        "timed without the profiler, queued back to back. Here the profiled kernels took longer than the median "
+        "without the profiler: {items}. The comparisons on this site use the median without the profiler.",
+        "ja": "1 つのステップの 2 通りの計測です。カーネルの表は、プロファイラがすべての起動を記録する中で、アイドル"
+        "状態の GPU から実行した 3 つのプロファイル対象ステップから、上のステップ時間はプロファイラなしで連続して計時"
+        "した多数の呼び出しの中央値から得ています。ここでは、プロファイルしたカーネルがプロファイラなしの中央値より"
+        "長くかかりました: {items}。このサイトの比較はプロファイラなしの中央値を使います。",
+    },
+    "decode.profiled_item": {
+        "en": "{variant} at KV cache {length}, {profiled} µs per profiled step against {timed} µs",
+        "ja": "{variant} (KV キャッシュ {length}): プロファイル対象ステップあたり {profiled} µs、プロファイラなし "
+        "{timed} µs",
+    },
 }
