@@ -500,3 +500,182 @@ def workload_build() -> Build:
         },
         h200_sweep(),
     )
+
+
+# --- kernel names ---------------------------------------------------------------------------------------------------
+
+#: What :func:`attnprof.analysis.kernels.decode` gave for every name of :func:`kernel_names` before the decoder
+#: became a table of data (``scripts/kernel_golden.py`` writes it).
+KERNEL_GOLDEN = DATA / "kernels-golden.json.gz"
+_GPU_CATEGORIES = ("kernel", "gpu_memcpy", "gpu_memset")
+
+
+def _run_file_kernel_names(node: object) -> set[str]:
+    """The ``name`` of every kernel a run file (``parallel__<device>.json``) records, however deep."""
+    if isinstance(node, dict):
+        own = {node["name"]} if {"name", "family", "short"} <= node.keys() else set()
+        return own.union(*(_run_file_kernel_names(v) for v in node.values()))
+    if isinstance(node, list):
+        return set().union(*(_run_file_kernel_names(v) for v in node))
+    return set()
+
+
+def _test_kernels_names() -> set[str]:
+    """The names ``tests/test_kernels.py`` decodes: arguments of ``decode(...)`` and the first item of each
+    parametrized case."""
+    import ast
+
+    tree = ast.parse((Path(__file__).parent / "test_kernels.py").read_text(encoding="utf-8"))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "decode" and node.args:
+            arg = node.args[0]
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                names.add(arg.value)
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "parametrize":
+            cases = node.args[1] if len(node.args) > 1 else None
+            for case in getattr(cases, "elts", []):
+                first = case.elts[0] if isinstance(case, ast.Tuple) else None
+                if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                    names.add(first.value)
+    return names
+
+
+#: Names no fixture holds, one or more per branch of the decoder the fixtures leave out (other spellings of the
+#: same libraries, unknown tokens, edge cases of the label's length), so that the golden file and the browser's
+#: decoder are held to every branch.
+KERNEL_EXTRA_NAMES = (
+    "",
+    "void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<64, 128, 128, 4, false, false, "
+    "cutlass::bfloat16_t, Flash_kernel_traits<64, 128, 128, 4, cutlass::bfloat16_t> >, false, "
+    "true>(pytorch_flash::Flash_fwd_params)",
+    "void pytorch_flash::flash_bwd_convert_dkv_kernel<Flash_bwd_kernel_traits<128, 64, 128, 8, 2, 4, 2, "
+    "false, false, cutlass::half_t, Flash_kernel_traits<128, 64, 128, 8, cutlass::half_t> > "
+    ">(pytorch_flash::Flash_bwd_params)",
+    "flash_bwd_mystery_kernel<Flash_bwd_kernel_traits<64, 128, 128, 8, 4, 4, 4, false, false, cutlass::bfloat16_t>",
+    "void "
+    "cutlass::device_kernel<flash::enable_sm90_or_later<flash::FlashAttnBwdSm90<flash::CollectiveMainloopBwdSm90<2,"
+    " cute::tuple<cute::C<1>>, 128, cutlass::half_t> > > >(Params)",
+    "fmha_cutlassF_f16_notaligned_64x128_gmem_sm75",
+    "fmha_cutlassB_f32_aligned_128x64_k65536_dropout_sm80",
+    "cudnn_generated_fort_native_sdpa_sm100_flash_fprop_umma_f16_knob_1",
+    "cudnn_generated_fort_native_sdpa_sm90_flash_fprop_bf16_64x64x64",
+    "void cudnn::engines_precompiled::nchwToNhwcKernel<float, float, float, false, true, "
+    "(cudnnKernelDataType_t)0>(cudnn::engines_precompiled::nchw2nhwc_params_t<float>, float const*, "
+    "float*)",
+    "sm80_cudnn_infer_xyz_kernel",
+    "triton_flash_attention_kernel",
+    "triton_poi_fused_0",
+    "triton_spl_fused_cumsum_0",
+    "triton_for_fused_1",
+    "triton_sca_fused_cumsum_2",
+    "triton_xyz_fused_add_7",
+    "triton_poi_fused___0",
+    "triton_per_fused_a__b___c__0",
+    "triton_red_fused_native_layer_norm_native_layer_norm_backward_0",
+    "triton_poi_fused_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx_0",
+    "nvjet_hsh_64x8_64x4_1x1_v_bz_splitK_TNT",
+    "nvjet_sss_tf32_128x128_32x4_2x1_h_bz_NNN",
+    "nvjet_sm100_xyz_256x256_64x3_2x1_2cta_h_bz_weird_TNN",
+    "nvjet_dsd_64x64x8",
+    "nvjet_sss_128x64_8x3_pingpong_h_h_TN",
+    "sm80_xmma_gemm_f16f16_f16f32_f32_nn_n_tilesize256x128x32_stage3_warpsize4x2x1_hmma_execute_kernel",
+    "sm75_xmma_fprop_implicit_gemm_indexed_f16f16_f16f16_f16_nhwckrsc_nhwc_tn_tilesize128x128x32_stage1",
+    "sm90_xmma_wgrad_xyz_tn_tilesize64x64x64_stage2",
+    "sm86_xmma_gemm_s8s8_s32s32_s32_tn_n_tilesize128x128x64_stage4_warpsize2x2x1_imma_kernel_cublas",
+    "volta_sgemm_64x64_nn",
+    "turing_fp16_s1688gemm_fp16_256x128_ldg8_f2f_tn",
+    "maxwell_dgemm_64x64_nt",
+    "ampere_i8_i16832gemm_int8_128x128_tn",
+    "ampere_z1234gemm_64x64_tn",
+    "cutlass_75_wmma_tensorop_f16_s161616gemm_f16_32x32_128x2_tn_align8",
+    "cutlass_80_tensorop_s16816gemm_f16_64x64_32x6_nn_align8",
+    "cutlass_80_tensorop_h16816gemm_64x64_64x5_nt_align8",
+    "cutlass_80_simt_dgemm_64x64_8x5_tt",
+    "cutlass3x_sm90_simt_gemm_f32_f32_64x64x8_1x1x1_3_nn_align1",
+    "cutlass3x_sm90_tensorop_gemm_128x128x64_1x1x1_0_tnt_align4",
+    "std::enable_if<!(false), void>::type internal::gemvx::kernel<int, int, __nv_bfloat16, __nv_bfloat16,"
+    " float, __nv_bfloat16, false, true, true, false, 7, false, cublasGemvParamsEx<int, "
+    "cublasGemvTensorStridedBatched<__nv_bfloat16 const>, cublasGemvTensorStridedBatched<__nv_bfloat16 "
+    "const>, cublasGemvTensorStridedBatched<__nv_bfloat16>, float> >(cublasGemvParamsEx<int, "
+    "cublasGemvTensorStridedBatched<__nv_bfloat16 const>, cublasGemvTensorStridedBatched<__nv_bfloat16 "
+    "const>, cublasGemvTensorStridedBatched<__nv_bfloat16>, float>)",
+    "void gemmSN_TN_kernel<float, 128, 16, 2, 4, 8, 9, false, cublasGemvTensorStridedBatched<float "
+    "const>, cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float> "
+    ">(cublasGemmSmallNParams<cublasGemvTensorStridedBatched<float const>, "
+    "cublasGemvTensorStridedBatched<float const>, cublasGemvTensorStridedBatched<float>, float>)",
+    "void cutlass::Kernel<cutlass_tensorop_something>(Params)",
+    "void (anonymous namespace)::softmax_warp_forward<float, float, float, 7, true, false>(float*, float "
+    "const*, int)",
+    "void (anonymous namespace)::softmax_warp_forward<c10::Half, c10::Half, float, 4, false, true>(c10::Half*)",
+    "void (anonymous namespace)::cunn_SoftMaxBackward<4, float, float, float, at::native::(anonymous "
+    "namespace)::LogSoftMaxBackwardEpilogue>(float*, float const*, float const*, long)",
+    "void (anonymous namespace)::cunn_SoftMaxForwardSmem<8, c10::Half, float, c10::Half, "
+    "at::native::(anonymous namespace)::SoftMaxForwardEpilogue>(c10::Half*, c10::Half const*, long)",
+    "void at::native::(anonymous namespace)::cunn_LogSoftMaxForward<4, float, float, float>(float*, float const*)",
+    "void my_softmax_kernel<float>(float*)",
+    "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::func_wrapper_t<float,"
+    " at::native::sum_functor<float, float, float>::operator()(at::TensorIterator&)::{lambda(float, "
+    "float)#1}>, unsigned int, float, 4, 4> >(at::native::ReduceOp<float, "
+    "at::native::func_wrapper_t<float, at::native::sum_functor<float, float, "
+    "float>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>, unsigned int, float, 4, 4>)",
+    "void at::native::reduce_kernel<128, 4, at::native::ReduceOp<c10::BFloat16, "
+    "at::native::MaxOps<float>, unsigned int, c10::BFloat16, 4, 4> >(at::native::ReduceOp<c10::BFloat16, "
+    "at::native::MaxOps<float>, unsigned int, c10::BFloat16, 4, 4>)",
+    "void at::native::reduce_kernel<256, 2, at::native::ReduceOp<double, at::native::Foo<double>, "
+    "unsigned int, double, 4> >(at::native::ReduceOp<double, at::native::Foo<double>, unsigned int, "
+    "double, 4>)",
+    "void at::native::triu_tril_kernel<float, long, true, 4, true>(at::cuda::detail::TensorInfo<float, long>)",
+    "void at::native::vectorized_elementwise_kernel<4, "
+    "at::native::float8_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#1}::operator()() "
+    "const::{lambda(float)#1}, std::array<char*, 2ul> >(int, std::array<char*, 2ul>)",
+    "void "
+    "at::native::unrolled_elementwise_kernel<at::native::complex_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#1},"
+    " std::array<char*, 2ul>, 4>(int)",
+    "void at::native::vectorized_elementwise_kernel<4, "
+    "at::native::neg_kernel_cuda(at::TensorIteratorBase&)::{lambda()#1}, std::array<char*, 2ul> >(int)",
+    "void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl<at::native::something>(int)",
+    "void at::native::index_elementwise_kernel<128, 4, "
+    "at::native::gpu_index_kernel<at::native::index_kernel_impl<at::native::OpaqueType<2> "
+    ">(at::TensorIteratorBase&, c10::ArrayRef<long>, c10::ArrayRef<long>)::{lambda(char*, char const*, "
+    "long)#1}>(at::TensorIteratorBase&, c10::ArrayRef<long>, c10::ArrayRef<long>)::{lambda(int)#1}>(long)",
+    "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctorOnOther_add<c10::Half>, "
+    "std::array<char*, 2ul> >(int, at::native::CUDAFunctorOnOther_add<c10::Half>, std::array<char*, 2ul>)",
+    "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor<float>, std::array<char*, 2ul> >(int)",
+    "void at::native::vectorized_elementwise_kernel<2, at::native::FillFunctor<double>, std::array<char*,"
+    " 1ul> >(int)",
+    "void at::native::vectorized_elementwise_kernel<4, at::native::BUnaryFunctor<c10::Half, c10::Half, "
+    "c10::Half, at::native::binary_internal::DivFunctor<float> >, std::array<char*, 2ul> >(int)",
+    "ncclDevKernel_ReduceScatter_Sum_bf16_RING_SIMPLE(ncclDevKernelArgsStorage<4096ul>)",
+    "ncclDevKernel_Broadcast_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
+    "void ncclDevKernel_AllReduce_Sum_f32_NVLS_SIMPLE(ncclDevKernelArgsStorage<4096ul>)",
+    "ncclDevKernel_AllReduce",
+    "Memcpy DtoH (Device -> Pageable)",
+    "Memcpy HtoD (Pageable -> Device)",
+    "Memcpy PtoP (Device -> Device)",
+    "Memset (Unknown)",
+    "a::b::xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx<int>(int)",
+    "void foo(int (*)(int), char)",
+    "void no_parameters<int",
+    "void (anonymous namespace)::kernel()",
+    "  padded_kernel  ",
+    "my_kernel_ü<α, β>(é)",
+    "カーネル::" + "長い名前" * 20 + "<int>(float)",
+    "emoji_😀::🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀🚀",
+)
+
+
+@functools.cache
+def kernel_names() -> tuple[str, ...]:
+    """Every distinct kernel, memcpy and memset name of the fixtures (the GPU events of ``traces/`` and
+    ``workloads/``, the kernels of the recorded run file), of ``tests/test_kernels.py`` and of
+    :data:`KERNEL_EXTRA_NAMES`, sorted."""
+    names: set[str] = set()
+    for path in (*TRACES.glob("*.json.gz"), *(DATA / "workloads").rglob("*.json.gz")):
+        with gzip.open(path, "rt", encoding="utf-8") as f:
+            data = json.load(f)
+        if "traceEvents" in data:
+            names |= {e["name"] for e in data["traceEvents"] if e.get("cat") in _GPU_CATEGORIES}
+        else:
+            names |= _run_file_kernel_names(data)
+    return tuple(sorted(names | _test_kernels_names() | set(KERNEL_EXTRA_NAMES)))

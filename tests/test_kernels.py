@@ -274,7 +274,7 @@ def test_triton_names_round_trip_through_the_fused_ops():
         if not name.startswith("triton_"):
             continue
         f = decode(name).fields
-        kind = next(k for k, v in kernels._INDUCTOR_KINDS.items() if v == f["kind"])
+        kind = next(k for k, v in kernels.generated.INDUCTOR_KINDS.items() if v == f["kind"])
         assert f"triton_{kind}_fused_{'_'.join(f['ops'].split(','))}_{f['index']}" == name
     per = decode("triton_per_fused__softmax_exp_masked_fill_mul_prepare_softmax_online_sub_view_0").fields
     assert per["kind"] == "persistent reduction"
