@@ -339,7 +339,7 @@ class DecisionSummary(_BuildDirective):
         rows = build.decision_rows()
         last: dict[str, DecisionRow] = {}
         for r in rows:
-            if r.winner is not None:
+            if r.winner is not None or r.unreliable:
                 last[r.workload] = r  # rows come by length: the last one is the longest
         if not last:
             return self.empty("train, prefill, decode")
@@ -357,7 +357,9 @@ class DecisionSummary(_BuildDirective):
             fields = dict(workload=self.say(f"workload.{r.workload}"), length=length,
                           conditions=self.conditions_text(c) if c is not None else self.say("not_available"),
                           winner=variants.get(r.winner.variant).short if r.winner else "?")  # fmt: skip
-            if r.too_close and r.runner_up is not None:
+            if r.winner is None:  # every candidate measured with a band too wide to decide anything
+                text = self.say("decision.summary.undecided", **{k: v for k, v in fields.items() if k != "winner"})
+            elif r.too_close and r.runner_up is not None:
                 text = self.say("decision.summary.tie", runner=variants.get(r.runner_up.variant).short, **fields)
             else:
                 text = self.say("decision.summary.line", **fields)

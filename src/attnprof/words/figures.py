@@ -96,8 +96,8 @@ FIGURES: dict[str, dict[str, str]] = {
         "ja": "同じバリアントの隣の長さの点と整合しなかった",
     },
     "sweep.why.wide": {
-        "en": "its band was too wide to decide anything",
-        "ja": "ノイズ幅が広すぎて判定に使えなかった",
+        "en": "its samples spread too widely",
+        "ja": "計測値のばらつきが大きすぎた",
     },
     "scaling.same.yes": {"en": "yes: {margin}", "ja": "はい: {margin}"},
     "scaling.same.tie": {"en": "too close to call: {margin}", "ja": "僅差で判定できない: {margin}"},
@@ -150,8 +150,13 @@ FIGURES: dict[str, dict[str, str]] = {
     "conditions.mask.none": {"en": "no mask", "ja": "マスクなし"},
     "conditions.head.gpu": {"en": "Measured on {device}:", "ja": "{device} で計測:"},
     "conditions.head.cpu": {
-        "en": "Measured on the CPU ({device}) of a machine without a GPU: the times describe this CPU, not any GPU.",
-        "ja": "GPU のないマシンの CPU ({device}) で計測: 時間はこの CPU のもので、どの GPU のものでもありません。",
+        "en": "Measured on a machine without a GPU, on its {device}: the times describe this CPU, not any GPU.",
+        "ja": "GPU のないマシンの {device} で計測: 時間はこの CPU のもので、どの GPU のものでもありません。",
+    },
+    "decision.summary.undecided": {
+        "en": "{workload} at {length} ({conditions}): not decided, every time measured with a band too wide to "
+        "decide anything",
+        "ja": "{workload}、{length} ({conditions}): 判定しない。どの時間もノイズ幅が広すぎて判定に使えない",
     },
     "conditions.item": {"en": "{workload}: {conditions}; {lengths}", "ja": "{workload}: {conditions}。{lengths}"},
     "conditions.longest": {
