@@ -1,148 +1,87 @@
-"""First look at the GPU builder: raw profiler traces of every variant, plus environment facts.
+"""Record the runs behind the tests' GPU fixtures with attnprof's own measuring code, on the machine it runs on.
 
-Plain torch only (no attnprof), so the traces can be used as test fixtures for the trace parser while the
-package is being written. Writes into the folder given as the first argument.
+The fixtures in ``tests/data`` are real H200 recordings: every variant's forward (``traces/``), and the training,
+decoding, CUDA-graph and context-parallel runs of ``workloads/``. This probe makes the same runs through the
+package (:func:`attnprof.measure.profiling.profile`, :func:`attnprof.measure.parallelrun.run`), so what it writes is
+in the package's own formats: result files with their traces (:mod:`attnprof.records.results`) and a
+context-parallel run file with one trace per rank and case (:mod:`attnprof.records.parallel`). A run that cannot
+happen here is a result that says why; the probe goes on.
+
+Usage (the repository as working directory)::
+
+    PYTHONPATH=src python scripts/probe_h200.py OUT [--parts prefill,train,decode,cp] [--device cpu]
+
+It writes ``OUT/<part>/`` for each part and prints one line per run. On the CPU it makes the same runs at the
+package's small CPU shapes (no variant that compiles; context parallelism over two gloo processes), which checks the
+probe itself in a minute or two.
 """
 
-import gzip
-import json
-import math
-import os
-import sys
+from __future__ import annotations
+
+import argparse
 import time
-import warnings
+from pathlib import Path
 
-import torch
-import torch.nn.functional as F
-from torch.nn.attention import SDPBackend, sdpa_kernel
-from torch.profiler import ProfilerActivity, profile, record_function, schedule
+from attnprof import inputs, variants, workloads
+from attnprof.measure import parallelrun, profiling
 
-out_dir = sys.argv[1]
-os.makedirs(out_dir, exist_ok=True)
-dev = "cuda"
-B, H, S, D = (int(x) for x in os.environ.get("SHAPE", "8,16,1024,64").split(","))
-dtype = torch.bfloat16
-torch.manual_seed(0)
-q, k, v = (torch.randn(B, H, S, D, device=dev, dtype=dtype) for _ in range(3))
-mask = torch.ones(S, S, device=dev, dtype=torch.bool).triu(1)
-scale = 1.0 / math.sqrt(D)
+PARTS = ("prefill", "train", "decode", "cp")
+#: Decoding: the cache lengths of the fixtures (traced and timed), the CUDA-graph comparison's, and the only ones a
+#: compiled variant runs at (one compile per length).
+DECODE_LENS = (1024, 4096, 8192, 16384, 131072)
+GRAPH_LEN = 4096
+COMPILED_LENS = (8192, 131072)
+#: Context parallelism: the fixtures' sequence lengths and SDPA backends (flash forced, and SDPA's own choice).
+CP_SEQS = (32768, 65536, 131072)
+CP_BACKENDS = ("flash", "auto")
 
 
-def naive(q, k, v):
-    s = torch.matmul(q, k.transpose(-2, -1)) * scale
-    s = s.masked_fill(mask, float("-inf"))
-    return torch.matmul(torch.softmax(s, dim=-1), v)
+def _profile(variant: str, setup: inputs.Setup, workload: str, out: Path, graph: bool = False) -> None:
+    t0 = time.perf_counter()
+    r = profiling.profile(variant, setup, workload=workload, save_to=out, graph=graph)
+    took = time.perf_counter() - t0
+    print(f"{workload:8} {variant:15} {setup.describe():60} {r.status:12} {took:6.1f} s  {r.reason or ''}"[:200])
 
 
-def naive_inplace(q, k, v):
-    s = torch.matmul(q, k.transpose(-2, -1))
-    s.mul_(scale)
-    s.masked_fill_(mask, float("-inf"))
-    return torch.matmul(torch.softmax(s, dim=-1), v)
+def _runs(part: str, device: str) -> list[tuple[str, inputs.Setup, bool]]:
+    """``(variant, setup, graph)`` of every run of ``part``."""
+    cpu = device == "cpu"
+    chosen = [v for v in variants.for_workload(part) if not (cpu and variants.get(v).compiled)]
+    if part != "decode":
+        return [(v, workloads.default_setup(part, device), False) for v in chosen]
+    base = workloads.default_setup("decode", device)
+    lens, graph_len = (workloads.CPU_DECODE_LENS, workloads.CPU_DECODE_LENS[0]) if cpu else (DECODE_LENS, GRAPH_LEN)
+    return [
+        (v, inputs.make_setup(base.shape, base.dtype, device, kv_heads=base.kv_heads, kv_len=n),
+         variants.get(v).graph and n == graph_len)
+        for v in chosen for n in lens if cpu or not variants.get(v).compiled or n in COMPILED_LENS
+    ]  # fmt: skip
 
 
-def forced(backend):
-    def f(q, k, v):
-        with sdpa_kernel(backend):
-            return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("out", type=Path, help="folder to write into")
+    parser.add_argument("--parts", default=",".join(PARTS), help=f"comma-separated, any of: {', '.join(PARTS)}")
+    parser.add_argument("--device", default=None, help="cuda or cpu (default: cuda when available)")
+    args = parser.parse_args()
+    parts = args.parts.split(",")
+    if not set(parts) <= set(PARTS):
+        parser.error(f"unknown part in {args.parts!r}; choose from: {', '.join(PARTS)}")
+    device = args.device or profiling.default_device()
+    for part in parts:
+        out = args.out / part
+        out.mkdir(parents=True, exist_ok=True)
+        if part == "cp":
+            small = dict(batch=1, heads=2, head_dim=16, world=2) if device == "cpu" else {}
+            seqs = (64, 128) if device == "cpu" else CP_SEQS
+            cfg = parallelrun.make_config(seqs, backends=CP_BACKENDS, device=device, **small)
+            run = parallelrun.run(cfg, save_to=out)
+            cases = ", ".join(f"{c.backend} {c.method} S{c.seq} {c.status}" for c in run.cases)
+            print(f"cp       {run.status} ({run.reason or run.launcher}) in {run.elapsed_s:.1f} s: {cases}")
+            continue
+        for variant, setup, graph in _runs(part, device):
+            _profile(variant, setup, part, out, graph)
 
-    return f
 
-
-def auto(q, k, v):
-    return F.scaled_dot_product_attention(q, k, v, is_causal=True)
-
-
-from torch.nn.attention.flex_attention import create_block_mask, flex_attention  # noqa: E402
-
-flex_c = torch.compile(flex_attention)
-bm = create_block_mask(lambda b, h, qi, ki: qi >= ki, None, None, S, S, device=dev)
-
-
-def flex(q, k, v):
-    return flex_c(q, k, v, block_mask=bm)
-
-
-compiled_naive = torch.compile(naive_inplace)
-
-variants = {
-    "naive": naive,
-    "naive_inplace": naive_inplace,
-    "sdpa_math": forced(SDPBackend.MATH),
-    "sdpa_efficient": forced(SDPBackend.EFFICIENT_ATTENTION),
-    "sdpa_flash": forced(SDPBackend.FLASH_ATTENTION),
-    "sdpa_cudnn": forced(SDPBackend.CUDNN_ATTENTION),
-    "sdpa_auto": auto,
-    "flex": flex,
-    "compiled_naive": compiled_naive,
-}
-facts = {
-    "torch": torch.__version__,
-    "cuda": torch.version.cuda,
-    "cudnn": torch.backends.cudnn.version(),
-    "gpu": torch.cuda.get_device_name(),
-    "props": str(torch.cuda.get_device_properties(0)),
-    "timings": {},
-}
-ref = None
-with torch.no_grad():
-    ref = F.scaled_dot_product_attention(q.double(), k.double(), v.double(), is_causal=True)
-    for name, fn in variants.items():
-        t0 = time.perf_counter()
-        for _ in range(3):
-            out = fn(q, k, v)
-        torch.cuda.synchronize()
-        t_warm = time.perf_counter() - t0
-        err = ((out.double() - ref).norm() / ref.norm()).item()
-        t0 = time.perf_counter()
-        with profile(
-            activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],
-            schedule=schedule(wait=1, warmup=1, active=3, repeat=1),
-            record_shapes=True,
-        ) as prof:
-            for _ in range(5):
-                with record_function(f"{name}_fwd"):
-                    fn(q, k, v)
-                torch.cuda.synchronize()
-                prof.step()
-        t_prof = time.perf_counter() - t0
-        path = os.path.join(out_dir, f"{name}.json")
-        prof.export_chrome_trace(path)
-        with open(path, "rb") as f_in, gzip.open(path + ".gz", "wb") as f_out:
-            f_out.write(f_in.read())
-        os.remove(path)
-        # CUDA-event timing
-        st, en = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        times = []
-        for _ in range(30):
-            st.record()
-            fn(q, k, v)
-            en.record()
-            en.synchronize()
-            times.append(st.elapsed_time(en))
-        times.sort()
-        facts["timings"][name] = {
-            "warm_s": t_warm,
-            "profile_s": t_prof,
-            "median_ms": times[len(times) // 2],
-            "err": err,
-        }
-        print(name, facts["timings"][name], flush=True)
-
-# Reasons PyTorch gives when a backend cannot run.
-reasons = {}
-for dt, hd in [(torch.float32, 64), (torch.bfloat16, 512), (torch.float16, 64)]:
-    qq = torch.randn(1, 2, 128, hd, device=dev, dtype=dt)
-    for bname in ["FLASH_ATTENTION", "EFFICIENT_ATTENTION", "CUDNN_ATTENTION", "MATH"]:
-        with warnings.catch_warnings(record=True) as w:
-            warnings.simplefilter("always")
-            try:
-                with sdpa_kernel(getattr(SDPBackend, bname)):
-                    F.scaled_dot_product_attention(qq, qq, qq, is_causal=True)
-                res = "ok"
-            except Exception as e:
-                res = f"{type(e).__name__}: {e}"
-        reasons[f"{dt}-{hd}-{bname}"] = {"result": res, "warnings": [str(x.message) for x in w]}
-facts["reasons"] = reasons
-with open(os.path.join(out_dir, "facts.json"), "w") as f:
-    json.dump(facts, f, indent=1)
+if __name__ == "__main__":
+    main()

@@ -238,9 +238,9 @@ def cp_rank_trace(backend: str, method: str, seq: int, rank: int) -> rank_traces
 
 def h200x2_run(backend: str = "flash", folder: Path | None = None) -> ParallelRun:
     """The context-parallel run the probe recorded on 2 x H200, as the runner would have written it: every figure
-    from ``h200x2-facts.json`` (measured by ``scripts/probe_workloads.py``), every rank's trace read from the
-    fixtures. With ``folder``, the traces are copied there under the runner's names and the run file is saved
-    there."""
+    from ``h200x2-facts.json`` (measured by the first probe, see ``tests/data/workloads/README.md``), every rank's
+    trace read from the fixtures. With ``folder``, the traces are copied there under the runner's names and the run
+    file is saved there."""
     facts = cp_facts()
     env = Environment(
         device_name="NVIDIA H200",
@@ -679,3 +679,18 @@ def kernel_names() -> tuple[str, ...]:
         else:
             names |= _run_file_kernel_names(data)
     return tuple(sorted(names | _test_kernels_names() | set(KERNEL_EXTRA_NAMES)))
+
+
+# --- the command line -----------------------------------------------------------------------------------------------
+
+
+def run_cli(*argv: str) -> tuple[int, str, str]:
+    """``attnprof ARGV`` run in-process (:func:`attnprof.cli.main`): the exit status, standard output and standard
+    error."""
+    import io
+
+    from attnprof import cli
+
+    out, err = io.StringIO(), io.StringIO()
+    code = cli.main(list(argv), out=out, err=err)
+    return code, out.getvalue(), err.getvalue()

@@ -1,4 +1,4 @@
-"""The context-parallelism claims C30–C34 (the parallel block of attnprof.analysis.claims) on the run recorded on 2 x
+"""The context-parallelism claims C30–C34 (attnprof.analysis.claims.parallel) on the run recorded on 2 x
 H200, on runs changed so that each rule flips, and on a build that could not run."""
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ to read, torch lives in the measuring code alone, and the Sphinx extension and t
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -120,7 +121,8 @@ def upward(graph: dict[str, set[str]]) -> list[str]:
 
 def test_the_import_graph_sees_real_edges():
     graph = import_graph()
-    assert "analysis.summary" in graph["analysis.claims"] and "analysis.occupancy" in graph["analysis.summary"]
+    assert "analysis.summary" in graph["analysis.claims.framework"]
+    assert "analysis.occupancy" in graph["analysis.summary"]
     assert "sphinxext.lookup" in graph["sphinxext.tables"] or "sphinxext.nodes" in graph["sphinxext.tables"]
     assert "words" in graph["sphinxext.nodes"]
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
@@ -158,6 +160,22 @@ def test_the_leaves_stay_leaves():
     assert graph["measure.interrupts"] == set()
     word_modules = {n for n in graph if n == "words" or n.startswith("words.")}
     assert all(graph[n] <= word_modules for n in word_modules)  # the word table reads nothing of the package
+
+
+def test_the_claim_families_share_the_framework_and_not_each_other():
+    graph = import_graph()
+    families = {n for n in graph if n.startswith("analysis.claims.") and n != "analysis.claims.framework"}
+    assert families == {f"analysis.claims.{f}" for f in ("article_trace", "article_timing", "workloads", "parallel")}
+    for family in families:
+        assert "analysis.claims.framework" in graph[family]
+        assert graph[family] & families == set(), family
+
+
+def test_the_readme_shows_the_floors_as_the_tree_has_them():
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## How the code is laid out", 1)[1].split("\n## ", 1)[0]
+    rows = [line.split("|") for line in section.splitlines() if re.match(r"\| \d \|", line)]
+    assert [tuple(re.findall(r"`(\w+)/`", row[2])) or ("",) for row in rows] == list(FLOORS)
 
 
 def test_modules_stay_readable():

@@ -63,8 +63,8 @@ def test_what_nccl_moved_is_read_from_the_kernel_arguments(method, seq):
 @pytest.mark.parametrize(("method", "seq"), CASES)
 @pytest.mark.parametrize("rank", [0, 1])
 def test_shares_agree_with_what_the_probe_computed_on_its_own(method, seq, rank):
-    """scripts/probe_workloads.py measured the same traces with its own code (kernels of any thread of the process);
-    both readings must agree."""
+    """The first probe (plain torch: scripts/probe_workloads.py up to commit 5132495) measured the same traces with
+    its own code (kernels of any thread of the process); both readings must agree."""
     probe = _probe_config(method, seq, rank)["trace"]
     t = cp_rank_trace("flash", method, seq, rank)
     assert t.median("comm_share") == pytest.approx(probe["comm_share_of_span"], abs=1e-4)

@@ -81,31 +81,7 @@ def test_kernel_table_gives_each_launch_configuration_its_row_and_names_every_li
         assert cudnn[9].endswith(limiters)
 
 
-# --- missing, stale, unsupported ------------------------------------------------------------------------------------
-
-
-def test_missing_result_warns_with_location_and_shows_a_box(project):
-    app = project({"index.md": "# Page\n\nText.\n\n```{kernel-table} sdpa_cudnn\n```\n"}, variants=("naive",))
-    warnings = app.warning.getvalue()
-    assert "no result file for variant 'sdpa_cudnn'" in warnings
-    assert "index.md:5" in warnings
-    assert "attnprof-problem" in html(app)
-
-
-def test_unknown_variant_names_the_choices(project):
-    app = project({"index.md": "# Page\n\n```{timeline} flsh\n```\n"})
-    warnings = app.warning.getvalue()
-    assert "unknown variant 'flsh'; choose one of: naive, naive_inplace" in warnings
-
-
-def test_stale_result_warns(project, tmp_path):
-    folder = tmp_path / "results"
-    folder.mkdir()
-    (folder / "naive__prefill__1x4x256x64__bfloat16__cpu.json").write_text('{"schema_version": 0}')
-    app = project({"index.md": "# Page\n\n```{kernel-table} naive\n```\n"}, variants=())
-    warnings = app.warning.getvalue()
-    assert "stale or unreadable result file" in warnings and "schema version 0" in warnings
-    assert "index.md:3" in warnings
+# --- unsupported (missing and stale files: test_sphinxext_lookup.py) ------------------------------------------------
 
 
 def _failed(variant: str, status: str, reason: str, device: str = "cuda") -> Result:
@@ -436,38 +412,6 @@ def test_a_parallel_build_gives_the_same_pages_as_a_serial_one(project, tmp_path
     assert pages["2"] == pages["1"]
     assert list(pages["2"]["viewer data"]) == ["naive_inplace__prefill__8x16x1024x64__bfloat16__cuda.stepmid.js"]
     assert "attnprof-kernel-table" in pages["2"]["a"] and "attnprof-claims-table" in pages["2"]["b"]
-
-
-def test_a_page_analyses_each_result_once(project, monkeypatch):
-    from collections import Counter
-
-    from attnprof.records import sweep as sweep_module
-    from helpers import h200_sweep
-
-    analysed_, swept, costs = Counter(), Counter(), Counter()
-    real_analyse, real_sweep, real_costs = summary.analyse, sweep_module.load, results.load_cpu_costs
-    monkeypatch.setattr(summary, "analyse", lambda r: analysed_.update([r.variant]) or real_analyse(r))
-    monkeypatch.setattr(sweep_module, "load", lambda p: swept.update([p.name]) or real_sweep(p))
-    monkeypatch.setattr(results, "load_cpu_costs", lambda p: costs.update([p.name]) or real_costs(p))
-    fields = ("gpu_ms", "cpu_us", "dispatch_us", "tflops", "peak_mib", "main_kernel", "main_kernel_regs",
-              "main_kernel_smem", "main_kernel_theoretical_occupancy", "main_kernel_limiter", "sm_count",
-              "kernels_per_step", "activities_per_step", "op:aten::transpose", "rel_error")  # fmt: skip
-    roles = " ".join(f"{{metric}}`{v}:{f}`" for v in ("sdpa_flash", "naive") for f in fields)
-    tables_ = "\n\n".join(["```{kernel-table} sdpa_flash\n```", "```{compare-table} naive sdpa_flash\n```",
-                            "```{cpu-cost-table} sdpa_flash\n```", "```{cpu-cost-table} naive\n```",
-                            "```{claims} C9 C10 C2\n```", "```{scaling-table}\n```", "```{roofline-table}\n```",
-                            "```{sdpa-choice-table}\n```"])  # fmt: skip
-    flash = trace_result("sdpa_flash")[0]
-    from attnprof.noise import exact
-    from attnprof.records.results import CpuCostRow, CpuCosts
-
-    row = CpuCostRow("sdpa_flash", "ok", None, exact(90.0), exact(45.0), exact(5.0), [30, 100])
-    measured = CpuCosts("cuda", [8, 16, 1024, 64], "bfloat16", 10, flash.environment, [row])
-    app = project({"index.md": f"# Many\n\n{roles}\n\n{tables_}\n"}, sweep_data=h200_sweep(), cpu_costs=measured)
-    assert app.warning.getvalue() == ""
-    assert dict(analysed_) == {"naive": 1, "naive_inplace": 1, "sdpa_flash": 1}
-    assert dict(swept) == {"sweep__cuda.json": 1}
-    assert dict(costs) == {"cpu_costs__cuda.json": 1}
 
 
 def test_catalog_messages_do_not_depend_on_what_this_build_could_run(project, tmp_path):

@@ -143,7 +143,7 @@ def test_a_missing_or_stale_file_is_a_warning(page, tmp_path: Path):
     assert all(r[3] == "not measurable here" for r in _table(app, "attnprof-parallel-claims"))
     (tmp_path / "results" / "parallel__cuda.json").write_text('{"schema_version": 7}')
     app = page(None, "en", "# CP\n\n```{parallel-status}\n```\n")
-    _warned(app, "stale or unreadable run file", "schema version 7")
+    _warned(app, "stale or unreadable context-parallel run file", "schema version 7")
 
 
 def test_a_case_that_did_not_run_is_a_warning_where_the_page_names_it(page):

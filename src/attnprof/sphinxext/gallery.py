@@ -76,9 +76,19 @@ def script_for(config: Config, srcdir: str | os.PathLike[str], filename: str) ->
     return next((s for s, patterns in found if any(fnmatch.fnmatch(filename, p) for p in patterns)), None)
 
 
+def _trace_files(data: object) -> list[str]:
+    """Every ``trace_file`` a result names: its own, or (a context-parallel run) one per rank of every case."""
+    if isinstance(data, dict):
+        own = [data["trace_file"]] if isinstance(data.get("trace_file"), str) else []
+        return own + [t for v in data.values() if isinstance(v, dict | list) for t in _trace_files(v)]
+    if isinstance(data, list):
+        return [t for v in data for t in _trace_files(v)]
+    return []
+
+
 def missing_outputs(patterns: list[str], results_dir: Path) -> list[str]:
-    """The patterns with no file in ``results_dir``, and the trace files that the matching results name but that
-    are not there."""
+    """The patterns with no file in ``results_dir``, and the trace files that the matching results name (a run file:
+    every rank's) but that are not there."""
     missing = []
     for pattern in patterns:
         matches = sorted(results_dir.glob(pattern))
@@ -89,9 +99,7 @@ def missing_outputs(patterns: list[str], results_dir: Path) -> list[str]:
                 data = files.read_json(path)
             except (OSError, files.UnreadableFile):
                 continue  # an unreadable file is the page's warning, with its own fix
-            trace = data.get("trace_file") if isinstance(data, dict) else None
-            if isinstance(trace, str) and not (results_dir / trace).exists():
-                missing.append(trace)
+            missing += [t for t in _trace_files(data) if not (results_dir / t).exists()]
     return missing
 
 

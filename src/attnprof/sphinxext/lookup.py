@@ -1,15 +1,15 @@
 """Finding what a page shows: result files (each analysed), the CPU-cost and fixed-cost files, the sweep and the
 context-parallel run, behind one cache.
 
-Every file is read once per process and version (its modification time): a result is loaded and analysed
-(:func:`attnprof.analysis.summary.analyse`) once, however many directives and roles of however many pages show it.
-Every file read is noted as a dependency of the page that asked, so the page is read again when the file changes. A
-missing or unreadable file is a Sphinx warning at the directive's location (so ``-W`` fails the build) and the
-returned value carries the message for the page. Every file is verified before it is used or published (result
-files by their readers, which raise :class:`attnprof.records.files.UnreadableFile` for truncated gzip, bad JSON or
-another schema; trace files by :func:`verified_trace` before a page links them), and the warning for a bad one names
-the file and the fix (:func:`attnprof.sphinxext.gallery.fix_for`: delete it and build again, which re-runs the script
-that writes it).
+Every file of every kind (:data:`KINDS`: results, CPU costs, sweeps, context-parallel runs, traces) is read the
+same way, by :func:`read`: once per process and version (its modification time), so that a result is loaded and
+analysed (:func:`attnprof.analysis.summary.analyse`) once, however many directives and roles of however many pages
+show it; noted as a dependency of the page that asked, so the page is read again when the file changes; and
+verified before it is used or published (by the kind's reader, which raises
+:class:`attnprof.records.files.UnreadableFile` for truncated gzip, bad JSON or another schema). A file that cannot
+be read is one Sphinx warning at the directive's location (so ``-W`` fails the build), naming the file, what is
+wrong and the fix (:func:`attnprof.sphinxext.gallery.fix_for`: delete it and build again, which re-runs the script
+that writes it); the returned value carries the message for the page, and the build goes on.
 
 Which result is used for a variant: of its result files (:func:`attnprof.records.results.find`), the first that ran
 (``status == "ok"``), CUDA results before CPU ones; else the first one. For the training and decoding workloads,
@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from docutils import nodes
 from sphinx.environment import BuildEnvironment
@@ -44,43 +44,100 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 Location = str | nodes.Node | None
 
-#: (kind, path) -> (modification time, what was loaded from the file)
-_CACHE: dict[tuple[str, Path], tuple[int, Any]] = {}
 
+@dataclass(frozen=True)
+class FileKind(Generic[T]):
+    """One kind of file a page reads.
 
-def _cached(kind: str, path: Path, load: Callable[[Path], T]) -> T:
-    """``load(path)``, reused while the file keeps its modification time."""
-    mtime = path.stat().st_mtime_ns
-    hit = _CACHE.get((kind, path))
-    if hit is not None and hit[0] == mtime:
-        return hit[1]
-    value = load(path)
-    _CACHE[(kind, path)] = (mtime, value)
-    return value
+    Attributes:
+        what: What a warning calls it (``"sweep file"``).
+        load: Reads a file of the kind; raises :class:`attnprof.records.files.UnreadableFile` (or ``OSError``) for
+            one it cannot use.
+    """
+
+    what: str
+    load: Callable[[Path], T]
 
 
 def _analysed(path: Path) -> Analysis:
     return summary.analyse(results.load(path))
 
 
-def _fix(env: BuildEnvironment, path: Path) -> str:
-    return gallery.fix_for(env.config, env.srcdir, path)
+def _whole_trace(path: Path) -> bool:
+    trace.read_trace(path)  # gzip integrity, JSON, a trace
+    return True
 
 
-def _bad_file(env: BuildEnvironment, what: str, path: Path, exc: BaseException) -> str:
-    """``stale or unreadable result file: PATH: WHAT IS WRONG; HOW TO FIX IT`` (the path said once)."""
-    text = str(exc) if str(path) in str(exc) else f"{path}: {exc}"
-    return f"stale or unreadable {what}: {text}; {_fix(env, path)}"
+# the readers are looked up when called (not bound here), so that a test can count the reads
+RESULT: FileKind[Analysis] = FileKind("result file", _analysed)
+CPU_COSTS: FileKind[CpuCosts] = FileKind("CPU-cost file", lambda path: results.load_cpu_costs(path))
+FIXED_COSTS: FileKind[FixedCosts] = FileKind("fixed-cost file", lambda path: fixedcosts.load(path))
+SWEEP: FileKind[Sweep] = FileKind("sweep file", lambda path: sweep.load(path))
+PARALLEL: FileKind[ParallelRun] = FileKind("context-parallel run file", lambda path: parallel.load(path))
+TRACE: FileKind[bool] = FileKind("trace file", _whole_trace)
+#: Every kind of file a page reads.
+KINDS: tuple[FileKind[Any], ...] = (RESULT, CPU_COSTS, FIXED_COSTS, SWEEP, PARALLEL, TRACE)
+
+#: (kind, path) -> (modification time, what was loaded from the file)
+_CACHE: dict[tuple[str, Path], tuple[int, Any]] = {}
 
 
-def analysed(path: Path) -> Analysis:
-    """The analysed result in ``path``, from the cache (for writers, which have no page to note a dependency on:
-    the directive that named the file did that when the page was read).
+@dataclass(frozen=True)
+class Read(Generic[T]):
+    """What :func:`read` found: the file's content, or the one-line warning that says why there is none.
 
-    Raises:
-        OSError, StaleResultError: as :func:`attnprof.records.results.load`.
+    Attributes:
+        value: What the kind's reader made of the file, or ``None``.
+        problem: The warning (``stale or unreadable sweep file: PATH: WHAT IS WRONG; HOW TO FIX IT``), or ``None``.
     """
-    return _cached("result", Path(path), _analysed)
+
+    value: T | None
+    problem: str | None = None
+
+
+def read(
+    env: BuildEnvironment,
+    kind: FileKind[T],
+    path: Path,
+    location: Location,
+    *,
+    note: bool = True,
+    quiet: bool = False,
+) -> Read[T]:
+    """The one way a page reads a file: ``kind``'s reader on ``path``, reused while the file keeps its
+    modification time.
+
+    Args:
+        env: The build environment (its configuration says which script writes the file, for the fix).
+        kind: The kind of file, one of :data:`KINDS`.
+        path: The file.
+        location: Where a warning points (a directive's location, or ``None``).
+        note: Note the file as a dependency of the page being read (not for writers, which run after reading).
+        quiet: Return the problem without logging it (for callers that read several files and warn once).
+
+    Returns:
+        The content, or the problem: a missing file (``KIND PATH is missing; FIX``), or an unreadable one
+        (``stale or unreadable KIND: PATH: WHAT IS WRONG; FIX``). Never raises for a bad file.
+    """
+    path = Path(path)
+    if note:
+        env.note_dependency(str(path))
+    try:
+        mtime = path.stat().st_mtime_ns
+        hit = _CACHE.get((kind.what, path))
+        if hit is None or hit[0] != mtime:
+            hit = (mtime, kind.load(path))
+            _CACHE[(kind.what, path)] = hit
+        return Read(hit[1])
+    except FileNotFoundError:
+        problem, subtype = f"{kind.what} {path} is missing", "missing"
+    except (files.UnreadableFile, OSError) as exc:
+        text = str(exc) if str(path) in str(exc) else f"{path}: {exc}"  # the path said once
+        problem, subtype = f"stale or unreadable {kind.what}: {text}", "stale"
+    problem += f"; {gallery.fix_for(env.config, env.srcdir, path)}"
+    if not quiet:
+        warn(problem, subtype, location)
+    return Read(None, problem)
 
 
 def results_dir(env: BuildEnvironment) -> Path:
@@ -110,11 +167,10 @@ class Found:
 def _readable(env: BuildEnvironment, paths: list[Path]) -> tuple[list[tuple[Path, Analysis]], str | None]:
     loaded, problem = [], None
     for path in paths:
-        env.note_dependency(str(path))
-        try:
-            loaded.append((path, _cached("result", path, _analysed)))
-        except (files.UnreadableFile, OSError) as exc:
-            problem = problem or _bad_file(env, "result file", path, exc)
+        found = read(env, RESULT, path, None, quiet=True)
+        if found.value is not None:
+            loaded.append((path, found.value))
+        problem = problem or found.problem
     return loaded, problem
 
 
@@ -188,12 +244,7 @@ def find_cpu_costs(env: BuildEnvironment, location: Location) -> CpuCosts | None
     path = results.find_cpu_costs(results_dir(env))
     if path is None:
         return None
-    env.note_dependency(str(path))
-    try:
-        return _cached("cpu_costs", path, results.load_cpu_costs)
-    except (OSError, files.UnreadableFile) as exc:
-        warn(_bad_file(env, "CPU-cost file", path, exc), "stale", location)
-        return None
+    return read(env, CPU_COSTS, path, location).value
 
 
 def find_fixed_costs(env: BuildEnvironment, location: Location, needed: bool = False) -> FixedCosts | None:
@@ -209,12 +260,7 @@ def find_fixed_costs(env: BuildEnvironment, location: Location, needed: bool = F
             warn(f"no fixed-cost file ({fixedcosts.filename('cuda')}) in {directory} (examples/11-cpu-overhead.py "
                  "writes it; did it run?)", "missing", location)  # fmt: skip
         return None
-    env.note_dependency(str(path))
-    try:
-        return _cached("fixed_costs", path, fixedcosts.load)
-    except (OSError, files.UnreadableFile) as exc:
-        warn(_bad_file(env, "fixed-cost file", path, exc), "stale", location)
-        return None
+    return read(env, FIXED_COSTS, path, location).value
 
 
 @dataclass
@@ -246,29 +292,14 @@ def find_sweep(env: BuildEnvironment, location: Location) -> FoundSweep:
             "did it run?)"
         )
         return FoundSweep(None, None, warn(message, "missing", location))
-    env.note_dependency(str(path))
-    try:
-        return FoundSweep(_cached("sweep", path, sweep.load), path)
-    except (files.UnreadableFile, OSError) as exc:
-        return FoundSweep(None, None, warn(_bad_file(env, "sweep file", path, exc), "stale", location))
-
-
-def _trace_ok(path: Path) -> bool:
-    trace.read_trace(path)  # gzip integrity, JSON, a trace
-    return True
+    found = read(env, SWEEP, path, location)
+    return FoundSweep(found.value, path if found.value is not None else None, found.problem)
 
 
 def verified_trace(env: BuildEnvironment, path: Path, location: Location) -> str | None:
     """Check the trace file ``path`` before a page publishes it: ``None`` when it is whole, else the warning
     (logged at ``location``): missing, truncated or corrupt gzip, not JSON, not a trace."""
-    env.note_dependency(str(path))
-    try:
-        _cached("trace", path, _trace_ok)
-    except FileNotFoundError:
-        return warn(f"trace file {path} is missing; {_fix(env, path)}", "missing", location)
-    except (files.UnreadableFile, OSError) as exc:
-        return warn(_bad_file(env, "trace file", path, exc), "stale", location)
-    return None
+    return read(env, TRACE, path, location).problem
 
 
 def find_build(env: BuildEnvironment, location: Location, needed: tuple[str, ...] = ()) -> Build:
@@ -291,13 +322,7 @@ def find_build(env: BuildEnvironment, location: Location, needed: tuple[str, ...
             warn(f"no result file of the {workload} workload in {directory} (examples/{script} writes them; did it "
                  "run?)", "missing", location)  # fmt: skip
     sweep_path = _sweep_path(directory)
-    found_sweep = None
-    if sweep_path is not None:
-        env.note_dependency(str(sweep_path))
-        try:
-            found_sweep = _cached("sweep", sweep_path, sweep.load)
-        except (files.UnreadableFile, OSError) as exc:
-            warn(_bad_file(env, "sweep file", sweep_path, exc), "stale", location)
+    found_sweep = read(env, SWEEP, sweep_path, location).value if sweep_path is not None else None
     return Build(by_workload, found_sweep, find_fixed_costs(env, location))
 
 
@@ -325,8 +350,5 @@ def find_parallel(env: BuildEnvironment, location: Location) -> FoundParallel:
             "(examples/14-context-parallel.py writes it; did it run?)"
         )
         return FoundParallel(None, None, warn(message, "missing", location))
-    env.note_dependency(str(path))
-    try:
-        return FoundParallel(_cached("parallel", path, parallel.load), path)
-    except (results.StaleResultError, OSError) as exc:
-        return FoundParallel(None, None, warn(f"stale or unreadable run file {path}: {exc}", "stale", location))
+    found = read(env, PARALLEL, path, location)
+    return FoundParallel(found.value, path if found.value is not None else None, found.problem)

@@ -328,10 +328,12 @@ class ParallelTimeline(ParallelDirective):
         return [picture_figure(self, png, summary, "attnprof-timeline"), self.downloads(case, path.parent)]
 
     def downloads(self, case: ParallelCase, folder: Path) -> nodes.paragraph:
-        """Links to every rank's raw trace of the case."""
+        """Links to every rank's raw trace of the case that is whole (a bad one is a warning, and not linked)."""
         doc_dir = self.env.doc2path(self.env.docname).parent
         links: list[nodes.Node] = [nodes.Text(self.say("timeline.download") + ": ")]
-        for i, rr in enumerate(c for c in case.ranks if c.trace_file):
+        whole = [c for c in case.ranks if c.trace_file
+                 and lookup.verified_trace(self.env, folder / c.trace_file, self.get_location()) is None]  # fmt: skip
+        for i, rr in enumerate(whole):
             if i:
                 links.append(nodes.Text(self.say("list.sep")))
             links.append(addnodes.download_reference(
@@ -387,7 +389,7 @@ class ParallelClaims(ParallelDirective):
         out = self.problem(found.problem) if found.run is None else []
         body = []
         for claim in claims.PARALLEL_CLAIMS.values():
-            v = claim.check(found.run, self.lang)
+            v = claim.check(language=self.lang, run=found.run)
             measured = [para(t) for t in (v.measured, v.detail, v.reason) if t]
             verdict = para(self.say(f"verdict.{v.verdict}"),
                            classes=["attnprof-verdict", f"attnprof-verdict-{v.verdict}"])  # fmt: skip

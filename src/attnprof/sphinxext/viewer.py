@@ -33,7 +33,7 @@ from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 from sphinx.util.osutil import relative_uri
 
-from attnprof.records.results import Result, StaleResultError
+from attnprof.records.results import Result
 from attnprof.render import viewer
 from attnprof.sphinxext import lookup
 
@@ -85,12 +85,11 @@ def _write_data_files(app: Sphinx) -> list[Any]:
     the data follow a change of the result or of the code."""
     views = {view: where for page in _views(app.env).values() for view, where in page.items()}
     for view, (path, step) in sorted(views.items()):
-        try:
-            found = lookup.analysed(Path(path))
-        except (OSError, StaleResultError) as exc:  # the page that shows it was read before the file went
-            lookup.warn(f"trace view {view}: {exc}", "stale", None)
+        # the page that shows it noted the file when it was read; the file may have gone bad since
+        found = lookup.read(app.env, lookup.RESULT, Path(path), None, note=False)
+        if found.value is None:
             continue
-        viewer.write_data(found, Path(app.outdir) / DATA_DIR / f"{view}.js", app.config.language, step)
+        viewer.write_data(found.value, Path(app.outdir) / DATA_DIR / f"{view}.js", app.config.language, step)
     return []
 
 

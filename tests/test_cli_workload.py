@@ -1,22 +1,18 @@
-"""``attnprof profile/compare/sweep --workload train|decode`` on the CPU at small shapes, and their bad input."""
+"""attnprof.cli.workload: ``attnprof profile/compare/sweep --workload train|decode`` on the CPU at small shapes, the
+workload's setup and table, and their bad input."""
 
 from __future__ import annotations
 
-import io
+import argparse
 import json
 
 import pytest
 
-from attnprof import cli
+from attnprof.cli import BadInput, workload
+from helpers import run_cli as run
 
 CPU = ["--device", "cpu", "--dtype", "fp32"]
 DECODE = [*CPU, "--workload", "decode", "--shape", "1,4,1,16", "--kv-heads", "2", "--kv-len", "32"]
-
-
-def run(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = cli.main(list(argv), out=out, err=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 def test_profile_a_training_step():
@@ -82,3 +78,36 @@ def test_bad_workload_input_is_one_line_and_exit_2(argv, names):
     assert err.count("\n") == 1 and err.startswith("attnprof: ")
     for name in names:
         assert name in err
+
+
+def _args(**values: object) -> argparse.Namespace:
+    unset = dict(workload=None, device="cpu", shape=None, dtype=None, kv_heads=None, kv_len=None)
+    return argparse.Namespace(**{**unset, **values})
+
+
+def test_the_workload_is_one_of_the_registrys_and_prefill_by_default():
+    assert workload.name(_args()) == "prefill" and workload.name(_args(workload="decode")) == "decode"
+    with pytest.raises(BadInput, match=r"^unknown workload 'trian'; choose one of: 'prefill', 'train', 'decode'$"):
+        workload.name(_args(workload="trian"))
+    workload.check_variant("naive", "decode")
+    with pytest.raises(BadInput, match="'compiled_naive'"):
+        workload.check_variant("compiled_naive", "decode")
+
+
+def test_a_decoding_setup_takes_the_workloads_kv_cache_unless_a_shape_is_given():
+    run_ = workload.setup(_args(workload="decode", dtype="fp32"))
+    assert run_.shape[2] == 1 and run_.kv_heads and run_.kv_len
+    run_ = workload.setup(_args(workload="decode", dtype="fp32", shape="1,4,1,16", kv_heads="2", kv_len="32"))
+    assert (run_.shape, run_.kv_heads, run_.kv_len) == ((1, 4, 1, 16), 2, 32)
+    with pytest.raises(BadInput, match="bad kv_heads 3"):
+        workload.setup(_args(workload="decode", kv_heads="3"))
+
+
+def test_the_table_of_a_workload_is_its_own():
+    from helpers import decode_result, train_result
+
+    train = workload.table("train", [train_result("sdpa_flash")]).splitlines()
+    assert train[0].split()[:6] == ["variant", "seq", "step", "ms", "fwd", "ms"] and "bwd/fwd" in train[0]
+    assert train[2].split()[:2] == ["sdpa_flash", "1024"] and "flash bwd" in train[2]
+    decode = workload.table("decode", [decode_result("sdpa_flash", 8192)]).splitlines()
+    assert decode[0].split()[:3] == ["variant", "KV", "len"] and decode[2].split()[:2] == ["sdpa_flash", "8192"]

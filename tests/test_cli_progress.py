@@ -1,4 +1,5 @@
-"""Progress on the command line: quiet lines in a pipe, a redrawn line with elapsed time on a terminal."""
+"""attnprof.cli.progress: quiet lines in a pipe, a redrawn line with elapsed time on a terminal, a bar over a
+sweep's points."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import time
 import pytest
 
 from attnprof.cli import progress
+from attnprof.records import sweep
 
 
 class Tty(io.StringIO):
@@ -45,3 +47,11 @@ def test_an_interrupt_ends_the_line_without_claiming_the_variant_finished():
     with pytest.raises(KeyboardInterrupt), progress.Ticker(stream, 1, interval=0.01).item(1, "naive", 9.0):
         raise KeyboardInterrupt
     assert "took" not in stream.getvalue() and stream.getvalue().endswith("\n")
+
+
+def test_progress_bar_redraws_in_place_on_a_terminal():
+    stream = Tty()
+    bar = progress.ProgressBar(stream, width=4)
+    bar(1, 2, sweep.SweepPoint("naive", 64, 16, "ok", gpu_ms=0.5))
+    bar(2, 2, sweep.SweepPoint("naive", 128, 16, "oom", "x"))
+    assert stream.getvalue() == "\r[##..] 1/2 naive hd16 seq64: 0.500 ms\r[####] 2/2 naive hd16 seq128: oom    \n"

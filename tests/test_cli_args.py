@@ -1,0 +1,75 @@
+"""attnprof.cli.args: the parser. Every option says its default and what it accepts, every command has an example
+that runs as written, and the parser's own errors are one line."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from attnprof.cli import BadInput, args
+from helpers import run_cli as run
+
+
+@pytest.mark.parametrize("command", ["list", "profile", "compare", "sweep"])
+def test_help_teaches_description_example_defaults_and_accepted_values(command):
+    code, out, err = run(command, "--help")
+    assert code == 0 and err == ""
+    summary, example, options = args.COMMANDS[command]
+    assert summary in out and f"example:\n  {example}" in out
+    for flag, keywords in options:
+        assert "default" in keywords["help"] or flag == "variant", (command, flag)  # one variant, no default
+        assert flag in out
+    if command != "list":
+        assert "bf16, bfloat16, fp16" in out and "(default: cuda when available, else cpu)" in out
+    assert "--device" in out
+    if command in ("profile", "compare"):
+        assert "8,16,1024,64 on CUDA, 1,4,256,64 on the CPU" in out
+    if command == "sweep":
+        assert "float32 on the CPU" in out and "60 on the CPU" in out
+
+
+def test_the_examples_in_the_help_run_as_written(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for command, (_, example, _) in args.COMMANDS.items():
+        argv = example.split()[1:]
+        code, _, err = run(*argv, "--dry-run") if command != "list" else (0, "", "")
+        assert code == 0, err
+
+
+def test_the_parsers_own_errors_are_one_line_with_the_usage_folded_in():
+    with pytest.raises(BadInput) as caught:
+        args.parser().parse_args(["profile", "naive", "--frobnicate"])
+    message = str(caught.value)
+    assert "\n" not in message and "unrecognized arguments: --frobnicate" in message
+    assert message.endswith("; usage: attnprof [-h] [--version] {list,profile,compare,sweep} ...")
+
+
+@pytest.mark.parametrize("value", ["", "   ", "\t"])
+def test_an_empty_value_of_any_option_is_refused_naming_what_is_accepted(value):
+    check = args.text("one of: bf16, fp32")
+    with pytest.raises(argparse.ArgumentTypeError, match=r"^empty value .*; expected one of: bf16, fp32$"):
+        check(value)
+    assert check("bf16") == "bf16"
+    for command, (_, _, options) in args.COMMANDS.items():
+        for flag, keywords in options:
+            if keywords.get("action") == "store_true":
+                continue
+            argv = [command, *(["naive"] if command == "profile" and flag != "variant" else []), flag, value]
+            if flag in ("variant", "variants"):
+                argv = [command, value]
+            with pytest.raises(BadInput, match="empty value"):
+                args.parser().parse_args(argv)
+
+
+def test_the_parser_leaves_defaults_that_depend_on_the_device_unset():
+    parsed = args.parser().parse_args(["sweep"])
+    assert (parsed.command, parsed.device, parsed.seqs, parsed.batch, parsed.dtype) == (
+        "sweep",
+        None,
+        None,
+        None,
+        None,
+    )
+    parsed = args.parser().parse_args(["compare", "naive", "sdpa_flash", "--json"])
+    assert parsed.variants == ["naive", "sdpa_flash"] and parsed.json and not parsed.force and not parsed.dry_run
