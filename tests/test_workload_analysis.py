@@ -118,12 +118,11 @@ def test_the_decision_table():
 
 
 def test_every_row_cites_the_one_forcing_cost_of_the_build():
-    b = workload_build()
-    b.fixed = fixed_costs(Figure(8.01, 7.93, 8.12, 20))
+    b = dataclasses.replace(workload_build(), fixed=fixed_costs(Figure(8.01, 7.93, 8.12, 20)))  # a copy: cached
     rows = b.decision_rows()
     assert {r.forcing_cost for r in rows} == {b.fixed.forcing}  # one figure, whatever the shape
     assert {r.forcing_cpu for r in rows} == {"higher"}
-    b.fixed = fixed_costs(Figure(0.4, -0.1, 0.9, 20))  # a cost lost in its own noise is not called a cost
+    b = dataclasses.replace(b, fixed=fixed_costs(Figure(0.4, -0.1, 0.9, 20)))  # lost in its own noise: not a cost
     assert {r.forcing_cpu for r in b.decision_rows("decode")} == {"tie"}
 
 

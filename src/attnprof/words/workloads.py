@@ -209,11 +209,22 @@ WORKLOADS: dict[str, dict[str, str]] = {
         "ja": "SDPA がどのみち選ぶバックエンドを強制すると、ステップごとに CPU 時間がかかる",
     },
     "C26.measured": {
-        "en": "forcing adds {low} to {high} µs of CPU time per step ({n} cache lengths)",
-        "ja": "強制によりステップあたり CPU 時間が {low}〜{high} µs 増える (KV キャッシュ長 {n} 通り)",
+        "en": "forcing costs {cost} µs CPU per call ({lo}–{hi}), the same at every shape: {share}% of the {issue} µs "
+        "SDPA takes to issue a step at KV cache {length}",
+        "ja": "強制すると呼び出しごとに CPU 時間が {cost} µs ({lo}–{hi}) かかり、形状によらず同じ: KV キャッシュ "
+        "{length} で SDPA がステップの発行にかける {issue} µs の {share}%",
     },
     "C26.detail": {
-        "en": "judged at the shortest cache, KV {length}, where issuing the step limits it: {extra} µs more forced",
-        "ja": "判定は、ステップの発行が律速になる最短の KV キャッシュ {length} で行う: 強制すると {extra} µs 多い",
+        "en": "Holds when that cost is, beyond the noise, at least 5% of the issue time ({limit} µs): the "
+        "sdpa_kernel context measured alone, {calls} calls, not the difference of two dispatch costs.",
+        "ja": "その代償がノイズを超えて発行時間の 5% ({limit} µs) 以上なら成り立つ。sdpa_kernel コンテキストだけを "
+        "{calls} 回計測した値で、2 つのディスパッチコストの差ではない。",
+    },
+    "C26.cost": {"en": "forcing", "ja": "強制の代償"},
+    "C26.limit": {"en": "5% of the issue time", "ja": "発行時間の 5%"},
+    "C26.reason.no_fixed": {
+        "en": "this build did not measure the cost of forcing a backend once (examples/11-cpu-overhead.py writes it)",
+        "ja": "このビルドはバックエンドを強制するコストを 1 回計測していません (examples/11-cpu-overhead.py が"
+        "書き出します)",
     },
 }
