@@ -117,6 +117,24 @@ def test_c18_differs_when_sdpa_picks_a_slow_backend():
     assert check("C18", rebuilt(train=results)).verdict == "differs"
 
 
+def test_c18_and_c21_near_the_10_percent_limit_are_too_close_to_call():
+    # SDPA 10% slower than the fastest forced backend: its band meets 1.1 times the fastest's, whichever build
+    results = trains()
+    fastest = min((r for r in results if r.variant in claims.FORCED_BACKENDS and r.ok),
+                  key=lambda r: r.timing.gpu_ms_median)  # fmt: skip
+    auto = next(r for r in results if r.variant == "sdpa_auto")
+    ms = fastest.timing.gpu_ms_median * 1.10
+    auto.timing = dataclasses.replace(auto.timing, gpu_ms_median=ms, gpu_ms_lo=ms * 0.99, gpu_ms_hi=ms * 1.01)
+    v = check("C18", rebuilt(train=results))
+    assert v.verdict == "tie" and "1.1 ×" in v.detail
+    decode = decode_results()
+    for r in decode:
+        if r.ok and r.variant == "sdpa_auto" and r.kv_len == 1024:
+            ms = 1.10 * r.timing.gpu_ms_median  # SDPA ran cuDNN, the fastest: 10% slower at one length
+            r.timing = dataclasses.replace(r.timing, gpu_ms_median=ms, gpu_ms_lo=ms * 0.99, gpu_ms_hi=ms * 1.01)
+    assert check("C21", rebuilt(decode=decode)).verdict == "tie"
+
+
 def test_c19_holds_when_the_backward_costs_what_the_flops_say():
     results = trains()
     for r in results:
