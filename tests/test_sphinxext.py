@@ -147,6 +147,9 @@ def test_compare_table_rows_links_and_reveals(project):
     page = html(app)
     assert 'href="variants/naive.html"' in page  # the page exists: linked
     assert "variants/naive-inplace.html" not in page  # no such page: plain text
+    # the conditions of every row, said once: the figures depend on the shape
+    text = doctree(app).astext().replace("\xa0", " ")
+    assert "Every row at shape [8, 16, 1024, 64], bfloat16, on NVIDIA H200, causal mask: each figure depends" in text
 
 
 def test_compare_table_item_for_unknown_variant_warns(project):

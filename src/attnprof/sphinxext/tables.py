@@ -25,6 +25,7 @@ from docutils.parsers.rst import directives
 from sphinx import addnodes
 from sphinx.application import Sphinx
 
+from attnprof import words
 from attnprof.analysis.summary import Analysis, cpu_cost
 from attnprof.noise import CPU_FLOOR, Figure
 from attnprof.records.results import CpuCosts
@@ -190,8 +191,24 @@ class CompareTable(_VariantTable):
     table_class = "attnprof-compare-table"
     reveals_need_gpu = True
 
+    def run(self) -> list[nodes.Node]:
+        self.shown: list[Analysis] = []
+        out = super().run()
+        # what every row was measured at: the figures depend on the shape, the CPU's as well
+        ran = {(tuple(a.result.shape), a.result.dtype, a.result.environment.device_name)
+               for a in self.shown if a.result.ok}  # fmt: skip
+        if ran:
+            where = self.say("list.semi").join(
+                self.say("compare.where", shape="[" + ", ".join(map(str, shape)) + "]", dtype=dtype,
+                         device=words.device(device, self.lang))
+                for shape, dtype, device in sorted(ran)
+            )  # fmt: skip
+            out.insert(1, para(self.say("compare.conditions", where=where), classes=["attnprof-table-note"]))
+        return out
+
     def column_keys(self, analyses: list[Analysis]) -> list[str]:
         """The time column says CPU time when no row of the table ran on a GPU (the times are then CPU times)."""
+        self.shown = analyses
         keys = list(self.columns)
         if not any(a.result.ok and a.result.device == "cuda" for a in analyses):
             keys[0] = "col.cpu_ms"
@@ -232,7 +249,8 @@ class CpuCostTable(_VariantTable):
         self.measured = self.cpu_costs()
         if self.measured is not None:
             self.columns = ("col.cpu_events", "col.profiled_side_us", "col.dispatch_side_us", "col.profiler_share")
-            note = self.say("cpu_costs.interleaved", rounds=self.measured.rounds)
+            note = self.say("cpu_costs.interleaved", rounds=self.measured.rounds, dtype=self.measured.dtype,
+                            shape="[" + ", ".join(map(str, self.measured.shape)) + "]")  # fmt: skip
         else:
             self.columns = ("col.cpu_events", "col.cpu_step_us", "col.dispatch_us", "col.profiler_share")
             note = self.say("cpu_costs.own_runs")

@@ -179,4 +179,10 @@ FIGURES: dict[str, dict[str, str]] = {
         "ja": "{variant} (KV キャッシュ {length}): プロファイル対象ステップあたり {profiled} µs、プロファイラなし "
         "{timed} µs",
     },
+    # --- the at-a-glance table ---
+    "compare.conditions": {
+        "en": "Every row at {where}, causal mask: each figure depends on the shape, the CPU times as well.",
+        "ja": "どの行も {where}、因果マスクでの値です。どの数値も形状によって変わり、CPU 時間も同様です。",
+    },
+    "compare.where": {"en": "shape {shape}, {dtype}, on {device}", "ja": "形状 {shape}、{dtype}、{device}"},
 }
