@@ -20,11 +20,11 @@ import torch
 from torch.nn.attention.flex_attention import create_block_mask, flex_attention
 from torch.profiler import ProfilerActivity, profile, record_function, schedule
 
-from attnprof import inputs
+from attnprof import inputs, settings
 from attnprof.measure import profiling
 from attnprof.render import report, timeline
 
-lang = inputs.language()  # the language of the printed output and of the figure
+lang = settings.language()  # the language of the printed output and of the figure
 setup = inputs.default_setup()
 print(report.setup_line(setup, lang))
 q, k, v = inputs.make_inputs(setup)
@@ -84,7 +84,7 @@ if runs_here:
                 if setup.device == "cuda":
                     torch.cuda.synchronize()
                 prof.step()
-    trace_file = inputs.results_dir() / "flex_trace.json"
+    trace_file = settings.results_dir() / "flex_trace.json"
     trace_file.parent.mkdir(parents=True, exist_ok=True)
     prof.export_chrome_trace(str(trace_file))
 print(report.trace_line(trace_file, lang))
@@ -106,7 +106,7 @@ if runs_here:
 # attnprof parses the trace file you just exported into its active steps, decodes the kernel names and works out the
 # occupancy from each kernel's registers, threads and shared memory. It also times the call without the profiler. The
 # result is saved where the guide's pages read it.
-result = profiling.from_trace("flex", setup, trace_file, attention=attention, save_to=inputs.results_dir())
+result = profiling.from_trace("flex", setup, trace_file, attention=attention, save_to=settings.results_dir())
 # sphinx_gallery_attnprof_writes = ["flex__*.json"]
 print(report.summary(result, lang))
 

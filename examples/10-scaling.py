@@ -21,12 +21,12 @@ import time
 import torch
 import torch.nn.functional as F
 
-from attnprof import inputs
+from attnprof import settings
 from attnprof.measure import sweeprun
 from attnprof.records import sweep
 from attnprof.render import report, scalingplot
 
-lang = inputs.language()  # the language of the printed output and of the figure
+lang = settings.language()  # the language of the printed output and of the figure
 config = sweeprun.default_config()
 print(report.sweep_plan(config, lang))
 
@@ -78,9 +78,9 @@ print(report.ceilings_line(ceilings, lang))
 # ones. Last, the points the sweep itself contradicts are measured a second time: slower than the variant page
 # measured the same shape, slower than at a longer length, or SDPA's own call and the backend it runs disagreeing.
 # The result is saved for the guide's pages.
-pages = sweeprun.page_references(inputs.results_dir(), config)
+pages = sweeprun.page_references(settings.results_dir(), config)
 result = sweeprun.run_sweep(config, ceilings=ceilings, references=pages)
-path = sweep.save(result, inputs.results_dir())
+path = sweep.save(result, settings.results_dir())
 # sphinx_gallery_attnprof_writes = ["sweep__*.json"]
 print(report.sweep_saved_line(result, path, lang))
 

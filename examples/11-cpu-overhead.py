@@ -23,11 +23,11 @@ import torch
 import torch.nn.functional as F
 from torch.profiler import ProfilerActivity, profile, record_function
 
-from attnprof import inputs
+from attnprof import inputs, settings
 from attnprof.measure import cpucosts, fixedcosts
 from attnprof.render import report
 
-lang = inputs.language()  # the language of the printed output
+lang = settings.language()  # the language of the printed output
 setup = inputs.default_setup()
 print(report.setup_line(setup, lang))
 q, k, v = inputs.make_inputs(setup)
@@ -74,7 +74,7 @@ print(report.cpu_by_hand_line("sdpa_auto", statistics.median(without_us), with_u
 # so every backend is measured in the same rounds, in turn, and the medians are compared. First without the profiler:
 # the time until a call returns (the GPU idle before it); then one profiler session over the same rounds, where the
 # length of each ``<variant>_fwd`` range is the profiled CPU time.
-costs = cpucosts.measure_cpu_costs(setup=setup, save_to=inputs.results_dir())
+costs = cpucosts.measure_cpu_costs(setup=setup, save_to=settings.results_dir())
 # sphinx_gallery_attnprof_writes = ["cpu_costs__*.json"]
 
 # %%
@@ -94,6 +94,6 @@ print(report.cpu_cost_table(costs, lang))
 # records. Both are measured here once, directly, with thousands of calls: the context entered and left with nothing
 # inside, and a one-element ``torch.add`` with and without the profiler recording. Subtracting two dispatch costs
 # measured at different times would mix in the drift of the machine, which is larger than the cost itself.
-fixed = fixedcosts.measure_fixed_costs(setup.device, save_to=inputs.results_dir())
+fixed = fixedcosts.measure_fixed_costs(setup.device, save_to=settings.results_dir())
 # sphinx_gallery_attnprof_writes = ["fixed_costs__*.json"]
 print(report.fixed_costs_lines(fixed, lang))

@@ -24,14 +24,14 @@ import torch
 import torch.nn.functional as F
 from torch.profiler import ProfilerActivity, profile, record_function, schedule
 
-from attnprof import inputs, workloads
+from attnprof import inputs, settings, workloads
 from attnprof.analysis import summary
 from attnprof.analysis.workload_rows import Build
 from attnprof.measure import profiling
 from attnprof.render import report, timeline, workloadreport
 
 t_start = time.perf_counter()
-lang = inputs.language()  # the language of the printed output and of the figure
+lang = settings.language()  # the language of the printed output and of the figure
 setup = workloads.default_setup("train")
 print(workloadreport.setup_line(setup, "train", lang))
 q, k, v = (t.requires_grad_() for t in inputs.make_inputs(setup))
@@ -83,7 +83,7 @@ with profile(activities=activities, schedule=schedule(wait=1, warmup=1, active=3
         if setup.device == "cuda":
             torch.cuda.synchronize()
         prof.step()
-trace_file = inputs.results_dir() / "sdpa_auto_train_trace.json"
+trace_file = settings.results_dir() / "sdpa_auto_train_trace.json"
 trace_file.parent.mkdir(parents=True, exist_ok=True)
 prof.export_chrome_trace(str(trace_file))
 print(report.trace_line(trace_file, lang))
@@ -106,7 +106,7 @@ print(prof.key_averages().table(sort_by=sort_by, row_limit=12, max_name_column_w
 # backward's launches taken from the autograd thread, and saves the results for the guide's pages.
 found = []
 for planned in workloads.plan("train", setup.device):
-    found.append(profiling.profile(planned.variant, planned.setup, workload="train", save_to=inputs.results_dir()))
+    found.append(profiling.profile(planned.variant, planned.setup, workload="train", save_to=settings.results_dir()))
 # sphinx_gallery_attnprof_writes = ["*__train__*.json"]
 build = Build({"train": [summary.analyse(r) for r in found]})
 print(workloadreport.train_table(build.train_rows(), lang))

@@ -25,15 +25,15 @@ import torch
 import torch.nn.functional as F
 from torch.profiler import ProfilerActivity, profile, record_function, schedule
 
-from attnprof import inputs, workloads
+from attnprof import settings, workloads
 from attnprof.analysis import summary
 from attnprof.analysis.workload_rows import Build
-from attnprof.inputs import relative_error, results_dir
+from attnprof.inputs import relative_error
 from attnprof.measure import profiling, steps
 from attnprof.render import report, timeline, workloadreport
 
 t_start = time.perf_counter()
-lang = inputs.language()  # the language of the printed output and of the figure
+lang = settings.language()  # the language of the printed output and of the figure
 setup = workloads.default_setup("decode")
 print(workloadreport.setup_line(setup, "decode", lang))
 q, k, v = steps.decode_inputs(setup)  # q [B, 32, 1, D]; k, v [B, 8, L, D]: the cache
@@ -83,7 +83,7 @@ with torch.no_grad():
             if setup.device == "cuda":
                 torch.cuda.synchronize()
             prof.step()
-trace_file = results_dir() / "sdpa_auto_decode_trace.json"
+trace_file = settings.results_dir() / "sdpa_auto_decode_trace.json"
 trace_file.parent.mkdir(parents=True, exist_ok=True)
 prof.export_chrome_trace(str(trace_file))
 print(report.trace_line(trace_file, lang))
@@ -122,7 +122,7 @@ if setup.device == "cuda":
 found = []
 for planned in workloads.plan("decode", setup.device):
     found.append(profiling.profile(planned.variant, planned.setup, workload="decode", graph=planned.graph,
-                                   save_to=results_dir()))  # fmt: skip
+                                   save_to=settings.results_dir()))  # fmt: skip
 # sphinx_gallery_attnprof_writes = ["*__decode__*.json"]
 build = Build({"decode": [summary.analyse(r) for r in found]})
 print(workloadreport.decode_table(build.decode_rows(), lang))

@@ -19,13 +19,13 @@ What the traces show, and what they say about two GPUs: :doc:`../guide/parallel`
 # yardstick. It needs two or more CUDA GPUs; anywhere else the script says so and stops there.
 import time
 
-from attnprof import inputs
+from attnprof import settings
 from attnprof.analysis import rank_traces
 from attnprof.measure import parallelrun
 from attnprof.render import ranktimeline, report, workloadreport
 
 started = time.perf_counter()
-lang = inputs.language()  # the language of the printed output and of the figure
+lang = settings.language()  # the language of the printed output and of the figure
 config = parallelrun.default_config()
 print(workloadreport.parallel_plan(config, lang))
 
@@ -74,7 +74,7 @@ print(workloadreport.parallel_plan(config, lang))
 # GPU with ``torch.multiprocessing`` (start method ``spawn``); started by ``torchrun --standalone
 # --nproc-per-node=2 14-context-parallel.py``, each process is already one rank. Either way NVLink multicast stays
 # off in every process (``NCCL_NVLS_ENABLE=0``). Without two GPUs nothing starts, and the result file says why.
-run = parallelrun.run(config, save_to=inputs.results_dir())
+run = parallelrun.run(config, save_to=settings.results_dir())
 # sphinx_gallery_attnprof_writes = ["parallel__*.json"]
 print(workloadreport.parallel_run_line(run, lang))
 

@@ -1,5 +1,6 @@
-"""attnprof.cli.workload: ``attnprof profile/compare/sweep --workload train|decode`` on the CPU at small shapes, the
-workload's setup and table, and their bad input."""
+"""attnprof.cli.workload: ``attnprof profile/compare --workload train|decode`` (and ``compare --lengths``) on the CPU
+at small shapes, the workload's setup, setups and table, and their bad input; ``attnprof sweep`` is the prefill sweep
+alone."""
 
 from __future__ import annotations
 
@@ -39,22 +40,32 @@ def test_compare_decoding_lists_every_variant_that_decodes():
     assert "no_cuda" in rows["sdpa_cudnn"] and "[1/3] naive" in err  # the progress lines of every command
 
 
-def test_sweep_decoding_over_cache_lengths(tmp_path):
-    path = tmp_path / "d.json"
-    shape = ["--batch", "1", "--heads", "4", "--head-dims", "16", "--kv-heads", "2"]
-    code, out, err = run("sweep", "--variants", "sdpa_math", *CPU, "--workload", "decode", *shape, "--seqs", "16,48",
-                         "--out", str(path))  # fmt: skip
+def test_compare_decoding_over_cache_lengths_as_json():
+    shape = ["--shape", "1,4,1,16", "--kv-heads", "2"]
+    code, out, err = run("compare", "sdpa_math", *CPU, "--workload", "decode", *shape, "--lengths", "16,48", "--json")
     assert code == 0
-    assert [line.split()[1] for line in out.splitlines()[2:]] == ["16", "48"]
-    assert "[2/2] sdpa_math decode" in err
-    assert [r["kv_len"] for r in json.loads(path.read_text())] == [16, 48]
+    assert [(r["variant"], r["kv_len"], r["shape"]) for r in json.loads(out)] == [
+        ("sdpa_math", 16, [1, 4, 1, 16]),
+        ("sdpa_math", 48, [1, 4, 1, 16]),
+    ]
+    assert "[2/2] sdpa_math decode [1, 4, 1, 16] float32 on cpu, KV cache [1, 2, 48, 16]" in err
 
 
-def test_sweep_training_over_sequence_lengths():
-    code, out, _ = run("sweep", "--variants", "naive", *CPU, "--workload", "train", "--batch", "1", "--heads", "2",
-                       "--head-dims", "16", "--seqs", "16", "32")  # fmt: skip
+def test_compare_training_over_sequence_lengths():
+    code, out, err = run("compare", "naive", "sdpa_math", *CPU, "--workload", "train", "--shape", "1,2,64,16",
+                         "--lengths", "16", "32")  # fmt: skip
     assert code == 0
-    assert [line.split()[:2] for line in out.splitlines()[2:]] == [["naive", "16"], ["naive", "32"]]
+    assert out.startswith("train: [1, 2, 16, 16] float32 on cpu; [1, 2, 32, 16] float32 on cpu\n")
+    rows = [line.split()[:2] for line in out.splitlines()[4:]]
+    assert rows == [["naive", "16"], ["naive", "32"], ["sdpa_math", "16"], ["sdpa_math", "32"]]
+    assert "compare: 2 variants at [1, 2, 16, 16] float32 on cpu; [1, 2, 32, 16] float32 on cpu" in err
+
+
+def test_the_sweep_is_the_prefill_sweep_alone():
+    code, out, err = run("sweep", *CPU, "--workload", "decode", "--seqs", "16")
+    assert code == 2 and out == "" and "unrecognized arguments: --workload decode" in err
+    code, out, _ = run("sweep", "--help")
+    assert "without the profiler" in out and "--workload" not in out and "--lengths" not in out
 
 
 @pytest.mark.parametrize(
@@ -68,8 +79,12 @@ def test_sweep_training_over_sequence_lengths():
         (["profile", "naive", *CPU, "--workload", "decode", "--shape", "1,4,2,16", "--kv-len", "8"],
          ["bad decode shape [1, 4, 2, 16]", "must be 1"]),
         (["compare", "compiled_naive", *DECODE], ["'compiled_naive'", "decode workload"]),
-        (["sweep", *CPU, "--workload", "decode", "--seqs", "0"], ["bad length '0'", "positive integer"]),
-        (["sweep", *CPU, "--workload", "train", "--seqs", "64", "--heads", "-2"], ["bad heads '-2'", "such as 16"]),
+        (["compare", *CPU, "--workload", "decode", "--lengths", "0"], ["bad length '0'", "positive integer"]),
+        (["compare", *CPU, "--workload", "train", "--lengths", "8", "--shape", "1,-2,8,8"], ["bad shape '1,-2,8,8'"]),
+        (["compare", *CPU, "--lengths", "64", "128"], ["--lengths is for --workload train or decode",
+                                                       "attnprof sweep --seqs"]),
+        (["compare", *DECODE, "--lengths", "64"], ["--lengths and --kv-len 32", "give one of them"]),
+        (["compare", *CPU, "--workload", "train", "--lengths", "64,,8"], ["empty item in --lengths '64,,8'"]),
     ],
 )  # fmt: skip
 def test_bad_workload_input_is_one_line_and_exit_2(argv, names):
@@ -101,6 +116,18 @@ def test_a_decoding_setup_takes_the_workloads_kv_cache_unless_a_shape_is_given()
     assert (run_.shape, run_.kv_heads, run_.kv_len) == ((1, 4, 1, 16), 2, 32)
     with pytest.raises(BadInput, match="bad kv_heads 3"):
         workload.setup(_args(workload="decode", kv_heads="3"))
+
+
+def test_compare_runs_one_setup_or_one_per_length():
+    (one,) = workload.setups(_args(dtype="fp32", shape="1,2,64,16"))
+    assert one.shape == (1, 2, 64, 16) and one.kv_len is None
+    train = workload.setups(_args(workload="train", dtype="fp32", shape="1,2,64,16", lengths=["16,32"]))
+    assert [s.shape for s in train] == [(1, 2, 16, 16), (1, 2, 32, 16)]
+    decode = workload.setups(_args(workload="decode", dtype="fp32", shape="1,4,1,16", kv_heads="2",
+                                   lengths=["64", "128"]))  # fmt: skip
+    assert [(s.shape, s.kv_heads, s.kv_len) for s in decode] == [((1, 4, 1, 16), 2, 64), ((1, 4, 1, 16), 2, 128)]
+    with pytest.raises(BadInput, match="attnprof sweep"):
+        workload.setups(_args(lengths=["64"]))
 
 
 def test_the_table_of_a_workload_is_its_own():

@@ -101,7 +101,7 @@ def test_a_downloaded_japanese_notebook_runs_in_a_jupyter_kernel(venv: Path, tmp
     cells = {kind: "".join("".join(c["source"]) for c in source["cells"] if c["cell_type"] == kind)
              for kind in ("markdown", "code")}  # fmt: skip
     assert "実行する: flash" in cells["markdown"] and "# 表示する出力と図の言語" in cells["code"]
-    assert 'inputs.language("ja")' in cells["code"]  # the Japanese download prints in Japanese by itself
+    assert 'settings.language("ja")' in cells["code"]  # the Japanese download prints in Japanese by itself
     _run([str(venv), "-c", _EXECUTE, notebook, "executed.ipynb", KERNEL], tmp_path)
     executed = json.loads((tmp_path / "executed.ipynb").read_text(encoding="utf-8"))
     printed = "".join(

@@ -157,7 +157,7 @@ def test_the_script_computes_what_the_registry_computes(name):
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.name)
 def test_printed_words_come_from_report_in_the_scripts_language(script):
     tree = _tree(script)
-    assert [ast.unparse(c) for c in _calls(tree, "inputs.language")] == ["inputs.language()"]
+    assert [ast.unparse(c) for c in _calls(tree, "settings.language")] == ["settings.language()"]
     uses_lang = lambda call: any(isinstance(a, ast.Name) and a.id == "lang" for a in [*call.args,  # noqa: E731
                                  *(k.value for k in call.keywords)])  # fmt: skip
     report_calls = [

@@ -1,6 +1,8 @@
 """The shape of the package: the folders are the floors of the data flow, imports go one way (down a floor, never
 up, no circle, not even through imports inside functions), the root holds few modules, every module is small enough
-to read, torch lives in the measuring code alone, and the Sphinx extension and the readers stay free of it."""
+to read, torch lives in the measuring code alone, and the Sphinx extension and the readers stay free of it. No module
+uses another's private names; facts about variants and workloads are asked of their registries, not compared by
+name; and every module with logic has its test module."""
 
 from __future__ import annotations
 
@@ -196,9 +198,181 @@ def test_torch_is_imported_by_the_measuring_code_alone():
 
 def test_the_extension_and_the_analysis_import_no_torch_and_no_matplotlib():
     code = (
-        "import sys, attnprof.sphinxext, attnprof.analysis.summary, attnprof.analysis.claims, "
+        "import sys, attnprof.sphinxext, attnprof.analysis.summary, attnprof.analysis.claims, attnprof.settings, "
         "attnprof.records.sweep, attnprof.render.report, attnprof.workloads, attnprof.analysis.workload_rows; "
         "sys.exit(sorted({'torch', 'matplotlib'} & set(sys.modules)) or 0)"
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert run.returncode == 0, run.stderr or run.stdout
+
+
+# --- private names ------------------------------------------------------------------------------------------------
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def private_uses(module: str, source: str) -> list[str]:
+    """Where ``module`` (a name of :func:`import_graph`) uses a private name of another package module: ``from
+    attnprof.x import _name``, or ``x._name`` on a name bound to another package module."""
+    known = _modules()
+    tree = ast.parse(source)
+    bound: dict[str, str] = {}  # local name -> package module
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            targets = _resolve(module, node) if module in known else []
+            base = (node.module or "").removeprefix("attnprof").lstrip(".") if node.level == 0 else None
+            for a in node.names:
+                full = f"{base}.{a.name}".strip(".") if base is not None else None
+                if full in known or (base is None and any(t.endswith(f".{a.name}") or t == a.name for t in targets)):
+                    bound[a.asname or a.name] = full or next(t for t in targets if t.split(".")[-1] == a.name)
+                elif _private(a.name) and (node.level or (node.module or "").startswith("attnprof")):
+                    found.append(
+                        f"{module}:{node.lineno}: from {'.' * node.level}{node.module or ''} import {a.name}"
+                    )
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.startswith("attnprof.") and a.asname:
+                    bound[a.asname] = a.name.removeprefix("attnprof.")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and _private(node.attr):
+            owner = node.value
+            if isinstance(owner, ast.Name) and bound.get(owner.id, module) != module:
+                found.append(f"{module}:{node.lineno}: {owner.id}.{node.attr}")
+            elif ast.unparse(owner).startswith("attnprof."):
+                found.append(f"{module}:{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_the_private_name_check_sees_both_forms():
+    assert private_uses(
+        "render.ranktimeline", "from attnprof.render import timeline\ntimeline._fit('a', 1, 2)\n"
+    ) == ["render.ranktimeline:2: timeline._fit"]
+    assert private_uses("render.workloadreport", "from attnprof.render.report import _fmt, table\n") == [
+        "render.workloadreport:1: from attnprof.render.report import _fmt"
+    ]
+    # its own private names, aliases made private, and dunders are fine
+    own = "from attnprof.words import claims as _claims\nimport attnprof\n_x = attnprof.__version__\n"
+    assert private_uses("words", own) == []
+
+
+def test_no_module_uses_another_modules_private_names():
+    found = [use for name, path in _modules().items() for use in private_uses(name, path.read_text(encoding="utf-8"))]
+    assert found == []
+
+
+# --- facts of the registries --------------------------------------------------------------------------------------
+
+#: Where names of variants and workloads may be compared: the registries themselves, and the word tables (whose keys
+#: are names).
+REGISTRIES = ("variants", "workloads", "words")
+
+
+def name_comparisons(module: str, source: str) -> list[str]:
+    """Comparisons of a value with the name of a registered variant or workload (``workload == "train"``,
+    ``variant in ("sdpa_math", "naive")``): facts that belong to :mod:`attnprof.variants` or
+    :mod:`attnprof.workloads`."""
+    from attnprof import variants, workloads
+
+    names = set(variants.VARIANTS) | set(workloads.WORKLOADS)
+
+    def strings(node: ast.AST) -> list[str]:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return [node.value]
+        if isinstance(node, ast.Tuple | ast.List | ast.Set):
+            return [s for e in node.elts for s in strings(e)]
+        return []
+
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Compare) and any(
+            s in names for side in (node.left, *node.comparators) for s in strings(side)
+        ):
+            found.append(f"{module}:{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_the_name_comparison_check_sees_them():
+    code = 'if w.name == "decode" or v in ("sdpa_math", "naive") or "train" != x or y == "other":\n    pass\n'
+    assert name_comparisons("m", code) == ['m:1: w.name == \'decode\'', "m:1: v in ('sdpa_math', 'naive')",
+                                           "m:1: 'train' != x"]  # fmt: skip
+
+
+def test_facts_of_variants_and_workloads_are_asked_of_their_registries():
+    found = []
+    for name, path in _modules().items():
+        if name.split(".")[0] in REGISTRIES:
+            continue
+        found += name_comparisons(name, path.read_text(encoding="utf-8"))
+    assert found == []
+
+
+# --- a test module for every module with logic --------------------------------------------------------------------
+
+#: Folders whose module names repeat names elsewhere in the package: their test modules carry the folder's name.
+PREFIXED = ("sphinxext",)
+_CLAIMS = "the claims are checked through the package (claims.get, check), claim by claim, in test_claims.py"
+#: Modules with logic tested in another test module: (that module, a string it must contain, why).
+TESTED_ELSEWHERE: dict[str, tuple[str, str, str]] = {
+    "sphinxext.banner": ("test_sphinxext.py", "banner", "a page's banner needs a built project, as the others"),
+    "sphinxext.claims": ("test_sphinxext.py", "{claims}", "the claims directives are built with the others"),
+    "sphinxext.figures": ("test_sphinxext.py", "{timeline}", "the picture directives are built with the others"),
+    "sphinxext.metrics": ("test_sphinxext.py", "metrics.", "the metric role is built with the others"),
+    "sphinxext.occupancy": ("test_sphinxext.py", "{occupancy-table}", "its directives are built with the others"),
+    "sphinxext.nodes": ("test_sphinxext_tables.py", "attnprof-", "the nodes every directive builds its output of"),
+    "analysis.claims.framework": ("test_claims.py", "claims.", _CLAIMS),
+    "analysis.claims.article_timing": ("test_claims.py", "claims.", _CLAIMS),
+    "analysis.claims.article_trace": ("test_claims.py", "claims.", _CLAIMS),
+    "analysis.kernels.gemm": ("test_kernels.py", "gemm", "its rules decode the gemm names of test_kernels.py"),
+    "analysis.kernels.labels": ("test_kernels.py", "label", "the labels of every decoded name in test_kernels.py"),
+    "analysis.kernels.export": ("test_kernels_js.py", "export", "the browser's decoder reads the table"),
+    "render.decoder": ("test_kernels_js.py", "render.decoder", "it writes what the browser's decoder runs"),
+    "records.eligibility": ("test_backends.py", "eligibility", "what measure.backends answers, round trip included"),
+}
+
+
+def test_files_of(module: str) -> tuple[str, ...]:
+    """The names a package module's test module may have: ``test_<name>.py`` or ``test_<folder>_<name>.py`` (the
+    folder it is in), and only the second in the folders of :data:`PREFIXED`; a folder's ``__init__`` is named
+    after the folder."""
+    *folders, name = module.split(".")
+    if not folders:
+        return (f"test_{module}.py",)
+    prefixed = f"test_{folders[-1]}_{name}.py"
+    return (prefixed,) if folders[-1] in PREFIXED else (f"test_{name}.py", prefixed)
+
+
+test_files_of.__test__ = False  # a helper, not a test
+
+
+def _has_logic(path: Path) -> bool:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return any(isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) for n in tree.body)
+
+
+def _tested(module: str) -> bool:
+    return any((Path(__file__).parent / name).is_file() for name in test_files_of(module))
+
+
+def test_every_module_with_logic_has_its_test_module():
+    missing = [
+        f"{name} ({' or '.join(test_files_of(name))})"
+        for name, path in _modules().items()
+        if _has_logic(path) and name not in TESTED_ELSEWHERE and not _tested(name)
+    ]
+    assert missing == []
+    assert test_files_of("measure.sweeprun") == ("test_sweeprun.py", "test_measure_sweeprun.py")
+    assert test_files_of("words") == ("test_words.py",) and test_files_of("cli") == ("test_cli.py",)
+    assert test_files_of("sphinxext.tables") == ("test_sphinxext_tables.py",)
+    assert test_files_of("analysis.kernels.engine") == ("test_engine.py", "test_kernels_engine.py")
+    assert test_files_of("analysis.claims") == ("test_claims.py", "test_analysis_claims.py")
+
+
+def test_modules_tested_elsewhere_are_tested_there_and_have_no_test_module_of_their_own():
+    tests = Path(__file__).parent
+    for module, (where, needle, _why) in TESTED_ELSEWHERE.items():
+        assert module in _modules() and _has_logic(_modules()[module]), module
+        assert needle in (tests / where).read_text(encoding="utf-8"), (module, where)
+        assert not _tested(module), f"{module} has a test module of its own now: drop it from TESTED_ELSEWHERE"

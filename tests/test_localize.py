@@ -31,7 +31,7 @@ SCRIPT = textwrap.dedent('''\
     # on a GPU.
     import torch  # noqa: F401
 
-    lang = inputs.language()  # the language of the output
+    lang = settings.language()  # the language of the output
     # the forcing context is entered inside the call,
     # so the profiler records it
     x = "# not a comment"
@@ -130,7 +130,7 @@ def test_a_translated_script_keeps_its_code_and_speaks_the_language(tmp_path):
     assert lines[1:3] == ["実行する: flash", "=" * localize.display_width("実行する: flash")]
     assert "# 入力" in lines and "# " + "-" * 4 in lines  # 入力 is four columns wide
     assert "# - 最初の項目" in lines and "# - 2 番目の項目" in lines
-    assert 'lang = inputs.language("ja")  # 出力の言語' in lines
+    assert 'lang = settings.language("ja")  # 出力の言語' in lines
     assert 'x = "# not a comment"' in lines and "import torch  # noqa: F401" in lines
     assert "# sphinx_gallery_thumbnail_number = 2" in lines
     wrapped = [line for line in lines if line.startswith("# 強制コンテキスト") or line.startswith("# ので")]

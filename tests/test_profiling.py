@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from attnprof import inputs, variants
-from attnprof.measure import cost, cpucosts, interrupts, profiling
+from attnprof.measure import cost, interrupts, profiling
 from attnprof.measure.timing import DEFAULT_PLAN
 from attnprof.records import results
 from attnprof.render import report
@@ -139,49 +139,12 @@ def test_profile_all_never_raises():
     assert [r.status for r in out] == ["ok", "no_cuda"]
 
 
-def test_pytorch_reason_keeps_substance_and_drops_headers():
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        for msg in [
-            "Flash attention kernel not used because: (Triggered internally at sdp_utils.cpp:988.)",
-            "Expected query, key and value to all be of dtype: {Half, BFloat16}. Got Query dtype: float "
-            "(Triggered internally at sdp_utils_cpp.h:91.)",
-            "cuDNN attention has been runtime disabled. (Triggered internally at x.cpp:1.)",
-        ]:
-            warnings.warn(msg, UserWarning, stacklevel=1)
-    reason = profiling.pytorch_reason(RuntimeError("No available kernel. Aborting execution."), caught)
-    assert reason == (
-        "RuntimeError: No available kernel. Aborting execution. | Expected query, key and value to all be of "
-        "dtype: {Half, BFloat16}. Got Query dtype: float"
-    )
-
-
-def test_reasons_recorded_on_the_h200_reduce_to_their_substance():
-    import pathlib
-
-    facts = json.loads((pathlib.Path(__file__).parent / "data" / "h200-probe-facts.json").read_text())
-    case = facts["reasons"]["torch.bfloat16-512-FLASH_ATTENTION"]
-
-    class W:
-        def __init__(self, m):
-            self.message = m
-
-    reason = profiling.pytorch_reason(
-        RuntimeError(case["result"].split(": ", 1)[1]), [W(m) for m in case["warnings"]]
-    )
-    assert "less than or equal to 256" in reason
-    assert "runtime disabled" not in reason and "Triggered internally" not in reason
-
-
 @pytest.mark.parametrize(
     ("call", "message"),
     [
-        (lambda: inputs.parse_shape("8,16,1024"), "bad shape '8,16,1024'; expected four positive integers"),
-        (lambda: inputs.parse_shape("8,16,0,64"), "bad shape '8,16,0,64'"),
-        (lambda: inputs.parse_shape("a,b,c,d"), "bad shape 'a,b,c,d'"),
-        (lambda: inputs.canonical_dtype("bf8"), "unknown dtype 'bf8'; choose one of: bf16, bfloat16"),
-        (lambda: inputs.make_setup("1,1,8,8", "bf16", "tpu"), "unknown device 'tpu'; choose one of: cuda, cpu"),
         (lambda: profiling.profile("flsh", SMALL), "unknown variant 'flsh'"),
+        (lambda: profiling.profile("naive", SMALL, workload="trian"), "unknown workload 'trian'"),
+        (lambda: profiling.profile("naive_inplace", workload="decode"), "does not take part in the decode workload"),
     ],
 )
 def test_bad_arguments_raise_one_line_naming_the_value(call, message):
@@ -189,59 +152,6 @@ def test_bad_arguments_raise_one_line_naming_the_value(call, message):
         call()
     assert message in str(info.value)
     assert "\n" not in str(info.value)
-
-
-def test_shape_spellings():
-    assert inputs.parse_shape("8,16,1024,64") == (8, 16, 1024, 64)
-    assert inputs.parse_shape("8x16x1024x64") == (8, 16, 1024, 64)
-    assert inputs.parse_shape([1, 2, 3, 4]) == (1, 2, 3, 4)
-    assert inputs.canonical_dtype("BF16") == "bfloat16"
-
-
-def test_default_setup_on_cpu_uses_the_small_shape():
-    s = inputs.default_setup("cpu")
-    assert s.shape == inputs.CPU_SHAPE and s.device == "cpu" and s.dtype == "bfloat16"
-    assert inputs.default_setup("cuda").shape == inputs.REFERENCE_SHAPE
-
-
-def test_causal_flops_counts_two_half_matmuls():
-    b, h, s, d = 8, 16, 1024, 64
-    assert inputs.causal_flops((b, h, s, d)) == 0.5 * (2 * (2 * b * h * s * s * d))
-
-
-def test_cpu_costs_are_measured_side_by_side_and_load_back(tmp_path):
-    costs = cpucosts.measure_cpu_costs(
-        ["sdpa_math", "sdpa_flash", "sdpa_cudnn", "sdpa_auto"], SMALL, rounds=3, calls=4, profiled_calls=2,
-        save_to=tmp_path,
-    )  # fmt: skip
-    rows = {r.variant: r for r in costs.rows}
-    assert [r.variant for r in costs.rows] == ["sdpa_math", "sdpa_flash", "sdpa_cudnn", "sdpa_auto"]
-    assert rows["sdpa_cudnn"].status == "no_cuda" and "runs on: cuda" in rows["sdpa_cudnn"].reason
-    for name in ("sdpa_math", "sdpa_flash", "sdpa_auto"):
-        r = rows[name]
-        assert r.status == "ok"
-        assert r.samples == [3 * 2, 3 * 4]  # every round measured every variant that runs
-        assert r.profiled_us > 0 and r.dispatch_us > 0
-        # one median per round; the figure is their median, with its interval over the rounds
-        for f in (r.profiled, r.dispatch):
-            assert f.n == 3 and f.lo <= f.median <= f.hi
-    # the forcing context is not one of the side-by-side figures: the build measures it once (fixedcosts)
-    assert all(r.context is None for r in costs.rows)
-    path = tmp_path / "cpu_costs__cpu.json"
-    assert results.find_cpu_costs(tmp_path) == path
-    assert results.load_cpu_costs(path) == costs
-
-
-def test_cpu_costs_reject_unknown_variants():
-    with pytest.raises(ValueError, match="unknown variant 'flsh'"):
-        cpucosts.measure_cpu_costs(["flsh"], SMALL)
-
-
-def test_stale_cpu_cost_file_is_refused(tmp_path):
-    p = tmp_path / "cpu_costs__cuda.json"
-    p.write_text(json.dumps({"schema_version": 99}))
-    with pytest.raises(results.StaleResultError, match="CPU-cost schema version 99"):
-        results.load_cpu_costs(p)
 
 
 # --- honest status: out of memory on the CPU, the reference check apart, interrupts --------------------------------
@@ -341,15 +251,6 @@ def test_a_sigint_swallowed_by_a_library_still_stops_the_run(monkeypatch):
     _fake(monkeypatch, "eaten", call)
     with interrupts.counting_interrupts(), pytest.raises(KeyboardInterrupt):
         profiling.profile("eaten", SMALL)
-
-
-def test_an_interrupt_stops_the_cpu_cost_comparison(monkeypatch):
-    def call(q, k, v, n):
-        raise KeyboardInterrupt
-
-    _fake(monkeypatch, "interrupted", call)
-    with pytest.raises(KeyboardInterrupt):
-        cpucosts.measure_cpu_costs(["sdpa_flash", "interrupted"], SMALL, rounds=1, calls=1, profiled_calls=1)
 
 
 # --- a trace recorded by the caller (the gallery scripts) -------------------------------------------------------

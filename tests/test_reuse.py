@@ -6,9 +6,7 @@ from __future__ import annotations
 import dataclasses
 import os
 
-import pytest
-
-from attnprof import inputs, variants
+from attnprof import inputs, settings, variants
 from attnprof.measure import cpucosts, profiling, reuse, sweeprun
 from attnprof.records import results, sweep
 
@@ -53,12 +51,12 @@ def test_reuse_is_off_unless_the_environment_asks(tmp_path, monkeypatch):
     attention, trace = _profiled(tmp_path)
     folder = tmp_path / "results"
     first = profiling.from_trace("naive_inplace", SMALL, trace, attention=attention, save_to=folder)
-    monkeypatch.delenv(inputs.REUSE_ENV, raising=False)
-    assert not inputs.reuse_measurements()
+    monkeypatch.delenv(settings.REUSE_ENV, raising=False)
+    assert not settings.reuse_measurements()
     again = profiling.from_trace("naive_inplace", SMALL, trace, attention=attention, save_to=folder)
     assert again.timing != first.timing
-    monkeypatch.setenv(inputs.REUSE_ENV, "1")
-    assert inputs.reuse_measurements()
+    monkeypatch.setenv(settings.REUSE_ENV, "1")
+    assert settings.reuse_measurements()
     reused = profiling.from_trace("naive_inplace", SMALL, trace, attention=attention, save_to=folder)
     assert reused.timing == again.timing
 
@@ -104,19 +102,6 @@ def test_a_sweep_is_reused_with_the_new_ceilings_when_planned_alike(tmp_path):
     other = dataclasses.replace(cfg, seqs=(32, 64))
     assert reuse.reusable_sweep(other, tmp_path, first.environment) is None
     assert sweeprun.run_sweep(cfg).points != first.points  # without reuse_from (and no $ATTNPROF_REUSE): measured
-
-
-@pytest.mark.parametrize(("value", "expected"), [("1", True), ("true", True), ("0", False), ("", False)])
-def test_the_reuse_switch(monkeypatch, value, expected):
-    monkeypatch.setenv(inputs.REUSE_ENV, value)
-    assert inputs.reuse_measurements() is expected
-
-
-def test_the_language_of_a_script(monkeypatch):
-    monkeypatch.delenv(inputs.LANGUAGE_ENV, raising=False)
-    assert inputs.language() == "en" and inputs.language("ja") == "ja"
-    monkeypatch.setenv(inputs.LANGUAGE_ENV, "ja_JP")
-    assert inputs.language() == "ja"
 
 
 def test_a_changed_script_measures_again(tmp_path):

@@ -38,11 +38,11 @@ Writer
 Writes a result file, and counts its runs.
 """
 
-from attnprof import inputs
+from attnprof import settings
 from attnprof.records import results
 from attnprof.records.results import Environment, Result
 
-folder = inputs.results_dir()
+folder = settings.results_dir()
 env = Environment("CPU", "test", "3.11", "2026-12-01T00:00:00+00:00")
 results.save(Result("naive", [1, 1, 8, 8], "float32", "cpu", "unsupported", env, reason="made by the test"), folder)
 # sphinx_gallery_attnprof_writes = ["naive__*.json"]

@@ -7,7 +7,7 @@ import os
 
 from docutils import nodes
 
-from attnprof import inputs, words
+from attnprof import settings, words
 from helpers import doctree, html
 
 
@@ -72,6 +72,6 @@ def test_a_configured_folder_without_a_wheel_warns_once(project, tmp_path):
 
 def test_the_scripts_learn_the_language_and_whether_to_reuse(project, tmp_path):
     project(PAGES, variants=(), language="ja", conf="attnprof_reuse_measurements = True")
-    assert os.environ[inputs.LANGUAGE_ENV] == "ja" and inputs.language() == "ja" and inputs.reuse_measurements()
+    assert os.environ[settings.LANGUAGE_ENV] == "ja" and settings.language() == "ja" and settings.reuse_measurements()
     project(PAGES, variants=(), language="en")
-    assert inputs.language() == "en" and not inputs.reuse_measurements()
+    assert settings.language() == "en" and not settings.reuse_measurements()

@@ -100,10 +100,10 @@ def test_a_step_without_gpu_work_has_cpu_lanes_only():
 
 
 def test_labels_are_shortened_to_fit():
-    assert timeline._fit("softmax warp forward", 1000, 160) == "softmax warp forward"
-    short = timeline._fit("softmax warp forward", 80, 160)
+    assert timeline.fit_label("softmax warp forward", 1000, 160) == "softmax warp forward"
+    short = timeline.fit_label("softmax warp forward", 80, 160)
     assert short.endswith("…") and len(short) < 10
-    assert timeline._fit("softmax warp forward", 10, 160) == ""
+    assert timeline.fit_label("softmax warp forward", 10, 160) == ""
 
 
 def test_a_result_that_did_not_run_draws_its_reason(tmp_path: Path):
@@ -151,8 +151,8 @@ def test_japanese_picture_words_come_from_the_word_table():
 
 
 def test_labels_fit_by_their_width_on_screen():
-    latin = timeline._fit("abcdefghijklmnopqrstuvwxyz", 200, pictures.DPI)
-    japanese = timeline._fit("要素ごと要素ごと要素ごと要素ごと", 200, pictures.DPI)
+    latin = timeline.fit_label("abcdefghijklmnopqrstuvwxyz", 200, pictures.DPI)
+    japanese = timeline.fit_label("要素ごと要素ごと要素ごと要素ごと", 200, pictures.DPI)
     assert latin.endswith("…") and japanese.endswith("…")
     assert len(japanese) < len(latin)  # a Japanese character takes a full em
 

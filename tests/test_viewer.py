@@ -328,11 +328,11 @@ def test_embed_carries_its_data_and_the_trace_inline():
 
 def test_embed_finds_the_saved_trace_and_leaves_a_large_one_out(tmp_path: Path, monkeypatch):
     result, raw = trace_result("naive")
-    from attnprof import inputs
+    from attnprof import settings
     from attnprof.records import results
 
     results.save(result, tmp_path, raw)
-    monkeypatch.setenv(inputs.RESULTS_ENV, str(tmp_path))
+    monkeypatch.setenv(settings.RESULTS_ENV, str(tmp_path))
     data = registered(viewer.embed(result, language="ja").html)
     assert base64.b64decode(data["trace"]) == (tmp_path / result.trace_file).read_bytes()
     assert data["words"]["perfetto.sent"] == "新しいタブの Perfetto UI でトレースを開きました。"

@@ -1,5 +1,5 @@
-"""attnprof.workloads: the registry, setups and their one-line errors, the build's plan, the FLOP and byte accounting,
-and the steps themselves on the CPU at small shapes (real autograd, real GQA broadcasting)."""
+"""attnprof.workloads: the registry and its facts, setups and their one-line errors, the build's plan, the FLOP and
+byte accounting (the steps themselves: test_steps.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import pytest
 import torch
 
 from attnprof import inputs, variants, workloads
-from attnprof.measure import steps
 
 DECODE = inputs.make_setup((2, 8, 1, 16), "float32", "cpu", kv_heads=2, kv_len=40)
 TRAIN = inputs.make_setup((1, 2, 32, 16), "float32", "cpu")
@@ -21,6 +20,20 @@ def test_registry_and_unknown_names():
     assert workloads.get("prefill").annotation("naive") == variants.get("naive").annotation
     with pytest.raises(ValueError, match=r"^unknown workload 'trian'; choose one of: prefill, train, decode$"):
         workloads.get("trian")
+
+
+def test_the_facts_of_each_workload_live_on_the_registry():
+    facts = {
+        w.name: (w.article, w.sweeps, w.backward, w.kv_cache, w.graph_replay) for w in workloads.WORKLOADS.values()
+    }
+    assert facts == {
+        "prefill": (True, True, False, False, False),
+        "train": (False, False, True, False, False),
+        "decode": (False, False, False, True, True),
+    }
+    assert workloads.article() == "prefill" and all(w.grad == w.backward for w in workloads.WORKLOADS.values())
+    assert variants.sdpa_chooser() == "sdpa_auto" and variants.names(sdpa_chooses=True) == ("sdpa_auto",)
+    assert variants.names(slow_decode=True) == ("naive", "sdpa_math")
 
 
 def test_which_variants_take_part_lives_on_the_registry():
@@ -109,60 +122,6 @@ def test_the_build_plan_on_the_cpu_compiles_nothing_but_keeps_the_cuda_only_vari
         (v, workloads.GRAPH_LEN) for v in variants.names(graph=True)
     }
     assert workloads.GRAPH_LEN in workloads.CPU_DECODE_LENS
-
-
-def test_the_reference_broadcasts_kv_heads_like_repeat_interleave():
-    q, k, v = steps.decode_inputs(DECODE)
-    group = 8 // 2
-    kk, vv = k.repeat_interleave(group, dim=1), v.repeat_interleave(group, dim=1)
-    expected = torch.softmax(q @ kk.transpose(-2, -1) / 16**0.5, dim=-1) @ vv
-    torch.testing.assert_close(steps.decode_reference(q, k, v), expected)
-    # and query head 5 uses KV head 1: changing KV head 0 leaves it alone
-    k2 = k.clone()
-    k2[:, 0] += 3.0
-    out, out2 = steps.decode_reference(q, k, v), steps.decode_reference(q, k2, v)
-    torch.testing.assert_close(out[:, 4:], out2[:, 4:])
-    assert not torch.allclose(out[:, :4], out2[:, :4])
-
-
-@pytest.mark.parametrize("name", ["naive", "sdpa_math", "sdpa_flash", "sdpa_auto"])
-def test_decode_forms_match_the_reference_on_the_cpu(name):
-    q, k, v = steps.decode_inputs(DECODE, seed=3)
-    with torch.no_grad():
-        out = variants.get(name).build_decode(40, "cpu")(q, k, v)
-    assert out.shape == (2, 8, 1, 16)
-    assert inputs.relative_error(out, steps.decode_reference(q, k, v)) < 1e-5
-
-
-def test_is_causal_with_one_query_row_is_the_pitfall_the_pages_describe():
-    q, k, v = steps.decode_inputs(DECODE, seed=4)
-    wrong = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
-    first_key = v[:, :, :1].repeat_interleave(4, dim=1)
-    torch.testing.assert_close(wrong, first_key)  # top-left aligned: the token sees key 0 only
-    assert inputs.relative_error(wrong, steps.decode_reference(q, k, v)) > 0.5
-
-
-@pytest.mark.parametrize("name", ["naive", "naive_inplace", "sdpa_math", "sdpa_flash"])
-def test_training_steps_give_the_float64_gradients(name):
-    step = steps.prepare(workloads.get("train"), variants.get(name), TRAIN)
-    out_err, grad_err = step.error()
-    assert out_err < 1e-5 and grad_err < 1e-5
-    q = step.tensors[0]
-    step.call()
-    assert q.grad is not None and q.grad.shape == TRAIN.shape
-    first = q.grad.clone()
-    step.call()  # gradients are cleared each step, not accumulated
-    torch.testing.assert_close(q.grad, first)
-
-
-def test_in_place_masking_trains_like_out_of_place():
-    grads = {}
-    for name in ("naive", "naive_inplace"):
-        step = steps.prepare(workloads.get("train"), variants.get(name), TRAIN)
-        step.call()
-        grads[name] = [t.grad.clone() for t in step.tensors[:3]]
-    for a, b in zip(grads["naive"], grads["naive_inplace"], strict=True):
-        torch.testing.assert_close(a, b)
 
 
 def test_the_read_ceiling_times_a_full_reduction():

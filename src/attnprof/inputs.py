@@ -6,10 +6,8 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -34,14 +32,6 @@ DTYPE_ALIASES: dict[str, str] = {
     "float64": "float64",
 }
 DEVICES = ("cuda", "cpu")
-
-#: Environment variable naming the folder where results are written (the docs build sets it).
-RESULTS_ENV = "ATTNPROF_RESULTS_DIR"
-#: Environment variable naming the language the scripts print in (the docs build sets it from its ``language``).
-LANGUAGE_ENV = "ATTNPROF_LANGUAGE"
-#: Environment variable that lets a run reuse measurements saved in the results folder by the same code on the
-#: same machine (``1``; the docs build sets it, so that its second language measures nothing again).
-REUSE_ENV = "ATTNPROF_REUSE"
 
 
 @dataclass(frozen=True)
@@ -159,24 +149,6 @@ def default_setup(device: str | None = None) -> Setup:
         device = "cuda" if torch.cuda.is_available() else "cpu"
     shape = REFERENCE_SHAPE if device == "cuda" else CPU_SHAPE
     return make_setup(shape, "bfloat16", device)
-
-
-def results_dir(default: str | Path = "attnprof-results") -> Path:
-    """Where results go: ``$ATTNPROF_RESULTS_DIR`` if set (the docs build sets it), else ``default``."""
-    return Path(os.environ.get(RESULTS_ENV) or default)
-
-
-def language(default: str = "en") -> str:
-    """The language a script prints and draws in: ``$ATTNPROF_LANGUAGE`` if set (the docs build sets it), else
-    ``default`` (a script translated for the Japanese gallery passes ``"ja"``); ``"en"`` or ``"ja"``."""
-    from attnprof import words
-
-    return words.language(os.environ.get(LANGUAGE_ENV) or default)
-
-
-def reuse_measurements() -> bool:
-    """Whether ``$ATTNPROF_REUSE`` asks runs to reuse measurements already saved in the results folder."""
-    return os.environ.get(REUSE_ENV, "").strip().lower() in ("1", "true", "yes")
 
 
 def causal_flops(shape: Iterable[int]) -> float:

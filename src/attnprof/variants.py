@@ -201,12 +201,17 @@ class Variant:
             backend upcasts float16 and bfloat16).
         fused: One of the three fused SDPA backends the reference article compares.
         cpu_cost: Measured in the side-by-side CPU-cost comparison
-        (:func:`attnprof.measure.cpucosts.measure_cpu_costs`). decode: Prepares the decoding form ``(kv_len, device)
-        -> (q, k, v) -> out`` (no mask, grouped KV heads),
+            (:func:`attnprof.measure.cpucosts.measure_cpu_costs`).
+        decode: Prepares the decoding form ``(kv_len, device) -> (q, k, v) -> out`` (no mask, grouped KV heads),
             or ``None`` for a variant that has none (see ``not_for``).
         not_for: ``(workload, why)`` pairs: the workloads this variant does not take part in, and why in words.
             PyTorch's own refusals are not listed here: those are measured, and recorded in the result.
         graph: Its decoding step is captured in a CUDA graph for the side-by-side comparison with the eager step.
+        sdpa_chooses: No backend forced: SDPA chooses one itself, by its priority list and the inputs (the trace
+            shows which; see :func:`sdpa_chooser`).
+        slow_decode: Its decoding step takes tens of milliseconds at long caches (it reads the cache in ATen ops),
+            so the build decodes it at the shorter cache lengths only
+            (:data:`attnprof.workloads.DECODE_SLOW_MAX_LEN`).
     """
 
     name: str
@@ -228,6 +233,8 @@ class Variant:
     decode: Callable[[int, str], Attention] | None = None
     not_for: tuple[tuple[str, str], ...] = ()
     graph: bool = False
+    sdpa_chooses: bool = False
+    slow_decode: bool = False
 
     @property
     def annotation(self) -> str:
@@ -278,6 +285,7 @@ VARIANTS: dict[str, Variant] = {
             materializes_scores=True,
             score_copies=2,
             decode=_decode_naive,
+            slow_decode=True,
         ),
         Variant(
             "naive_inplace",
@@ -307,6 +315,7 @@ VARIANTS: dict[str, Variant] = {
             materializes_scores=True,
             score_copies=2,
             scores_in_float32=True,
+            slow_decode=True,
         ),
         Variant(
             "sdpa_efficient",
@@ -368,6 +377,7 @@ VARIANTS: dict[str, Variant] = {
             cpu_cost=True,
             decode=_decode_sdpa(None),
             graph=True,
+            sdpa_chooses=True,
         ),
         Variant(
             "flex",
@@ -442,6 +452,11 @@ def for_workload(workload: str) -> tuple[str, ...]:
 def forced() -> tuple[str, ...]:
     """The variants that force one SDPA backend, in registry order."""
     return tuple(v.name for v in VARIANTS.values() if v.sdpa_family is not None)
+
+
+def sdpa_chooser() -> str:
+    """The variant that leaves the backend to SDPA's own choice (:attr:`Variant.sdpa_chooses`): ``"sdpa_auto"``."""
+    return next(v.name for v in VARIANTS.values() if v.sdpa_chooses)
 
 
 def by_sdpa_family(family: str | None) -> str | None:

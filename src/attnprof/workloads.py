@@ -27,13 +27,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from attnprof import inputs, variants
 from attnprof.inputs import Setup
-
-if TYPE_CHECKING:
-    pass
 
 #: FLOPs of the backward over the forward's: five matrix products where the forward has two.
 BACKWARD_FLOP_FACTOR = 2.5
@@ -47,7 +43,8 @@ TRAIN_NOT_IN_BUILD: tuple[str, ...] = ("compiled_naive", "flex")
 DECODE_SHAPE: tuple[int, int, int, int] = (8, 32, 1, 128)
 DECODE_KV_HEADS = 8
 DECODE_LENS: tuple[int, ...] = (1024, 16384, 131072)
-#: Variants whose decoding step takes tens of milliseconds at long caches run only up to this length in the build.
+#: Variants whose decoding step takes tens of milliseconds at long caches (``Variant.slow_decode``) run only up to
+#: this length in the build.
 DECODE_SLOW_MAX_LEN = 16384
 #: Variants that compile (one kernel per cache length) run at this length only in the build (one of DECODE_LENS).
 DECODE_COMPILED_LEN = 16384
@@ -76,6 +73,8 @@ class Workload:
         kv_cache: A step reads a KV cache (one query token against ``kv_len`` cached positions, grouped heads).
         graph_replay: The build also replays a step from a CUDA graph, to show what the CPU's share of it was.
         sweeps: The sequence-length sweep (:mod:`attnprof.measure.sweeprun`) measures this workload.
+        article: The reference article's workload: the variant pages, the article's claims and every command are
+            about it unless told otherwise; the others are named where they appear.
         causal: Each query sees only the keys before it (the causal mask); ``False`` for one new token against its
             whole cache, which has no mask.
     """
@@ -89,6 +88,7 @@ class Workload:
     kv_cache: bool = False
     graph_replay: bool = False
     sweeps: bool = False
+    article: bool = False
     causal: bool = True
 
     @property
@@ -132,7 +132,9 @@ def decode_bytes(setup: Setup) -> int:
 WORKLOADS: dict[str, Workload] = {
     w.name: w
     for w in (
-        Workload("prefill", "Prefill: one causal forward", "fwd", (), False, prefill_flops, sweeps=True),
+        Workload(
+            "prefill", "Prefill: one causal forward", "fwd", (), False, prefill_flops, sweeps=True, article=True
+        ),
         Workload("train", "Training: forward and backward", "train", ("fwd", "bwd"), True, train_flops),
         Workload(
             "decode",
@@ -147,6 +149,11 @@ WORKLOADS: dict[str, Workload] = {
         ),
     )
 }
+
+
+def article() -> str:
+    """The name of the reference article's workload (:attr:`Workload.article`): ``"prefill"``."""
+    return next(w.name for w in WORKLOADS.values() if w.article)
 
 
 def get(name: str) -> Workload:
@@ -186,7 +193,7 @@ def default_setup(workload: str, device: str | None = None) -> Setup:
     :data:`DECODE_SHAPE` with :data:`DECODE_KV_HEADS` KV heads and a cache of :data:`GRAPH_LEN` on CUDA
     (:data:`CPU_DECODE_SHAPE`, the shortest of :data:`CPU_DECODE_LENS` on the CPU), bf16."""
     base = inputs.default_setup(device)
-    if get(workload).name != "decode":
+    if not get(workload).kv_cache:
         return base
     if base.device == "cuda":
         return inputs.make_setup(DECODE_SHAPE, "bfloat16", "cuda", kv_heads=DECODE_KV_HEADS, kv_len=GRAPH_LEN)
@@ -204,7 +211,7 @@ def check_setup(workload: str, setup: Setup) -> Setup:
     """
     w = get(workload)
     has_cache = setup.kv_heads is not None or setup.kv_len is not None
-    if w.name != "decode":
+    if not w.kv_cache:
         if has_cache:
             raise ValueError(f"a KV cache (kv_heads, kv_len) belongs to the decode workload, not {w.name!r}; drop it "
                              "or choose workload 'decode'")  # fmt: skip
@@ -237,10 +244,11 @@ def plan(workload: str, device: str, names: tuple[str, ...] | None = None) -> li
     Training: every variant that trains, at the default shape, except those that compile
     (:data:`TRAIN_NOT_IN_BUILD`); on the CPU no variant that compiles either (the CUDA-only ones stay: their results
     record why they cannot run).
-    Decoding on CUDA: the fused variants at every length of :data:`DECODE_LENS`, the slow ones (math, naive) up to
-    :data:`DECODE_SLOW_MAX_LEN`, the compiled one (flex) at :data:`DECODE_COMPILED_LEN` only, and the CUDA-graph
-    comparison at :data:`GRAPH_LEN` for the variants the registry marks (``Variant.graph``). On the CPU, the variants
-    that do not compile at :data:`CPU_DECODE_LENS` (the graph comparison planned as well: it records that it needs
+    Decoding on CUDA: the fused variants at every length of :data:`DECODE_LENS`, the slow ones
+    (``Variant.slow_decode``: math, naive) up to :data:`DECODE_SLOW_MAX_LEN`, the compiled one (flex) at
+    :data:`DECODE_COMPILED_LEN` only, and the CUDA-graph comparison at :data:`GRAPH_LEN` for the variants the registry
+    marks (``Variant.graph``). On the CPU, the variants that do not compile at :data:`CPU_DECODE_LENS` (the graph
+    comparison planned as well: it records that it needs
     CUDA).
     """
     w = get(workload)
@@ -249,18 +257,18 @@ def plan(workload: str, device: str, names: tuple[str, ...] | None = None) -> li
     if device == "cpu":
         # no compiling on the CPU (tens of seconds each); CUDA-only variants stay, to record why they cannot run
         chosen = [v for v in chosen if not v.compiled]
-    if w.name != "decode":
+    if not w.kv_cache:
         setup = default_setup(w.name, device)
-        skip = () if names or w.name != "train" else TRAIN_NOT_IN_BUILD
+        skip = TRAIN_NOT_IN_BUILD if w.backward and not names else ()
         return [Planned(v.name, setup) for v in chosen if v.name not in skip]
-    base = default_setup("decode", device)
+    base = default_setup(w.name, device)
     lens = DECODE_LENS if device == "cuda" else CPU_DECODE_LENS
     out = []
     for v in chosen:
         for length in lens:
             if v.compiled and length != DECODE_COMPILED_LEN:
                 continue
-            if v.name in ("sdpa_math", "naive") and length > DECODE_SLOW_MAX_LEN:
+            if v.slow_decode and length > DECODE_SLOW_MAX_LEN:
                 continue
             setup = inputs.make_setup(base.shape, base.dtype, device, kv_heads=base.kv_heads, kv_len=length)
             out.append(Planned(v.name, setup, graph=v.graph and length == GRAPH_LEN))

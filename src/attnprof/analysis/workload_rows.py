@@ -148,7 +148,7 @@ def train_row(a: Analysis) -> TrainRow:
         row.bwd_kernels = _per_step(a.phases.get("bwd", ()))
         main = _main(a.phases.get("bwd", ()))
         row.bwd_main = main.info if main else None
-    if r.variant == "sdpa_auto":
+    if r.variant == variants.sdpa_chooser():
         row.backend = a.sdpa[0]
     return row
 
@@ -209,7 +209,7 @@ def decode_row(a: Analysis) -> DecodeRow:
     row.kernels_per_step = a.summary.kernels_per_step
     row.kernels = tuple(k.info for k in a.kernels)
     row.profiled_us = _gpu_per_step(a.rows) or None
-    if r.variant == "sdpa_auto":
+    if r.variant == variants.sdpa_chooser():
         row.backend = a.sdpa[0]
     return row
 
@@ -365,13 +365,15 @@ def decision_row(
     entries = list(entries)
     wide = [e for e in entries if e.band.too_wide]
     # SDPA's own choice runs one of the forced backends: it is compared with them, not ranked among them
-    ranked = sorted((e for e in entries if e.variant != "sdpa_auto" and e not in wide), key=lambda e: e.band.median)
+    ranked = sorted(
+        (e for e in entries if e.variant != variants.sdpa_chooser() and e not in wide), key=lambda e: e.band.median
+    )
     row = DecisionRow(workload, length, ranked, unreliable=wide)
     if len(ranked) > 1:
         row.too_close = too_close_to_call(ranked[1].band, ranked[0].band)
         row.margin_band = _margin(ranked[1].band, ranked[0].band)
     by = {e.variant: e for e in entries}
-    row.auto = by.get("sdpa_auto")
+    row.auto = by.get(variants.sdpa_chooser())
     forced = [e for e in entries if e.variant in variants.forced()]
     row.best_forced = min(forced, key=lambda e: e.band.median) if forced else None
     if row.auto is not None and row.best_forced is not None:
@@ -403,7 +405,7 @@ def _entry(a: Analysis) -> Entry | None:
     if band is None:
         return None
     t = a.result.timing
-    backend = a.sdpa[0] if a.variant == "sdpa_auto" else None
+    backend = a.sdpa[0] if a.variant == variants.sdpa_chooser() else None
     return Entry(a.variant, band, _mib(t.peak_extra_bytes) if t else None, t.dispatch_us_median if t else None,
                  backend, t.dispatch if t else None, _inputs_mib(a))  # fmt: skip
 
@@ -499,7 +501,7 @@ class Build:
         out: list[DecisionRow] = []
         for w in (workload,) if workload else DECISION_WORKLOADS:
             analyses = self.of(w)
-            if w == "prefill" and self.sweep is not None:
+            if workloads.get(w).sweeps and self.sweep is not None:
                 head_dim = analyses[0].result.shape[3] if analyses else self.sweep.head_dims[0]
                 out += _sweep_rows(
                     self.sweep,
@@ -509,7 +511,7 @@ class Build:
                 continue
             by_length: dict[int, list[Entry]] = {}
             for a in analyses:
-                length = a.result.kv_len if w == "decode" else a.result.shape[2]
+                length = a.result.kv_len if workloads.get(w).kv_cache else a.result.shape[2]
                 e = _entry(a)
                 if e is not None and length:
                     by_length.setdefault(length, []).append(e)

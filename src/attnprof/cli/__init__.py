@@ -3,13 +3,18 @@
 Usage::
 
     attnprof list [--device cuda|cpu] [--no-compile]
-    attnprof profile VARIANT [--shape B,H,S,D] [--dtype bf16] [--device cuda|cpu] [--trace FILE] [--json]
-                     [--force] [--dry-run]
-    attnprof compare [VARIANT ...] [--shape B,H,S,D] [--dtype bf16] [--device cuda|cpu] [--json] [--force]
-                     [--dry-run]
+    attnprof profile VARIANT [--shape B,H,S,D] [--dtype bf16] [--device cuda|cpu] [--workload W] [--kv-heads N]
+                     [--kv-len L] [--trace FILE] [--json] [--force] [--dry-run]
+    attnprof compare [VARIANT ...] [--shape B,H,S,D] [--dtype bf16] [--device cuda|cpu] [--workload W]
+                     [--kv-heads N] [--kv-len L] [--lengths L ...] [--json] [--force] [--dry-run]
     attnprof sweep [--variants V ...] [--seqs S ...] [--head-dims D ...] [--batch N] [--heads N] [--dtype bf16]
                    [--device cuda|cpu] [--compiled-seqs S ...] [--budget-s SECONDS] [--out FILE] [--force]
                    [--dry-run]
+
+``profile`` and ``compare`` run the profiler on a workload (:mod:`attnprof.workloads`: the article's prefill
+forward, a training step, a decoding step); ``compare --lengths`` does so at several sequence or cache lengths.
+``sweep`` is the sequence-length sweep: the prefill forward of every variant timed without the profiler over
+sequence lengths and head dims, within a time budget (:mod:`attnprof.measure.sweeprun`).
 
 The device defaults to CUDA when there is one, else the CPU; the shape to :func:`attnprof.inputs.default_setup`'s
 (``8,16,1024,64`` on CUDA, ``1,4,256,64`` on the CPU) and the dtype to bf16. A variant that cannot run is a row

@@ -129,13 +129,24 @@ COMMANDS: dict[str, tuple[str, str, tuple[tuple[str, dict], ...]]] = {
             ),
             *SETUP,
             *WORKLOAD,
+            (
+                "--lengths",
+                dict(
+                    nargs="+",
+                    metavar="L",
+                    type=text("positive integers such as 1024,16384"),
+                    help="train or decode: profile every variant at each length, the sequence length of a training "
+                    "step or the KV cache's length of a decoding step, e.g. 1024 16384 or 1024,16384 (default: one "
+                    "run, at --shape and --kv-len); the prefill forward over sequence lengths is 'attnprof sweep'",
+                ),
+            ),
             ("--json", dict(action="store_true", help="print the results as a JSON list (default: a table)")),
             FORCE,
             DRY_RUN,
         ),
     ),
     "sweep": (
-        "Time the variants over sequence lengths and head dims.",
+        "Time the variants' prefill forward over sequence lengths and head dims, without the profiler.",
         "attnprof sweep --device cpu --seqs 128,256 --head-dims 64 --out sweep.json",
         (
             (
@@ -192,7 +203,6 @@ COMMANDS: dict[str, tuple[str, str, tuple[tuple[str, dict], ...]]] = {
                 ),
             ),
             DEVICE,
-            *WORKLOAD,
             (
                 "--compiled-seqs",
                 dict(

@@ -148,11 +148,13 @@ def plan(names: Sequence[str], run: inputs.Setup, force: bool) -> tuple[list[cos
 
 
 def describe_plan(command: str, estimates: Sequence[cost.Estimate], limit: cost.Limit | None) -> str:
-    """``compare: 9 variants at [...] on cpu: about 6.1 min, at most 1.2 GiB at once (22.8 GiB of ...)``."""
-    run = estimates[0].setup
-    what = estimates[0].variant if len(estimates) == 1 else f"{len(estimates)} variants"
+    """``compare: 9 variants at [...] on cpu: about 6.1 min, at most 1.2 GiB at once (22.8 GiB of ...)``; several
+    setups are each described, ``; `` between them."""
+    names = list(dict.fromkeys(e.variant for e in estimates))
+    runs = list(dict.fromkeys(e.setup for e in estimates))
+    what = names[0] if len(names) == 1 else f"{len(names)} variants"
     seconds = [e.seconds for e in estimates if e.seconds is not None]
-    line = f"{command}: {what} at {run.describe()}"
+    line = f"{command}: {what} at {'; '.join(run.describe() for run in runs)}"
     if seconds:
         line += f": about {cost.human_seconds(sum(seconds))}"
     line += f", at most {cost.human_bytes(max(e.bytes for e in estimates))} at once"

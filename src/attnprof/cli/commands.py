@@ -9,7 +9,7 @@ import textwrap
 from pathlib import Path
 from typing import IO
 
-from attnprof import inputs, variants
+from attnprof import inputs, variants, workloads
 from attnprof.cli import checks, workload
 from attnprof.cli.progress import QUIET_BELOW_S, ProgressBar, Ticker
 from attnprof.measure import cost, profiling, sweeprun
@@ -63,11 +63,7 @@ def cmd_profile(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     trace_to = checks.output(args.trace, "trace file")
     job = workload.name(args)
     workload.check_variant(name, job)
-    run = (
-        checks.setup(args)
-        if job == "prefill" and args.kv_heads is None and args.kv_len is None
-        else workload.setup(args)
-    )
+    (run,) = workload.setups(args)
     estimates, limit = checks.plan([name], run, args.force)
     if args.dry_run:
         return checks.dry_run(out, "profile", estimates, limit)
@@ -88,46 +84,46 @@ def cmd_profile(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     if args.json:
         out.write(results.dumps(res).decode())
         return 0
-    summary = report.summary(res) if job == "prefill" else workloadreport.workload_summary(res)
+    summary = report.summary(res) if workloads.get(job).article else workloadreport.workload_summary(res)
     out.write(report.kernel_table(res) + "\n\n" + summary + "\n")
     return 0
 
 
 def cmd_compare(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
-    """``attnprof compare``: one row per variant (all when none are named)."""
+    """``attnprof compare``: one row per variant (all when none are named), at one setup or at every length of
+    ``--lengths``."""
     job = workload.name(args)
     names = checks.variant_names(args.variants) if args.variants else list(variants.for_workload(job))
     for name in names:
         workload.check_variant(name, job)
-    run = (
-        checks.setup(args)
-        if job == "prefill" and args.kv_heads is None and args.kv_len is None
-        else workload.setup(args)
-    )
-    estimates, limit = checks.plan(names, run, args.force)
+    runs = workload.setups(args)
+    estimates, limit = [], None
+    for run in runs:
+        some, limit = checks.plan(names, run, args.force)
+        estimates += some
     if args.dry_run:
         return checks.dry_run(out, "compare", estimates, limit)
     err.write(checks.describe_plan("compare", estimates, limit) + "\n")
     err.flush()
     import_torch()
-    ticker = Ticker(err, len(names))
+    ticker = Ticker(err, len(estimates))
     found = []
-    for i, (name, est) in enumerate(zip(names, estimates, strict=True), start=1):
-        with ticker.item(i, name, est.seconds):
-            found.append(profiling.profile(name, run, workload=job))
+    for i, est in enumerate(estimates, start=1):
+        label = est.variant if len(runs) == 1 else f"{est.variant} {job} {est.setup.describe()}"
+        with ticker.item(i, label, est.seconds):
+            found.append(profiling.profile(est.variant, est.setup, workload=job))
         raise_if_interrupted(args.interrupts_seen)
     if args.json:
         out.write(json.dumps([r.to_dict() for r in found], indent=1, sort_keys=True, ensure_ascii=False) + "\n")
         return 0
-    head = run.describe() if job == "prefill" else f"{job}: {run.describe()}"
+    head = "; ".join(run.describe() for run in runs)
+    head = head if workloads.get(job).article else f"{job}: {head}"
     out.write(f"{head}\n\n{workload.table(job, found)}\n")
     return 0
 
 
 def cmd_sweep(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
-    """``attnprof sweep``: time every variant over sequence lengths and head dims."""
-    if workload.name(args) != "prefill":
-        return workload.cmd_sweep(args, out, err)
+    """``attnprof sweep``: time every variant's forward over sequence lengths and head dims, without the profiler."""
     out_path = checks.output(args.out, "output file")
     cfg = checks.sweep_config(args)
     limit = None if args.force else cost.available(cfg.device)

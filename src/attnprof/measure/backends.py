@@ -19,7 +19,7 @@ why it refuses (``debug=True``). This module asks those checks and returns their
 
 With ``call=True`` each verdict is confirmed by one real call with that backend forced (``sdpa_kernel``; the
 backward too when the inputs require gradients), its failure recorded in PyTorch's words
-(:func:`attnprof.measure.profiling.failure`), and the unforced call is watched (a ``TorchDispatchMode`` that sees the
+(:func:`attnprof.measure.failure.failure`), and the unforced call is watched (a ``TorchDispatchMode`` that sees the
 operators it dispatches) to read which backend SDPA really ran. The answer then says both what the check says and
 what a call does, and :attr:`~attnprof.records.eligibility.Answer.disagreements` names where they differ.
 
@@ -47,8 +47,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from attnprof import variants
+from attnprof.measure.failure import failure
 from attnprof.measure.interrupts import interrupts_seen, reraise_interrupt
-from attnprof.measure.profiling import cuda_missing_reason, failure
+from attnprof.measure.profiling import cuda_missing_reason
 from attnprof.records.eligibility import BACKENDS, Answer, Operand, Verdict
 
 if TYPE_CHECKING:
@@ -87,7 +88,7 @@ _RUNTIME_DISABLED = "has been runtime disabled"
 def _variant_of(backend: str | None) -> variants.Variant:
     """The registry's variant that forces ``backend`` (``None``: SDPA's own choice)."""
     if backend is None:
-        return variants.get("sdpa_auto")
+        return variants.get(variants.sdpa_chooser())
     return next(v for v in variants.VARIANTS.values() if v.backend == backend)
 
 
@@ -457,7 +458,7 @@ def call_once(inputs: Inputs, backend: str | None) -> tuple[str, str | None, str
     """Run one call (:func:`attention_call`) and wait for it.
 
     Returns:
-        ``(status, reason, ran)``: ``"ran"`` or a failure status of :func:`attnprof.measure.profiling.failure`,
+        ``(status, reason, ran)``: ``"ran"`` or a failure status of :func:`attnprof.measure.failure.failure`,
         PyTorch's reason when it failed, and for the unforced call (``backend=None``) the backend it ran.
     """
     import torch

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import functools
 import statistics
-import warnings
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from attnprof import variants
-from attnprof.inputs import Setup, default_setup, make_inputs, reuse_measurements
-from attnprof.measure.interrupts import interrupts_seen, reraise_interrupt
-from attnprof.measure.profiling import cuda_missing_reason, environment, failure
+from attnprof import settings, variants
+from attnprof.inputs import Setup, default_setup, make_inputs
+from attnprof.measure.failure import attempt
+from attnprof.measure.interrupts import interrupts_seen
+from attnprof.measure.profiling import cuda_missing_reason, environment
 from attnprof.measure.reuse import reusable_costs
 from attnprof.measure.timing import exported, recording, sync, time_dispatch_us
 from attnprof.noise import Figure, median_interval
@@ -59,7 +59,7 @@ def measure_cpu_costs(
 
     chosen = [variants.get(n) for n in (variants.names(cpu_cost=True) if names is None else names)]
     setup = setup or default_setup()
-    if (reuse_measurements() if reuse is None else reuse) and save_to is not None:
+    if (settings.reuse_measurements() if reuse is None else reuse) and save_to is not None:
         saved = reusable_costs([v.name for v in chosen], setup, rounds, save_to, environment(setup.device))
         if saved is not None:
             return saved
@@ -73,18 +73,14 @@ def measure_cpu_costs(
             if missing is not None:
                 rows[v.name] = CpuCostRow(v.name, "no_cuda", missing)
                 continue
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                try:
-                    fn = v.build(setup.shape[2], setup.device)
-                    for _ in range(3):
-                        fn(q, k, v_)
-                    sync(setup.device)
-                    calls_of[v.name] = functools.partial(fn, q, k, v_)
-                except Exception as exc:  # failure is data: the row says why (an interrupt is not a failure)
-                    reraise_interrupt(exc, seen)
-                    status, reason = failure(exc, caught, v, setup.device)
-                    rows[v.name] = CpuCostRow(v.name, status, reason)
+            with attempt(v, setup.device, since=seen) as outcome:  # failure is data: the row says why
+                fn = v.build(setup.shape[2], setup.device)
+                for _ in range(3):
+                    fn(q, k, v_)
+                sync(setup.device)
+                calls_of[v.name] = functools.partial(fn, q, k, v_)
+            if not outcome.ok:
+                rows[v.name] = CpuCostRow(v.name, outcome.status, outcome.reason)
         live = [n for n in rows if n in calls_of]
         # per variant, one list of samples per round
         dispatch: dict[str, list[list[float]]] = {n: [] for n in live}

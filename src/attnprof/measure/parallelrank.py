@@ -44,6 +44,7 @@ from typing import Any
 
 from attnprof import inputs
 from attnprof.analysis import rank_traces
+from attnprof.measure.failure import attempt, classify, pytorch_reason
 from attnprof.measure.timing import PeakMemory, capture_trace, percentile, sync, time_dispatch_us, timed_calls
 from attnprof.records import parallel, results
 from attnprof.records.parallel import BACKENDS, Collective, ParallelConfig
@@ -259,9 +260,7 @@ _REFUSALS = ("got mixed torch.Tensor and DTensor", "does not have a sharding str
 
 def _failure(exc: BaseException, caught: Sequence[warnings.WarningMessage]) -> tuple[str, str]:
     """``(status, reason)`` of a call that raised: ``unsupported`` for an operator context parallelism refuses."""
-    from attnprof.measure.profiling import _classify, pytorch_reason
-
-    status = _classify(exc)
+    status = classify(exc)
     if status == "error" and any(words in str(exc) for words in _REFUSALS):
         status = "unsupported"
     return status, pytorch_reason(exc, caught)
@@ -276,19 +275,16 @@ def _single_gpu(me: _Rank, backend: str, q: Any, k: Any, v: Any) -> tuple[dict[s
     def call() -> torch.Tensor:
         return _ORIGINAL_SDPA(q, k, v, is_causal=cfg.causal)
 
-    with torch.no_grad(), warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            with _forced(backend):
-                for _ in range(max(cfg.warmup, 1)):
-                    ref = call()
-                with PeakMemory(me.device) as peak:
-                    ref = call()
-                ms = timed_calls(call, me.device, min_reps=cfg.reps, before=me.release).gpu_ms
-            return {"single_ms": statistics.median(ms), "single_peak_extra_bytes": peak.bytes}, ref
-        except Exception as exc:  # failure is data; the other ranks learn of it through agree()
-            status, reason = _failure(exc, caught)
-            return {"status": status, "reason": reason}, None
+    with torch.no_grad(), attempt(judge=_failure) as outcome:  # failure is data; the other ranks learn of it
+        with _forced(backend):
+            for _ in range(max(cfg.warmup, 1)):
+                ref = call()
+            with PeakMemory(me.device) as peak:
+                ref = call()
+            ms = timed_calls(call, me.device, min_reps=cfg.reps, before=me.release).gpu_ms
+    if not outcome.ok:
+        return {"status": outcome.status, "reason": outcome.reason}, None
+    return {"single_ms": statistics.median(ms), "single_peak_extra_bytes": peak.bytes}, ref
 
 
 def restore_sdpa() -> bool:
@@ -323,8 +319,7 @@ def _one_case(me: _Rank, backend: str, method: str, q: Any, k: Any, v: Any, ref:
     rank_run: dict[str, Any] = {"rank": me.rank, "single_ms": single["single_ms"]}
     case = _case(backend, method, seq, rank_run=rank_run, **single)
     annotation = f"cp_{method}"
-    with torch.no_grad(), warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with torch.no_grad(), attempt(judge=_failure) as outcome:  # failure is data: the case says why
         try:
             set_rotate_method(method)  # "allgather" or "alltoall"
             _cp_options.enable_load_balance = cfg.load_balance
@@ -355,10 +350,10 @@ def _one_case(me: _Rank, backend: str, method: str, q: Any, k: Any, v: Any, ref:
                 trace=rank_traces.read_rank(parsed, annotation).to_dict(),
             )  # fmt: skip
             del full, out
-        except Exception as exc:  # failure is data: the case says why, in PyTorch's words
-            case["status"], case["reason"] = _failure(exc, caught)
         finally:
             rank_run["sdpa_restored"] = restore_sdpa()
+    if not outcome.ok:
+        case["status"], case["reason"] = outcome.status, outcome.reason
     with contextlib.suppress(Exception):
         me.release()
     case["wall_s"] = time.perf_counter() - t0

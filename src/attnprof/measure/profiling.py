@@ -16,7 +16,7 @@ A variant that cannot run does not raise: :func:`profile` returns a :class:`~att
 ``status`` says why (``unsupported`` with PyTorch's own reason, ``no_cuda``, ``oom``, ``error``). The float64
 reference check is recorded apart from that status (``Result.reference_check``): a variant whose kernel ran is
 ``ok`` even when its check could not be made. Only bad arguments raise ``ValueError``, and an interrupt (Ctrl-C)
-is never a failure: it stops the run (:func:`attnprof.measure.interrupts.reraise_interrupt`).
+is never a failure: it stops the run (:mod:`attnprof.measure.failure`).
 """
 
 from __future__ import annotations
@@ -29,11 +29,11 @@ import platform
 import statistics
 import time
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from attnprof import __version__, variants, words, workloads
+from attnprof import __version__, settings, variants, words, workloads
 from attnprof.inputs import (
     Setup,
     causal_flops,
@@ -42,10 +42,10 @@ from attnprof.inputs import (
     make_setup,
     reference_attention,
     relative_error,
-    reuse_measurements,
 )
 from attnprof.measure import cost, steps
-from attnprof.measure.interrupts import import_torch, interrupts_seen, raise_if_interrupted, reraise_interrupt
+from attnprof.measure.failure import attempt, classify, pytorch_reason
+from attnprof.measure.interrupts import import_torch, interrupts_seen, raise_if_interrupted
 from attnprof.measure.reuse import reusable_result
 from attnprof.measure.timing import (
     DEFAULT_PLAN,
@@ -66,69 +66,7 @@ from attnprof.records.results import DecodeFigures, Environment, GraphFigures, R
 if TYPE_CHECKING:
     import torch
 
-# --- failure as data ------------------------------------------------------------------------------------------------
-
-_NOISE = ("kernel not used because", "has been runtime disabled", "Profiler clears events")
-
-
-def pytorch_reason(exc: BaseException | None, caught: Iterable[warnings.WarningMessage]) -> str:
-    """PyTorch's own explanation: the first line of the error message plus the substantive warnings it emitted
-    before it.
-
-    SDPA explains a refused backend in warnings ("Flash attention requires ... Got ...") and then raises "No
-    available kernel"; the headers of those warnings and the ``(Triggered internally at ...)`` suffix are
-    dropped. Pass no warnings (``()``) for a failure they do not explain (see :func:`failure`).
-    """
-    parts: list[str] = []
-    if exc is not None:
-        parts.append(f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}")
-    for w in caught:
-        text = str(w.message).split(" (Triggered internally at")[0].strip()
-        if text and not any(n in text for n in _NOISE) and text not in parts:
-            parts.append(text)
-    return " | ".join(parts) if parts else "unknown reason"
-
-
-#: How running out of memory reads on each device: CUDA's message, and the CPU allocator's (Linux and Windows).
-_OOM_WORDS = ("out of memory", "defaultcpuallocator: can't allocate memory", "defaultcpuallocator: not enough memory")
-
-
-def _classify(exc: BaseException) -> str:
-    import torch
-
-    text = str(exc).lower()
-    if isinstance(exc, (torch.OutOfMemoryError, MemoryError)) or any(w in text for w in _OOM_WORDS):
-        return "oom"
-    text = str(exc)
-    if "No available kernel" in text or "No viable backend" in text or isinstance(exc, NotImplementedError):
-        return "unsupported"
-    return "error"
-
-
-def failure(
-    exc: BaseException, caught: Iterable[warnings.WarningMessage], variant: variants.Variant, device: str
-) -> tuple[str, str]:
-    """The status and reason of a call of ``variant`` on ``device`` that raised ``exc``.
-
-    Args:
-        exc: What the call (or building the variant) raised.
-        caught: The warnings recorded during the call (SDPA explains refusals there).
-        variant: The variant that was called.
-        device: ``"cuda"`` or ``"cpu"``.
-
-    Returns:
-        ``(status, reason)``: status ``oom`` (on any device), ``unsupported``, ``no_cuda`` (a CUDA-only variant
-        asked to run on the CPU) or ``error``; the reason in PyTorch's words (the first line of the error, and for
-        a refused backend the warnings that explain it), plus where the variant can run when ``device`` is not one
-        of its devices.
-    """
-    status = _classify(exc)
-    if status == "unsupported" and device not in variant.devices and device == "cpu":
-        status = "no_cuda"
-    reason = pytorch_reason(exc, caught if status in ("unsupported", "no_cuda") else ())
-    if device not in variant.devices:
-        reason += f" ({variant.title} runs on: {', '.join(variant.devices)})"
-    return status, reason
+# --- where it cannot run --------------------------------------------------------------------------------------------
 
 
 def cuda_missing_reason() -> str | None:
@@ -221,17 +159,17 @@ def _checked(compute: Callable[[], tuple[float, float | None]],
             f"{cost.human_bytes(limit.bytes)} of {limit.source}"
         )
         return "skipped", reason, None, None
-    seen = interrupts_seen()
-    try:
+    err = grad_err = None
+    with attempt(judge=_check_failed) as outcome:  # the check's failure is data too, apart from the variant's status
         err, grad_err = compute()
-        return "ok", None, err, grad_err
-    except Exception as exc:  # the check's failure is data too, kept apart from the variant's status
-        reraise_interrupt(exc, seen)
-        status = "oom" if _classify(exc) == "oom" else "error"
-        return status, pytorch_reason(exc, ()), None, None
-    finally:
-        if setup.device == "cuda":
-            torch.cuda.empty_cache()
+    if setup.device == "cuda":
+        torch.cuda.empty_cache()
+    return outcome.status, outcome.reason, err, grad_err
+
+
+def _check_failed(exc: BaseException, caught: Sequence[warnings.WarningMessage]) -> tuple[str, str]:
+    """A failed reference check is ``oom`` or ``error``, with PyTorch's first line (its warnings explain nothing)."""
+    return ("oom" if classify(exc) == "oom" else "error"), pytorch_reason(exc, ())
 
 
 def reference_check(out: torch.Tensor, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
@@ -322,19 +260,19 @@ def _finish(v: variants.Variant, setup: Setup, raw: bytes, timing: Timing | None
     return res
 
 
-def _decode_figures(step: steps.Step, v: variants.Variant, setup: Setup, timing: Timing | None, graph: bool,
-                    caught: list[warnings.WarningMessage]) -> DecodeFigures:  # fmt: skip
+def _decode_figures(step: steps.Step, v: variants.Variant, setup: Setup, timing: Timing | None,
+                    graph: bool) -> DecodeFigures:  # fmt: skip
     """Bytes, bandwidth against the read ceiling, and (``graph``) the step replayed from a CUDA graph."""
     nbytes = workloads.decode_bytes(setup)
     gbs = nbytes / (timing.gpu_ms_median * 1e-3) / 1e9 if timing is not None else float("nan")
     ceiling = read_bandwidth(setup.device)
     figures = DecodeFigures(nbytes, gbs, *(ceiling or (None, None)))
     if graph:
-        try:
+        judge = None if setup.device == "cuda" else lambda exc, _: ("no_cuda", str(exc))
+        with attempt(v, "cuda", judge=judge) as outcome:  # failure is data: the comparison says why
             figures.graph = steps.graph_figures(step, f"{v.name}_decode_graph", setup.device)
-        except Exception as exc:  # failure is data: the comparison says why
-            status, reason = ("no_cuda", str(exc)) if setup.device != "cuda" else failure(exc, caught, v, "cuda")
-            figures.graph = GraphFigures(status, reason)
+        if not outcome.ok:
+            figures.graph = GraphFigures(outcome.status, outcome.reason)
     return figures
 
 
@@ -379,37 +317,32 @@ def profile(
 
     figures: dict[str, Any] = {}
     grad_mode = torch.enable_grad() if w.grad else torch.no_grad()
-    with grad_mode, warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            step = steps.prepare(w, v, setup)
-            t0 = time.perf_counter()
-            for _ in range(3):
-                step.call()
-            sync(setup.device)
-            warmup_s = time.perf_counter() - t0
-            check, check_reason, err, grad_err = _checked(step.error, setup)
+    with grad_mode, attempt(v, setup.device, since=seen) as outcome:
+        step = steps.prepare(w, v, setup)
+        t0 = time.perf_counter()
+        for _ in range(3):
+            step.call()
+        sync(setup.device)
+        warmup_s = time.perf_counter() - t0
+        check, check_reason, err, grad_err = _checked(step.error, setup)
 
-            t0 = time.perf_counter()
-            annotation = w.annotation(v.name)
-            raw, _ = capture_trace(step.body, annotation, setup.device)
-            profile_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        annotation = w.annotation(v.name)
+        raw, _ = capture_trace(step.body, annotation, setup.device)
+        profile_s = time.perf_counter() - t0
 
-            timing = None
-            if measure:
-                timing = _timing(step.call, v, setup, err, warmup_s, profile_s, w.flops(setup))
-                if w.name == "train":
-                    figures["train_figures"] = steps.train_figures(step, setup, grad_err)
-                if w.name == "decode":
-                    figures["decode_figures"] = _decode_figures(step, v, setup, timing, graph, caught)
-            del step
-        except Exception as exc:  # failure is data: the result says why (an interrupt is not a failure)
-            reraise_interrupt(exc, seen)
-            if setup.device == "cuda":
-                torch.cuda.empty_cache()
-            return _failed(v, setup, *failure(exc, caught, v, setup.device), save_to, w.name)
+        timing = None
+        if measure:
+            timing = _timing(step.call, v, setup, err, warmup_s, profile_s, w.flops(setup))
+            if w.backward:
+                figures["train_figures"] = steps.train_figures(step, setup, grad_err)
+            if w.kv_cache:
+                figures["decode_figures"] = _decode_figures(step, v, setup, timing, graph and w.graph_replay)
+        del step
     if setup.device == "cuda":
         torch.cuda.empty_cache()
+    if not outcome.ok:
+        return _failed(v, setup, outcome.status, outcome.reason, save_to, w.name)
     return _finish(v, setup, raw, timing, save_to, (check, check_reason), seen, w.name, annotation, **figures)
 
 
@@ -471,7 +404,7 @@ def from_trace(
     v = variants.get(variant)
     setup = setup or default_setup()
     raw = None if trace_file is None else _read_trace(trace_file)
-    reuse = reuse_measurements() if reuse is None else reuse
+    reuse = settings.reuse_measurements() if reuse is None else reuse
     if reuse and save_to is not None and raw is not None:
         defined_in = Path(getattr(getattr(attention, "__code__", None), "co_filename", ""))  # the script, if any
         more = [defined_in] if defined_in.is_file() else []
@@ -484,25 +417,22 @@ def from_trace(
 
     timing = saved.timing if saved is not None else None
     check = (saved.reference_check, saved.reference_reason) if saved is not None else (None, None)
-    with torch.no_grad(), warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            q, k, v_ = make_inputs(setup)
-            fn = attention if attention is not None else v.build(setup.shape[2], setup.device)
+    with torch.no_grad(), attempt(v, setup.device, since=seen) as outcome:
+        q, k, v_ = make_inputs(setup)
+        fn = attention if attention is not None else v.build(setup.shape[2], setup.device)
 
-            def call() -> torch.Tensor:
-                return fn(q, k, v_)
+        def call() -> torch.Tensor:
+            return fn(q, k, v_)
 
-            if saved is None:
-                out = call()
-                *check, err = reference_check(out, q, k, v_, setup)
-                del out
-                timing = _timing(call, v, setup, err, None, None) if measure and raw is not None else None
-        except Exception as exc:  # failure is data: the result says why (an interrupt is not a failure)
-            reraise_interrupt(exc, seen)
-            if setup.device == "cuda":
-                torch.cuda.empty_cache()
-            return _failed(v, setup, *failure(exc, caught, v, setup.device), save_to)
+        if saved is None:
+            out = call()
+            *check, err = reference_check(out, q, k, v_, setup)
+            del out
+            timing = _timing(call, v, setup, err, None, None) if measure and raw is not None else None
+    if not outcome.ok:
+        if setup.device == "cuda":
+            torch.cuda.empty_cache()
+        return _failed(v, setup, outcome.status, outcome.reason, save_to)
     if raw is None:
         raise ValueError(f"no trace of {variant!r} given, yet it runs here: export the profiler's trace and pass it")
     return _finish(v, setup, raw, timing, save_to, (check[0], check[1]), seen)
@@ -532,7 +462,7 @@ def check_variant(name: str, device: str, dtype: str = "bfloat16") -> tuple[str,
 
     Returns:
         ``(status, reason)``: ``("ok", None)``, or a status of :data:`attnprof.records.results.STATUSES` and PyTorch's
-        reason (see :func:`attnprof.measure.profiling.failure`).
+        reason (see :func:`attnprof.measure.failure.failure`).
     """
     import torch
 
@@ -541,15 +471,9 @@ def check_variant(name: str, device: str, dtype: str = "bfloat16") -> tuple[str,
     if missing:
         return "no_cuda", missing
     setup = make_setup(CHECK_SHAPE, dtype, device)
-    seen = interrupts_seen()
-    with torch.no_grad(), warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            q, k, v_ = make_inputs(setup)
-            v.build(setup.shape[2], device)(q, k, v_)
-            if device == "cuda":
-                torch.cuda.synchronize()
-        except Exception as exc:  # failure is data: the row says why (an interrupt is not a failure)
-            reraise_interrupt(exc, seen)
-            return failure(exc, caught, v, device)
-    return "ok", None
+    with torch.no_grad(), attempt(v, device) as outcome:
+        q, k, v_ = make_inputs(setup)
+        v.build(setup.shape[2], device)(q, k, v_)
+        if device == "cuda":
+            torch.cuda.synchronize()
+    return outcome.status, outcome.reason

@@ -1,7 +1,7 @@
 """Measure once: when a measurement saved earlier can stand for a new one.
 
 The docs build runs every gallery script once per language. The first language measures and saves; the second
-runs the same scripts (translated) and, told so by ``$ATTNPROF_REUSE`` (:func:`attnprof.inputs.reuse_measurements`),
+runs the same scripts (translated) and, told so by ``$ATTNPROF_REUSE`` (:func:`attnprof.settings.reuse_measurements`),
 takes the measurements from the saved files instead of measuring again: the timing of a variant without the
 profiler (:func:`attnprof.measure.profiling.from_trace`), the side-by-side CPU costs
 (:func:`attnprof.measure.cpucosts.measure_cpu_costs`) and the sequence-length sweep

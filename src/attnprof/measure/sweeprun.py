@@ -35,17 +35,17 @@ import dataclasses
 import gc
 import statistics
 import time
-import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from attnprof import inputs, variants
+from attnprof import inputs, settings, variants
 from attnprof.analysis import summary
 from attnprof.measure import cost
-from attnprof.measure.interrupts import interrupts_seen, raise_if_interrupted, reraise_interrupt
-from attnprof.measure.profiling import cuda_missing_reason, environment, failure
+from attnprof.measure.failure import attempt
+from attnprof.measure.interrupts import interrupts_seen, raise_if_interrupted
+from attnprof.measure.profiling import cuda_missing_reason, environment
 from attnprof.measure.reuse import reusable_sweep
 from attnprof.measure.timing import (
     DEFAULT_PLAN,
@@ -301,17 +301,22 @@ def _run_point(cfg: SweepConfig, variant: variants.Variant, seq: int, head_dim: 
     point = SweepPoint(variant.name, seq, head_dim, "ok")
     if cfg.device == "cuda":
         torch.cuda.empty_cache()
-    with torch.no_grad(), warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with torch.no_grad(), attempt(variant, cfg.device, since=seen) as outcome:  # failure is data: the point says why
+        q, k, v = _inputs(cfg, seq, head_dim)
+        fn = variant.build(seq, cfg.device)
+
+        def call() -> torch.Tensor:
+            return fn(q, k, v)
+
         try:
-            q, k, v = _inputs(cfg, seq, head_dim)
-            fn = variant.build(seq, cfg.device)
-
-            def call() -> torch.Tensor:
-                return fn(q, k, v)
-
             with PeakMemory(cfg.device) as peak:
                 timed = time_shape(_within(call, deadline), cfg.device, cfg.plan, sleep)
+        except BudgetSpent as spent:
+            point.status = "skipped"
+            point.reason = (
+                f"skipped: the time budget of {cfg.budget_s:g} s ran out during this point ({spent.calls} calls made)"
+            )
+        else:
             gpu, ms = timed.gpu, timed.samples.gpu_ms
             point.gpu_ms, point.gpu_ms_lo, point.gpu_ms_hi = gpu.median, gpu.lo, gpu.hi
             point.gpu_ms_min, point.gpu_ms_max = min(ms), max(ms)
@@ -320,16 +325,10 @@ def _run_point(cfg: SweepConfig, variant: variants.Variant, seq: int, head_dim: 
             point.tflops = inputs.causal_flops((cfg.batch, cfg.heads, seq, head_dim)) / (gpu.median * 1e-3) / 1e12
             point.dispatch_us = statistics.median(timed.samples.issue_us)
             point.peak_extra_bytes = peak.bytes
-            if variant.name == "sdpa_auto":
+            if variant.sdpa_chooses:
                 point.sdpa_choice, point.sdpa_evidence = _sdpa_choice(call, cfg.device)
-        except BudgetSpent as spent:
-            point.status = "skipped"
-            point.reason = (
-                f"skipped: the time budget of {cfg.budget_s:g} s ran out during this point ({spent.calls} calls made)"
-            )
-        except Exception as exc:  # failure is data: the point says why (an interrupt is not a failure)
-            reraise_interrupt(exc, seen)
-            point.status, point.reason = failure(exc, caught, variant, cfg.device)
+    if not outcome.ok:
+        point.status, point.reason = outcome.status, outcome.reason
     if point.status == "oom" and cfg.device == "cuda":
         gc.collect()  # the traceback held the frames that held the tensors
         torch.cuda.empty_cache()
@@ -395,8 +394,8 @@ def run_sweep(
         (where it stopped and how many points were skipped).
     """
     cfg = config or default_config()
-    if reuse_from is None and inputs.reuse_measurements():
-        reuse_from = inputs.results_dir()
+    if reuse_from is None and settings.reuse_measurements():
+        reuse_from = settings.results_dir()
     here = environment(cfg.device)
     saved = reusable_sweep(cfg, reuse_from, here, Path(__file__)) if reuse_from is not None else None
     if saved is not None:

@@ -14,7 +14,7 @@ A backend's verdict has two halves that can disagree:
     raised; the reason says what).
 ``call``
     What one real call with that backend forced did: ``ran``, or a failure status of
-    :func:`attnprof.measure.profiling.failure` (``unsupported``, ``oom``, ``error``) with PyTorch's reason; ``None``
+    :func:`attnprof.measure.failure.failure` (``unsupported``, ``oom``, ``error``) with PyTorch's reason; ``None``
     when no call was made.
 """
 

@@ -324,7 +324,7 @@ class Sweep:
             among: Variants to consider (all of the sweep's when ``None``).
         """
         names = set(among) if among is not None else set(self.variants)
-        names.discard("sdpa_auto")
+        names.discard(variants.sdpa_chooser())
         candidates = [
             p
             for p in self.points
@@ -338,7 +338,8 @@ class Sweep:
         The fastest backend is picked among the forced backends measured with a band that can decide something
         (:attr:`SweepPoint.reliable`); SDPA's own time is compared with it (see :class:`SdpaComparison`)."""
         out = []
-        for auto in sorted((p for p in self.points if p.variant == "sdpa_auto"), key=lambda p: (p.head_dim, p.seq)):
+        chooser = variants.sdpa_chooser()
+        for auto in sorted((p for p in self.points if p.variant == chooser), key=lambda p: (p.head_dim, p.seq)):
             pick = auto.sdpa_choice if auto.ok else None
             forced = self.point(variants.by_sdpa_family(pick) or "", auto.head_dim, auto.seq)
             backend = self.fastest(auto.head_dim, auto.seq, among=variants.forced())
@@ -400,7 +401,7 @@ class Sweep:
             ref = (references or {}).get((p.variant, p.head_dim, p.seq))
             if ref is not None and above(p.gpu, ref, 0.0):  # type: ignore[arg-type]
                 flag(p, "reference")
-        for auto in (p for p in ok if p.variant == "sdpa_auto"):
+        for auto in (p for p in ok if p.variant == variants.sdpa_chooser()):
             twin = self.point(variants.by_sdpa_family(auto.sdpa_choice) or "", auto.head_dim, auto.seq)
             if twin is None or not twin.ok or twin.gpu is None:
                 continue
@@ -523,9 +524,10 @@ def load(path: str | Path) -> Sweep:
 def materializes_scores(variant: str, sdpa_choice: str | None = None) -> bool:
     """Whether ``variant`` writes the ``[seq, seq]`` score matrix to device memory (``sdpa_auto`` does when it
     picked the math backend)."""
-    if variant == "sdpa_auto":
-        variant = variants.by_sdpa_family(sdpa_choice) or variant
-    return variants.get(variant).materializes_scores
+    v = variants.get(variant)
+    if v.sdpa_chooses:
+        v = variants.get(variants.by_sdpa_family(sdpa_choice) or v.name)
+    return v.materializes_scores
 
 
 def min_bytes(variant: str, batch: int, heads: int, seq: int, head_dim: int, dtype: str,

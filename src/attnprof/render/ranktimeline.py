@@ -137,7 +137,7 @@ def _draw(fig: Figure, layout: _Layout) -> None:
         for start, dur, label, color in row.bars:
             ax.barh(y, max(dur, layout.span * 0.001), left=start, height=0.7, color=color, edgecolor="white",
                     linewidth=0.4)  # fmt: skip
-            text = timeline._fit(label, dur / (layout.span + 2 * pad) * axes_px, fig.dpi)
+            text = timeline.fit_label(label, dur / (layout.span + 2 * pad) * axes_px, fig.dpi)
             if text:
                 ax.text(start + dur / 2, y, text, ha="center", va="center", fontsize=_FONT,
                         color=pictures.ink(color), clip_on=True)  # fmt: skip

@@ -38,7 +38,8 @@ class SweepPlan(Protocol):
     compiled_seqs: tuple[int, ...] | None
 
 
-def _fmt(x: float | None, spec: str, none: str = "-") -> str:
+def cell(x: float | None, spec: str, none: str = "-") -> str:
+    """A table cell: ``x`` in the format ``spec`` (``".3f"``), or ``none`` when it was not measured."""
     return none if x is None else format(x, spec)
 
 
@@ -60,11 +61,13 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
     return "\n".join([line(headers), line(["-" * w for w in widths]), *(line(r) for r in rows)])
 
 
-def _analysed(result: Result | Analysis) -> Analysis:
+def analysed(result: Result | Analysis) -> Analysis:
+    """``result`` analysed (:func:`attnprof.analysis.summary.analyse`), unless it already is."""
     return result if isinstance(result, Analysis) else analyse(result)
 
 
-def _status(status: str, lang: str | None) -> str:
+def status_word(status: str, lang: str | None) -> str:
+    """A result's status (``no_cuda``) in ``lang``: the status itself in English, its word in another language."""
     return words.text_or(f"status.{status}", status, lang) if lang and words.language(lang) != "en" else status
 
 
@@ -115,10 +118,10 @@ def kernel_table(result: Result | Analysis, width: int = 48, lang: str | None = 
                  phase: str | None = None) -> str:  # fmt: skip
     """One row per distinct GPU activity of the active steps: what the kernel table on the site shows; ``phase``
     (``"fwd"``, ``"bwd"``) keeps only that phase of a training step."""
-    a = _analysed(result)
+    a = analysed(result)
     result = a.result
     if not result.ok:
-        return words.text("report.not_run", lang, variant=result.variant, status=_status(result.status, lang),
+        return words.text("report.not_run", lang, variant=result.variant, status=status_word(result.status, lang),
                           reason=result.reason)  # fmt: skip
     rows = a.rows if phase is None else a.phases.get(phase, ())
     if not rows:
@@ -131,13 +134,13 @@ def kernel_table(result: Result | Analysis, width: int = 48, lang: str | None = 
             [
                 r.info.text(lang)[:width],
                 r.info.family_text(lang),
-                _fmt(r.per_step, "g"),
-                _fmt(r.avg_us, ".1f"),
+                cell(r.per_step, "g"),
+                cell(r.avg_us, ".1f"),
                 r.launch_api or "-",
-                _fmt(r.registers_per_thread, "d"),
-                _fmt(r.shared_memory, "d"),
+                cell(r.registers_per_thread, "d"),
+                cell(r.shared_memory, "d"),
                 "x".join(map(str, r.grid)) + " / " + "x".join(map(str, r.block)) if r.grid and r.block else "-",
-                _fmt(r.reported_occupancy, "g", "-") + ("%" if r.reported_occupancy is not None else ""),
+                cell(r.reported_occupancy, "g", "-") + ("%" if r.reported_occupancy is not None else ""),
                 (f"{theo.percent:.1f}%" + (f" ({limiter})" if theo.percent < 100 else "")) if theo else "-",
             ]
         )
@@ -148,13 +151,13 @@ def kernel_table(result: Result | Analysis, width: int = 48, lang: str | None = 
 
 def summary(result: Result | Analysis, lang: str | None = None) -> str:
     """Two or three lines: what ran, and its headline figures (or why it could not run)."""
-    a = _analysed(result)
+    a = analysed(result)
     result = a.result
     head = f"{result.variant}: " + words.text(
         "report.setup_desc", lang, shape=list(result.shape), dtype=result.dtype, device=result.device
     )
     if not result.ok:
-        return head + "\n" + words.text("report.could_not_run", lang, status=_status(result.status, lang),
+        return head + "\n" + words.text("report.could_not_run", lang, status=status_word(result.status, lang),
                                         reason=result.reason)  # fmt: skip
     r = a.summary
     t = result.timing
@@ -186,7 +189,7 @@ def summary(result: Result | Analysis, lang: str | None = None) -> str:
                 dispatch_us=f"{t.dispatch_us_median:.0f}",
                 tflops=f"{t.tflops:.1f}",
                 peak=words.text("report.na", lang) if r.peak_mib is None else f"{r.peak_mib:.0f} MiB",
-                error=_fmt(t.rel_error, ".1e", words.text("report.na", lang)),
+                error=cell(t.rel_error, ".1e", words.text("report.na", lang)),
             )
         )
     if result.reference_check not in (None, "ok"):
@@ -199,22 +202,22 @@ def compare_table(results: Iterable[Result | Analysis], lang: str | None = None)
     """One line per result with the at-a-glance figures."""
     body = []
     for item in results:
-        a = _analysed(item)
+        a = analysed(item)
         r, res = a.summary, a.result
         if not res.ok:
-            body.append([r.variant, _status(res.status, lang), *["-"] * 7, (r.reason or "")[:60]])
+            body.append([r.variant, status_word(res.status, lang), *["-"] * 7, (r.reason or "")[:60]])
             continue
         body.append(
             [
                 r.variant,
-                _status("ok", lang),
-                _fmt(r.activities_per_step, "g"),
-                _fmt(r.kernels_per_step, "g"),
-                _fmt(r.gpu_ms, ".3f"),
-                _fmt(r.cpu_us, ".0f"),
-                _fmt(r.dispatch_us, ".0f"),
-                _fmt(r.tflops, ".1f"),
-                _fmt(r.peak_mib, ".0f"),
+                status_word("ok", lang),
+                cell(r.activities_per_step, "g"),
+                cell(r.kernels_per_step, "g"),
+                cell(r.gpu_ms, ".3f"),
+                cell(r.cpu_us, ".0f"),
+                cell(r.dispatch_us, ".0f"),
+                cell(r.tflops, ".1f"),
+                cell(r.peak_mib, ".0f"),
                 r.main_kernel or "-",
             ]
         )
@@ -252,7 +255,7 @@ def sweep_table(sweep: Sweep, metric: str = "gpu_ms", head_dim: int | None = Non
                     reasons.setdefault(p.reason or p.status, []).append(f"{v} hd{d} seq{s}")
                 else:
                     mark = "!" if p.unstable and metric in ("gpu_ms", "tflops") else ""
-                    cells.append(_fmt(p.metric(metric), _SPEC[metric], words.text("report.na", lang)) + mark)
+                    cells.append(cell(p.metric(metric), _SPEC[metric], words.text("report.na", lang)) + mark)
             body.append(cells)
         title = words.text("report.sweep.title", lang, head_dim=d, metric=words.text(f"report.sweep.{metric}", lang),
                            batch=sweep.batch, heads=sweep.heads, dtype=sweep.dtype, device=sweep.device)  # fmt: skip
@@ -310,8 +313,8 @@ def sweep_summary(sweep: Sweep, lang: str | None = None) -> str:
             lines.append(say("report.sweep.no_cpu_bound"))
     for p in sweep.remeasured():
         lines.append(say("report.sweep.remeasured", point=f"{p.variant} hd{p.head_dim} seq{p.seq}",
-                         why=say(f"sweep.why.{p.remeasured}"), first=_fmt(p.first_gpu_ms, ".4g"),
-                         kept=_fmt(p.gpu_ms, ".4g")))  # fmt: skip
+                         why=say(f"sweep.why.{p.remeasured}"), first=cell(p.first_gpu_ms, ".4g"),
+                         kept=cell(p.gpu_ms, ".4g")))  # fmt: skip
     for p in sweep.unreliable():
         g = p.gpu
         lines.append(say("report.sweep.unreliable", point=f"{p.variant} hd{p.head_dim} seq{p.seq}",
@@ -386,13 +389,13 @@ def cpu_cost_table(costs: CpuCosts, lang: str | None = None) -> str:
     body = []
     for r in costs.rows:
         if r.status != "ok":
-            body.append([r.variant, _status(r.status, lang), "-", "-", "-", (r.reason or "")[:60]])
+            body.append([r.variant, status_word(r.status, lang), "-", "-", "-", (r.reason or "")[:60]])
             continue
         share = cpu_cost(r.variant, None, r).profiler_share
         body.append(
             [
                 r.variant,
-                _status("ok", lang),
+                status_word("ok", lang),
                 _band(r.profiled, ".0f"),
                 _band(r.dispatch, ".0f"),
                 "-" if share is None else f"{100 * share:.0f}%",
@@ -421,7 +424,7 @@ def fixed_costs_lines(costs: FixedCosts, lang: str | None = None) -> str:
         lines.append(words.text("report.fixed.profiler", lang, op=costs.op, plain=f"{costs.op_us.median:.2f}",
                                 profiled=f"{costs.profiled_op_us.median:.2f}", median=f"{p.median:.2f}",
                                 lo=f"{p.lo:.2f}", hi=f"{p.hi:.2f}",
-                                events=_fmt(costs.events_per_call, ".1f")))  # fmt: skip
+                                events=cell(costs.events_per_call, ".1f")))  # fmt: skip
     if costs.reason:
         lines.append(words.text("report.fixed.missing", lang, reason=costs.reason))
     return "\n".join(lines)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from attnprof import words
+from attnprof import variants, words
 from attnprof.records.results import write_if_changed
 from attnprof.records.sweep import METRICS, Sweep
 from attnprof.render import pictures
@@ -126,7 +126,7 @@ def _draw(fig: Figure, sweep: Sweep, metric: str, head_dim: int, language: str) 
         color = VARIANT_COLORS.get(s.variant, "#333333")
         # SDPA's own choice runs one of the forced backends: dashed and hollow, so the line it covers stays visible
         style = dict(marker="o", markersize=4, linewidth=1.6, color=color, label=s.variant)
-        if s.variant == "sdpa_auto":
+        if s.variant == variants.sdpa_chooser():
             style.update(linestyle=(0, (4, 2)), markerfacecolor="white", markersize=5, zorder=3)
         if s.ok:
             xs, ys = zip(*s.ok, strict=True)

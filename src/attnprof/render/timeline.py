@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from attnprof import words
+from attnprof import words, workloads
 from attnprof.analysis import kernels
 from attnprof.records import trace
 from attnprof.records.results import CpuOp, GpuActivity, Result, StepTrace, write_if_changed
@@ -119,7 +119,7 @@ def heading(result: Result, language: str | None = None) -> str:
     """What a timeline of ``result`` is titled with: ``naive, [8, 16, 1024, 64] bfloat16 (cuda)``; another workload
     and a KV cache are named too, in ``language``."""
     head = f"{result.variant}, {list(result.shape)} {result.dtype} ({result.device})"
-    if result.workload != "prefill":
+    if not workloads.get(result.workload).article:
         head = f"{result.variant} ({result.workload}), {list(result.shape)} {result.dtype} ({result.device})"
         if result.kv_len:
             head += words.text("timeline.kv_cache", language, heads=result.kv_heads, length=result.kv_len)
@@ -238,7 +238,7 @@ def _op_label(op: CpuOp) -> str:
     return op.name.removeprefix("aten::")
 
 
-def _fit(label: str, width_px: float, dpi: float) -> str:
+def fit_label(label: str, width_px: float, dpi: float) -> str:
     """``label``, shortened with an ellipsis to fit ``width_px``, or ``""`` when not even a stub fits (a Japanese
     character is a full em wide, a Latin one about 0.62 em)."""
     em = _FONT_SIZE * dpi / 72
@@ -286,7 +286,7 @@ def _draw(fig: Figure, layout: _Layout) -> None:
         for bar in row.bars:
             ax.barh(y, max(bar.duration, layout.span * 0.001), left=bar.start, height=0.7, color=bar.color,
                     edgecolor="white", linewidth=0.4)  # fmt: skip
-            text = _fit(bar.label, bar.duration / (layout.span + 2 * pad) * axes_px, fig.dpi)
+            text = fit_label(bar.label, bar.duration / (layout.span + 2 * pad) * axes_px, fig.dpi)
             if text:
                 ax.text(bar.start + bar.duration / 2, y, text, ha="center", va="center", fontsize=_FONT_SIZE,
                         color=pictures.ink(bar.color), clip_on=True)  # fmt: skip

@@ -72,7 +72,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from attnprof import inputs, words
+from attnprof import settings, words
 from attnprof.analysis import summary
 from attnprof.analysis.summary import Analysis, KernelRow
 from attnprof.records.results import GpuActivity, Result, write_if_changed
@@ -390,7 +390,7 @@ def _trace_bytes(result: Result, trace: bytes | str | Path | None) -> bytes | No
         return trace
     path = Path(trace) if trace is not None else None
     if path is None and result.trace_file:
-        path = inputs.results_dir() / result.trace_file
+        path = settings.results_dir() / result.trace_file
     if path is None or not path.is_file():
         if trace is not None:
             raise ValueError(f"trace {str(trace)!r} is not a file; pass the .trace.json.gz that profile() saved")
@@ -411,8 +411,8 @@ def embed(
         step: Index into ``result.steps`` the viewer opens at; the middle step (the PNG's) when ``None``.
         language: Language of the viewer's words; English when ``None``.
         trace: The gzipped Chrome trace (bytes or a path) for "Open in Perfetto" and the download link; by
-            default ``result.trace_file`` in :func:`attnprof.inputs.results_dir`, where ``profile(...,
-            save_to=inputs.results_dir())`` saved it. A trace larger than :data:`INLINE_TRACE_MAX` bytes, or none,
+            default ``result.trace_file`` in :func:`attnprof.settings.results_dir`, where ``profile(...,
+            save_to=settings.results_dir())`` saved it. A trace larger than :data:`INLINE_TRACE_MAX` bytes, or none,
             leaves the button and the link out.
 
     Returns:

@@ -12,13 +12,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from attnprof import words
+from attnprof import words, workloads
 from attnprof.analysis.summary import Analysis
 from attnprof.analysis.workload_rows import DecodeRow, GraphRow, TrainRow, train_row
 from attnprof.noise import GPU_FLOOR, Figure
 from attnprof.records.parallel import PLAIN_COMMAND, TORCHRUN_COMMAND, ParallelCase, ParallelConfig, ParallelRun
 from attnprof.records.results import Result
-from attnprof.render.report import _analysed, _fmt, _status, describe, summary, table
+from attnprof.render.report import analysed, cell, describe, status_word, summary, table
 
 if TYPE_CHECKING:
     from attnprof.inputs import Setup
@@ -71,15 +71,15 @@ def replay_line(error: float, lang: str | None = None) -> str:
 def graph_line(row: GraphRow, lang: str | None = None) -> str:
     """One variant's step replayed from a CUDA graph against the eager step, or why it has no graph."""
     if row.status != "ok":
-        return words.text("wreport.graph_row_missing", lang, variant=row.variant, status=_status(row.status, lang),
-                          reason=row.reason)  # fmt: skip
+        status = status_word(row.status, lang)
+        return words.text("wreport.graph_row_missing", lang, variant=row.variant, status=status, reason=row.reason)
     return words.text("wreport.graph_row", lang, variant=row.variant, kv_len=row.kv_len,
                       **_graph_fields(row))  # fmt: skip
 
 
 def _graph_fields(g: object) -> dict[str, str]:
     names = ("eager_cpu", "graph_cpu", "eager_wall", "graph_wall", "eager_gpu", "graph_gpu")
-    return {n: _fmt(getattr(g, f"{n}_us"), ".1f") for n in names}
+    return {n: cell(getattr(g, f"{n}_us"), ".1f") for n in names}
 
 
 def auto_not_run_line(reason: str | None, lang: str | None = None) -> str:
@@ -97,11 +97,11 @@ def elapsed_line(seconds: float, lang: str | None = None) -> str:
 
 def workload_summary(result: Result | Analysis, lang: str | None = None) -> str:
     """:func:`summary`, plus what only a training or decoding result measures."""
-    a = _analysed(result)
+    a = analysed(result)
     res = a.result
     na = words.text("report.na", lang)
     lines = [summary(a, lang)]
-    if res.workload != "prefill":
+    if not workloads.get(res.workload).article:
         step = words.text("wreport.per_step", lang, workload=_workload(res.workload, lang))
         lines[0] = lines[0].replace(words.text("wreport.per_forward", lang), step)
     if res.kv_len:
@@ -112,7 +112,7 @@ def workload_summary(result: Result | Analysis, lang: str | None = None) -> str:
         row = train_row(a)
         saved = na if f.saved_bytes is None else f"{f.saved_bytes / 2**20:.1f}"
         lines.append(words.text("wreport.train_step", lang, fwd_ms=f"{f.fwd_ms_median:.3f}",
-                                bwd_ms=_fmt(row.bwd_ms, ".3f", na), ratio=_fmt(row.bwd_over_fwd, ".2f", na),
+                                bwd_ms=cell(row.bwd_ms, ".3f", na), ratio=cell(row.bwd_over_fwd, ".2f", na),
                                 saved=saved, error=f"{f.grad_rel_error:.1e}"))  # fmt: skip
     if res.ok and d is not None:
         ceiling = ""
@@ -125,7 +125,7 @@ def workload_summary(result: Result | Analysis, lang: str | None = None) -> str:
         if g is not None and g.status == "ok":
             lines.append(words.text("wreport.graph", lang, **_graph_fields(g)))
         elif g is not None:
-            lines.append(words.text("wreport.graph_not_captured", lang, status=_status(g.status, lang),
+            lines.append(words.text("wreport.graph_not_captured", lang, status=status_word(g.status, lang),
                                     reason=g.reason))  # fmt: skip
     return "\n".join(lines)
 
@@ -146,11 +146,11 @@ def train_table(rows: Iterable[TrainRow], lang: str | None = None) -> str:
     body = []
     for r in rows:
         if r.step_ms is None:
-            body.append([r.variant, str(r.seq), _status(r.status, lang), *["-"] * 5, (r.reason or "")[:60]])
+            body.append([r.variant, str(r.seq), status_word(r.status, lang), *["-"] * 5, (r.reason or "")[:60]])
             continue
-        step = _banded(r.band.figure, ".3f") if r.band is not None else _fmt(r.step_ms, ".3f")
-        body.append([r.variant, str(r.seq), step, _fmt(r.fwd_ms, ".3f"), _fmt(r.bwd_ms, ".3f"),
-                     _fmt(r.bwd_over_fwd, ".2f"), _fmt(r.tflops, ".1f"), _fmt(r.peak_mib, ".0f"),
+        step = _banded(r.band.figure, ".3f") if r.band is not None else cell(r.step_ms, ".3f")
+        body.append([r.variant, str(r.seq), step, cell(r.fwd_ms, ".3f"), cell(r.bwd_ms, ".3f"),
+                     cell(r.bwd_over_fwd, ".2f"), cell(r.tflops, ".1f"), cell(r.peak_mib, ".0f"),
                      r.bwd_main.text(lang) if r.bwd_main else "-"])  # fmt: skip
     keys = ("variant", "seq", "step_ms", "fwd_ms", "bwd_ms", "bwd_over_fwd", "tflops", "peak_mib", "bwd_main")
     return table(_headers(keys, lang), body)
@@ -161,14 +161,14 @@ def decode_table(rows: Iterable[DecodeRow], lang: str | None = None) -> str:
     body = []
     for r in rows:
         if r.gpu_us is None:
-            body.append([r.variant, str(r.kv_len), _status(r.status, lang), *["-"] * 4, (r.reason or "")[:60]])
+            body.append([r.variant, str(r.kv_len), status_word(r.status, lang), *["-"] * 4, (r.reason or "")[:60]])
             continue
         share = "-" if r.read_fraction is None else f"{100 * r.read_fraction:.0f}%"
         bound = words.text("wreport.cpu_bound", lang) if r.launch_bound else ""
-        issue = _fmt(r.dispatch_us, ".1f") + bound
-        gpu = _banded(r.band.figure.scaled(1e3), ".1f") if r.band is not None else _fmt(r.gpu_us, ".1f")
-        body.append([r.variant, str(r.kv_len), gpu, _fmt(r.gbs, ".0f"), share, issue,
-                     _fmt(r.kernels_per_step, "g"), ", ".join(k.text(lang) for k in r.kernels)[:60]])  # fmt: skip
+        issue = cell(r.dispatch_us, ".1f") + bound
+        gpu = _banded(r.band.figure.scaled(1e3), ".1f") if r.band is not None else cell(r.gpu_us, ".1f")
+        body.append([r.variant, str(r.kv_len), gpu, cell(r.gbs, ".0f"), share, issue,
+                     cell(r.kernels_per_step, "g"), ", ".join(k.text(lang) for k in r.kernels)[:60]])  # fmt: skip
     keys = ("variant", "kv_len", "gpu_us", "gbs", "read_share", "issue_us", "kernels", "decoded")
     return table(_headers(keys, lang), body)
 
@@ -191,7 +191,7 @@ def parallel_run_line(run: ParallelRun, lang: str | None = None) -> str:
     if run.ok:
         return words.text("wreport.par.ran", lang, world=run.world, seconds=f"{run.elapsed_s:.1f}")
     key = "wreport.par.needs_gpus" if run.status in ("no_cuda", "too_few_gpus") else "wreport.par.nothing_ran"
-    return words.text(key, lang, status=_status(run.status, lang), reason=run.reason)
+    return words.text(key, lang, status=status_word(run.status, lang), reason=run.reason)
 
 
 def parallel_table(run: ParallelRun, lang: str | None = None) -> str:
@@ -199,7 +199,7 @@ def parallel_table(run: ParallelRun, lang: str | None = None) -> str:
     or why nothing ran and how to run it."""
     if not run.ok:
         return (
-            words.text("wreport.par.not_measured", lang, status=_status(run.status, lang), reason=run.reason)
+            words.text("wreport.par.not_measured", lang, status=status_word(run.status, lang), reason=run.reason)
             + "\n"
             + words.text("wreport.par.how_to_run", lang, torchrun=TORCHRUN_COMMAND, plain=PLAIN_COMMAND)
         )
@@ -207,13 +207,13 @@ def parallel_table(run: ParallelRun, lang: str | None = None) -> str:
     body = []
     for c in run.cases:
         if not c.ok:
-            body.append([c.method, str(c.seq), _status(c.status, lang), "-", "-", "-", "-", "-", "-",
+            body.append([c.method, str(c.seq), status_word(c.status, lang), "-", "-", "-", "-", "-", "-",
                          (c.reason or "")[:70]])  # fmt: skip
             continue
         body.append(
-            [c.method, str(c.seq), _status("ok", lang), _fmt(c.single_ms, ".2f"), _fmt(c.step_ms, ".2f"),
-             _fmt(c.speedup, ".2f"), pct(c.comm_share), pct(c.overlap), _fmt(c.balance, ".3f"),
-             _fmt(c.rel_error, ".1e")]
+            [c.method, str(c.seq), status_word("ok", lang), cell(c.single_ms, ".2f"), cell(c.step_ms, ".2f"),
+             cell(c.speedup, ".2f"), pct(c.comm_share), pct(c.overlap), cell(c.balance, ".3f"),
+             cell(c.rel_error, ".1e")]
         )  # fmt: skip
     keys = (
         "method",
@@ -243,7 +243,7 @@ def rank_table(case: ParallelCase, lang: str | None = None) -> str:
         if t is None:
             body.append([str(r.rank), "-", "-", "-", "-", "-"])
             continue
-        body.append([str(r.rank), *(_fmt(t.median(k), ".0f") for k in ("attention_us", "comm_us", "other_us",
+        body.append([str(r.rank), *(cell(t.median(k), ".0f") for k in ("attention_us", "comm_us", "other_us",
                                                                         "idle_us", "span_us"))])  # fmt: skip
     keys = ("rank", "attention_us", "comm_us", "other_us", "idle_us", "span_us")
     title = words.text("wreport.rank.title", lang, method=case.method, seq=case.seq)

@@ -13,7 +13,7 @@ The English scripts in ``examples/`` are the source of every language. Two kinds
 
 :func:`translate_script` writes the script in another language: translated text blocks (titles re-underlined for the
 width of their characters, paragraphs re-wrapped only where they had spaces, so that a browser shows no stray
-space between Japanese characters), translated comments, and ``inputs.language()`` calls that default to that
+space between Japanese characters), translated comments, and ``settings.language()`` calls that default to that
 language, so that the downloaded script prints in it too. Code, identifiers and strings stay as they are.
 
 :func:`prepare_source` builds a language's source tree for its own Sphinx build: ``<dest>/docs`` mirrors ``docs/``
@@ -59,7 +59,7 @@ _NEVER_COPIED = ("__pycache__",)
 #: Comments that are instructions to tools, not words for a reader.
 _TOOL_COMMENT = re.compile(r"^#\s*(noqa|type:|fmt:|ruff:|pragma|sphinx_gallery_)")
 _UNDERLINE = re.compile(r"^([=\-~^\"'`#*+<>:.])\1*$")
-_LANGUAGE_CALL = "inputs.language()"
+_LANGUAGE_CALL = "settings.language()"
 #: A code directive (``.. code-block:: python``): neither it nor its indented body is a message.
 _DIRECTIVE = re.compile(r"^\.\. (code-block|code|sourcecode)::")
 
@@ -381,7 +381,7 @@ def translate_script(script: Path, locales: Path, lang: str) -> tuple[str, list[
         if row in dropped:
             continue
         result += replaced.get(row, [line])
-    translated = "\n".join(result).replace(_LANGUAGE_CALL, f'inputs.language("{lang}")')
+    translated = "\n".join(result).replace(_LANGUAGE_CALL, f'settings.language("{lang}")')
     return translated, missing
 
 

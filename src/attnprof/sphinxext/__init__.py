@@ -53,7 +53,7 @@ from sphinx.application import Sphinx
 from sphinx.config import Config
 
 from attnprof import __version__
-from attnprof.inputs import RESULTS_ENV
+from attnprof.settings import RESULTS_ENV
 from attnprof.sphinxext.banner import setup_banner
 from attnprof.sphinxext.claims import setup_claims
 from attnprof.sphinxext.fastest import setup_ranks
@@ -77,7 +77,7 @@ def _on_config_inited(app: Sphinx, config: Config) -> None:
 
     ``attnprof_results_dir`` is taken from the folder of conf.py when relative (``attnprof-results`` when unset).
     The gallery scripts, which sphinx-gallery runs inside this process, find the same folder through
-    :func:`attnprof.inputs.results_dir`: the extension exports it as ``$ATTNPROF_RESULTS_DIR`` for them, so the
+    :func:`attnprof.settings.results_dir`: the extension exports it as ``$ATTNPROF_RESULTS_DIR`` for them, so the
     configuration value is the one place that names it.
     """
     configured = config.attnprof_results_dir or "attnprof-results"

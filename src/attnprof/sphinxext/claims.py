@@ -58,9 +58,10 @@ class Claims(AttnprofDirective):
             missing = [c.id for c in chosen if c.id not in statements]
             if missing:
                 out += self.bad_content(f"{self.name} has no statement for {', '.join(missing)}")
-        found = self.results_for([c for c in chosen if c.workload == "prefill"], out)
+        article = [c for c in chosen if c.article]
+        found = self.results_for(article, out)
         cpu = self.cpu_costs() if any(c.id in CPU_CLAIMS for c in chosen) else None
-        others = tuple(dict.fromkeys(c.workload for c in chosen if c.workload != "prefill"))
+        others = tuple(dict.fromkeys(c.workload for c in chosen if c not in article))
         build = lookup.find_build(self.env, self.get_location(), others) if others else None
         body = []
         recorded_reasons = [a.result.reason for a in found.values() if a.result.reason]
@@ -81,7 +82,7 @@ class Claims(AttnprofDirective):
                 cells.insert(2, statements.get(claim.id, []))
             body.append(cells)
         # the article's claims have a published figure; this site's own (C18-) have a guess
-        published = "col.guess" if chosen and all(c.workload != "prefill" for c in chosen) else "col.published"
+        published = "col.guess" if chosen and not article else "col.published"
         keys = ["col.claim", "col.verdict", published, "col.measured"]
         if self.full:
             keys.insert(2, "col.statement")

@@ -28,6 +28,7 @@ from docutils import nodes
 from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
 
+from attnprof import workloads
 from attnprof.analysis import summary
 from attnprof.analysis.summary import Analysis
 from attnprof.analysis.workload_rows import DECISION_WORKLOADS, Build
@@ -202,7 +203,7 @@ def find_result(
     loaded, problem = _readable(env, paths)
     if problem is not None:
         return Found(None, None, warn(problem, "stale", location))
-    if workload == "decode":
+    if workloads.get(workload).kv_cache:
         loaded.sort(key=lambda pa: -(pa[1].result.kv_len or 0))
         if kv_len is not None:
             loaded = [(p, a) for p, a in loaded if a.result.kv_len == kv_len]

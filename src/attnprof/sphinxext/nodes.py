@@ -164,8 +164,8 @@ def recorded(text: str) -> nodes.inline:
     return node
 
 
-#: What :func:`attnprof.measure.profiling.failure` appends to PyTorch's reason when a variant ran on a device it does
-# not : support: `` (<variant title> runs on: cuda)``.
+#: What :func:`attnprof.measure.failure.failure` appends to PyTorch's reason when a variant ran on a device it does
+#: not support: `` (<variant title> runs on: cuda)``.
 _RUNS_ON = re.compile(r" \((?P<title>[^()]+) runs on: (?P<devices>[\w, ]+)\)$")
 
 

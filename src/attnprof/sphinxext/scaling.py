@@ -20,6 +20,7 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
 
+from attnprof import variants
 from attnprof.noise import GPU_FLOOR, Figure
 from attnprof.records import sweep
 from attnprof.records.sweep import SdpaComparison, Sweep, SweepPoint
@@ -286,7 +287,7 @@ class SdpaChoiceTable(SweepDirective):
         for c in sw.sdpa_comparisons():
             if c.head_dim not in dims:
                 continue
-            auto = sw.point("sdpa_auto", c.head_dim, c.seq)
+            auto = sw.point(variants.sdpa_chooser(), c.head_dim, c.seq)
             if c.pick is None:
                 status = status_words(auto.status if auto else "missing", self.lang)
                 pick: Any = para(self.say("scaling.auto_not_run", status=status), classes=["attnprof-not-run"])

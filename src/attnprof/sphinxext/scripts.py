@@ -24,7 +24,7 @@ from sphinx.config import Config
 from sphinx.util import logging
 
 from attnprof import words
-from attnprof.inputs import LANGUAGE_ENV, REUSE_ENV
+from attnprof.settings import LANGUAGE_ENV, REUSE_ENV
 
 logger = logging.getLogger(__name__)
 

@@ -71,8 +71,8 @@ CLAIMS: dict[str, Claim] = {c.id: c for c in (*article_trace.CLAIMS, *article_ti
 PARALLEL_CLAIMS: dict[str, Claim] = {c.id: c for c in parallel.CLAIMS}
 
 #: The claims about the article's workload (prefill), and about the others.
-ARTICLE_CLAIMS: tuple[str, ...] = tuple(c.id for c in CLAIMS.values() if c.workload == "prefill")
-WORKLOAD_CLAIMS: tuple[str, ...] = tuple(c.id for c in CLAIMS.values() if c.workload != "prefill")
+ARTICLE_CLAIMS: tuple[str, ...] = tuple(c.id for c in CLAIMS.values() if c.article)
+WORKLOAD_CLAIMS: tuple[str, ...] = tuple(c.id for c in CLAIMS.values() if not c.article)
 
 
 def get(claim_id: str) -> Claim:

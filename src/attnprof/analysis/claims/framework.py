@@ -35,6 +35,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from attnprof import variants, words
+from attnprof import workloads as workload_registry
 from attnprof.analysis.summary import Analysis, CpuCost, cpu_cost
 from attnprof.analysis.workload_rows import Build
 from attnprof.noise import Figure
@@ -237,6 +238,12 @@ class Claim:
             choices = ", ".join(WORKLOADS)
             raise ValueError(f"claim {self.id}: unknown workload {self.workload!r}; choose one of: {choices}")
 
+    @property
+    def article(self) -> bool:
+        """Whether the claim is about the reference article's workload (:attr:`attnprof.workloads.Workload.article`);
+        the context-parallel run is none of the registry's workloads."""
+        return self.workload in workload_registry.WORKLOADS and workload_registry.get(self.workload).article
+
     def published(self, language: str | None = None) -> str:
         """The published figure (or, for this site's own claims, its guess), in ``language``."""
         return words.text(f"{self.id}.published", language)
@@ -281,7 +288,7 @@ class Claim:
         ctx = Check(self, words.language(language), results, cpu, build, run)
         if self.workload == "parallel":
             return self._check_run(ctx)
-        if self.workload != "prefill":
+        if not self.article:
             return self._check_workload(ctx)
         results = ctx.results
         if self.needs_cuda:

@@ -173,9 +173,9 @@ def _longest_cache_near_read_bandwidth(ctx: Check) -> Verdict:
     """At the longest cache length measured, the fastest variant's decoding step (SDPA's own choice aside: it runs
     one of the others) moves the bytes it cannot avoid (the cache read once) at 80% or more of the read bandwidth
     the build measured on the same GPU."""
-    lengths = ctx.build.decode_lengths()
+    lengths, chooser = ctx.build.decode_lengths(), variants.sdpa_chooser()
     rows = [r for r in ctx.build.decode_rows()
-            if lengths and r.kv_len == lengths[-1] and r.gpu_us is not None and r.variant != "sdpa_auto"]  # fmt: skip
+            if lengths and r.kv_len == lengths[-1] and r.gpu_us is not None and r.variant != chooser]  # fmt: skip
     if not rows:
         return ctx.unmeasurable(ctx.not_recorded("gpu_time", list(variants.for_workload("decode"))))
     best = min(rows, key=lambda r: r.gpu_us)  # type: ignore[arg-type, return-value]
@@ -190,7 +190,7 @@ def _longest_cache_near_read_bandwidth(ctx: Check) -> Verdict:
 def _shortest_cache_launch_bound(ctx: Check) -> Verdict:
     """At the shortest cache length measured, SDPA's own decoding step (sdpa_auto) is launch-bound: the CPU time
     to issue it (dispatch, without the profiler) exceeds its median GPU time."""
-    rows = [r for r in ctx.build.decode_rows() if r.variant == "sdpa_auto" and r.gpu_us is not None]
+    rows = [r for r in ctx.build.decode_rows() if r.variant == variants.sdpa_chooser() and r.gpu_us is not None]
     if not rows or rows[0].dispatch_us is None:
         return ctx.unmeasurable(ctx.not_recorded("dispatch", ["sdpa_auto"]))
     row = min(rows, key=lambda r: r.kv_len)

@@ -1,12 +1,9 @@
 """attnprof.analysis.rank_traces on the traces recorded on 2 x H200 (one per rank): who each rank is, which kernel is
-attention, communication or the rest, how much communication overlapped computation, and the interval arithmetic
-behind it."""
+attention, communication or the rest, and how much communication overlapped computation."""
 
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from attnprof.analysis import rank_traces
 from attnprof.records import trace
@@ -123,31 +120,3 @@ def test_rank_info_without_distributed_info():
 def test_kinds_of_families():
     assert [rank_traces.kind_of(f) for f in ("flash", "mem_efficient", "cudnn", "nccl", "copy", "gemm")] == [
         "attention", "attention", "attention", "comm", "other", "other"]  # fmt: skip
-
-
-def test_round_trip_through_json():
-    t = cp_rank_trace("flash", "alltoall", 65536, 1)
-    assert rank_traces.RankTrace.from_dict(t.to_dict()) == t
-
-
-def test_a_step_without_kernels_has_no_shares():
-    step = rank_traces.RankStep(index=0, start_us=0.0, cpu_us=10.0)
-    assert (step.span_us, step.comm_share, step.overlap_fraction, step.idle_us) == (0.0, None, None, 0.0)
-
-
-def test_interval_arithmetic_by_hand():
-    assert rank_traces.merged([(5, 6), (0, 2), (1, 3)]) == [(0, 3), (5, 6)]
-    assert rank_traces.union_length([(0, 2), (1, 3), (5, 6)]) == 4
-    assert rank_traces.intersection_length([(0, 10)], [(2, 3), (9, 12)]) == 2
-    assert rank_traces.intersection_length([(0, 1)], [(1, 2)]) == 0
-
-
-_intervals = st.lists(st.tuples(st.integers(0, 100), st.integers(0, 20)).map(lambda t: (t[0], t[0] + t[1])),
-                      max_size=8)  # fmt: skip
-
-
-@given(_intervals, _intervals)
-def test_inclusion_exclusion(a, b):
-    both = rank_traces.intersection_length(a, b)
-    assert 0 <= both <= min(rank_traces.union_length(a), rank_traces.union_length(b))
-    assert rank_traces.union_length(a + b) == rank_traces.union_length(a) + rank_traces.union_length(b) - both

@@ -1,20 +1,17 @@
 """attnprof.measure.timing: the one timer of a shape (warm-up, samples, retry of unstable samples), used by the
 variant pages and the sweep alike; real calls on the CPU, scripted samples where the outcome must not depend on the
-machine. And interrupts stay interrupts: through the profiler, through chained errors, and when a library swallowed
-one."""
+machine; an interrupt inside the profiler leaves it as an interrupt."""
 
 from __future__ import annotations
 
 import dataclasses
-import os
-import signal
 import time
 
 import pytest
 import torch
 
 from attnprof import inputs
-from attnprof.measure import interrupts, profiling, sweeprun, timing
+from attnprof.measure import profiling, sweeprun, timing
 from attnprof.measure.timing import DEFAULT_PLAN, Plan, Samples
 
 
@@ -118,21 +115,6 @@ def test_the_pages_and_the_sweep_use_one_timer_with_one_plan(monkeypatch):
     assert len(plans) >= 2 and set(plans) == {DEFAULT_PLAN}
 
 
-def test_the_interrupt_behind_an_error_is_found_in_its_chain():
-    try:
-        try:
-            raise KeyboardInterrupt
-        except KeyboardInterrupt as ki:
-            raise AssertionError("Profiler must be initialized before exiting") from ki
-    except AssertionError as exc:
-        assert isinstance(interrupts.interrupt_in(exc), KeyboardInterrupt)
-        with pytest.raises(KeyboardInterrupt):
-            interrupts.reraise_interrupt(exc)
-    assert interrupts.interrupt_in(ValueError("plain")) is None
-    interrupts.reraise_interrupt(ValueError("plain"))  # an ordinary failure: nothing raised
-    assert isinstance(interrupts.interrupt_in(SystemExit(3)), SystemExit)
-
-
 def test_an_interrupt_inside_the_profiler_leaves_it_as_an_interrupt():
     calls = [0]
 
@@ -146,28 +128,3 @@ def test_an_interrupt_inside_the_profiler_leaves_it_as_an_interrupt():
     # and the profiler is usable again afterwards
     raw, parsed = timing.capture_trace(lambda: None, "x_fwd", "cpu", schedule=None)
     assert raw and "traceEvents" in parsed
-
-
-def test_a_swallowed_sigint_is_still_counted_and_raised_again():
-    with interrupts.counting_interrupts():
-        seen = interrupts.interrupts_seen()
-        try:
-            os.kill(os.getpid(), signal.SIGINT)
-            time.sleep(1)
-        except KeyboardInterrupt:
-            pass
-        assert interrupts.interrupts_seen() == seen + 1
-        with pytest.raises(KeyboardInterrupt):
-            interrupts.reraise_interrupt(RuntimeError("what the library raised next"), seen)
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
-
-
-def test_an_interrupt_during_torchs_import_is_held_until_the_import_is_done():
-    done = []
-    with pytest.raises(KeyboardInterrupt), interrupts.deferred_interrupts():
-        os.kill(os.getpid(), signal.SIGINT)
-        time.sleep(0.2)  # would be interrupted at once without the hold
-        done.append("the block finished")
-    assert done == ["the block finished"]
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
-    interrupts.import_torch()  # nothing held, nothing raised
