@@ -153,6 +153,16 @@ def test_a_candidate_measured_under_contention_decides_nothing():
     assert [e.variant for e in row.entries] == ["sdpa_flash", "naive"] and row.too_close
 
 
+def test_the_conditions_of_each_workload():
+    b = workload_build()
+    train, prefill, decode = (b.conditions(w) for w in ("train", "prefill", "decode"))
+    assert (train.batch, train.heads, train.kv_heads, train.head_dim, train.dtype) == (8, 16, None, 64, "bfloat16")
+    assert train.causal and train.on_gpu and train.device == "NVIDIA H200" and train.lengths == (1024,)
+    assert prefill.lengths == (512, 1024, 2048, 4096, 8192, 16384)  # from the sweep, at the pages' head_dim
+    assert (decode.heads, decode.kv_heads, decode.head_dim, decode.causal) == (32, 8, 128, False)
+    assert Build().conditions("train") is None
+
+
 def test_a_build_picks_results_by_workload_and_length():
     b = workload_build()
     assert b.decode_lengths() == [1024, 4096, 8192, 16384, 131072]

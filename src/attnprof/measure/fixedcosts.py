@@ -14,14 +14,15 @@ import statistics
 import time
 from pathlib import Path
 
-from attnprof.inputs import reuse_measurements
-from attnprof.measure.profiling import cuda_missing_reason, environment, pytorch_reason
+from attnprof.measure.failure import attempt
+from attnprof.measure.profiling import cuda_missing_reason, environment
 from attnprof.measure.reuse import measured_by_this_code, same_machine
 from attnprof.measure.timing import recording, sync
 from attnprof.noise import Figure, median_interval
 from attnprof.records import fixedcosts
 from attnprof.records.files import UnreadableFile
 from attnprof.records.fixedcosts import FixedCosts
+from attnprof.settings import reuse_measurements
 
 #: The backends the forcing context is entered with, in turn (``torch.nn.attention.SDPBackend`` members).
 BACKENDS: tuple[str, ...] = ("FLASH_ATTENTION", "EFFICIENT_ATTENTION", "CUDNN_ATTENTION", "MATH")
@@ -60,19 +61,18 @@ def measure_fixed_costs(
             return saved
     missing = cuda_missing_reason() if device == "cuda" else None
     costs = FixedCosts(device, environment("cpu" if missing else device), rounds, calls, backends=list(BACKENDS))
-    try:
+    with attempt() as forcing:  # a torch without torch.nn.attention: the file says why
         costs.forcing = _forcing(rounds, calls)
-    except (ImportError, AttributeError, RuntimeError) as exc:  # a torch without torch.nn.attention
-        costs.reason = pytorch_reason(exc, ())
+    reasons = [forcing.reason]
     if missing is None:
-        try:
+        with attempt() as profiler:
             costs.op_us, costs.profiled_op_us, costs.profiler_per_op, costs.events_per_call = _profiler(
                 device, profiled_rounds, calls
             )
-        except RuntimeError as exc:
-            costs.reason = pytorch_reason(exc, ())
+        reasons.append(profiler.reason)
     else:
-        costs.reason = missing
+        reasons.append(missing)
+    costs.reason = "; ".join(r for r in reasons if r) or None
     if save_to is not None:
         fixedcosts.save(costs, save_to)
     return costs
