@@ -12,12 +12,12 @@ from pathlib import Path
 from docutils import nodes
 
 from attnprof import inputs, variants
-from attnprof.analysis import rank_traces, summary
+from attnprof.analysis import attention, explain, rank_traces, summary
 from attnprof.analysis.summary import Analysis
 from attnprof.analysis.workload_rows import Build
 from attnprof.measure import sweeprun
 from attnprof.noise import Figure
-from attnprof.records import parallel, trace
+from attnprof.records import foreign, parallel, trace
 from attnprof.records.fixedcosts import FixedCosts
 from attnprof.records.parallel import Collective, ParallelCase, ParallelRun, RankRun
 from attnprof.records.results import DecodeFigures, Environment, GraphFigures, Result, StepTrace, Timing, TrainFigures
@@ -694,3 +694,42 @@ def run_cli(*argv: str) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     code = cli.main(list(argv), out=out, err=err)
     return code, out.getvalue(), err.getvalue()
+
+
+def older_layout(doc: dict, links: str = "flows") -> dict:
+    """The layouts of older PyTorch releases: ``Operator``, ``Runtime``, ``Kernel``, ``Memcpy`` categories, ``Input
+    dims``, and a launch linked to its kernel by ``ac2g`` flows alone (``links="flows"``: no ``correlation`` in the
+    events' args) or by ``args.correlation`` alone (``links="args"``: no flows, as before PyTorch wrote them)."""
+    old = {"cpu_op": "Operator", "cuda_runtime": "Runtime", "kernel": "Kernel", "gpu_memcpy": "Memcpy",
+           "gpu_memset": "Memset"}  # fmt: skip
+    out = []
+    for e in doc["traceEvents"]:
+        e = json.loads(json.dumps(e))
+        if links == "args" and e.get("cat") == "ac2g":
+            continue
+        if e.get("ph") == "X":
+            e["cat"] = old.get(e.get("cat"), e.get("cat"))
+            args = e.get("args", {})
+            if links == "flows":
+                args.pop("correlation", None)
+            if "Input Dims" in args:
+                args["Input dims"] = args.pop("Input Dims")
+        out.append(e)
+    return dict(doc, traceEvents=out)
+
+
+# --- traces of code nobody here wrote -----------------------------------------------------------------------------
+
+#: Recordings of models nobody here wrote (scripts/probe_foreign.py): one folder per device, each with facts.json.
+FOREIGN = DATA / "foreign"
+FOREIGN_FOLDERS = tuple(sorted(p for p in FOREIGN.iterdir() if (p / "facts.json").is_file()))
+
+
+def foreign_facts(folder: Path) -> dict:
+    """What the probe recorded of a folder's traces: device, layers, active steps, each case's size and time."""
+    return json.loads((folder / "facts.json").read_text())
+
+
+def explained(path: Path) -> explain.Explanation:
+    """:func:`attnprof.analysis.explain.explain` of the trace at ``path``, read as ``attnprof explain`` reads it."""
+    return explain.explain(foreign.load(path, inputs_of=attention.wants_inputs))

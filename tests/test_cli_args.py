@@ -4,10 +4,12 @@ that runs as written, and the parser's own errors are one line."""
 from __future__ import annotations
 
 import argparse
+import shutil
 
 import pytest
 
 from attnprof.cli import BadInput, args
+from helpers import TRACES
 from helpers import run_cli as run
 
 
@@ -34,7 +36,11 @@ def test_the_examples_in_the_help_run_as_written(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     for command, (_, example, _) in args.COMMANDS.items():
         argv = example.split()[1:]
-        code, _, err = run(*argv, "--dry-run") if command != "list" else (0, "", "")
+        if command == "explain":  # reads a trace: a recorded one, under the example's name
+            shutil.copy(TRACES / "sdpa_flash.json.gz", tmp_path / argv[1])
+            code, _, err = run(*argv, "--no-why")
+        else:
+            code, _, err = run(*argv, "--dry-run") if command != "list" else (0, "", "")
         assert code == 0, err
 
 
@@ -43,7 +49,7 @@ def test_the_parsers_own_errors_are_one_line_with_the_usage_folded_in():
         args.parser().parse_args(["profile", "naive", "--frobnicate"])
     message = str(caught.value)
     assert "\n" not in message and "unrecognized arguments: --frobnicate" in message
-    assert message.endswith("; usage: attnprof [-h] [--version] {list,profile,compare,sweep} ...")
+    assert message.endswith("; usage: attnprof [-h] [--version] {list,profile,compare,sweep,explain} ...")
 
 
 @pytest.mark.parametrize("value", ["", "   ", "\t"])
@@ -56,8 +62,9 @@ def test_an_empty_value_of_any_option_is_refused_naming_what_is_accepted(value):
         for flag, keywords in options:
             if keywords.get("action") == "store_true":
                 continue
-            argv = [command, *(["naive"] if command == "profile" and flag != "variant" else []), flag, value]
-            if flag in ("variant", "variants"):
+            positional = {"profile": ["naive"], "explain": ["trace.json"]}.get(command, [])
+            argv = [command, *(positional if flag not in ("variant", "trace") else []), flag, value]
+            if flag in ("variant", "variants", "trace"):
                 argv = [command, value]
             with pytest.raises(BadInput, match="empty value"):
                 args.parser().parse_args(argv)

@@ -7,6 +7,7 @@ import pytest
 from attnprof import words
 from attnprof.analysis import claims, occupancy, zero_occupancy
 from attnprof.words import claims as claim_words
+from attnprof.words import explain as explain_words
 from attnprof.words import figures as figure_words
 from attnprof.words import kernels as kernel_words
 from attnprof.words import parallel as parallel_words
@@ -37,6 +38,7 @@ def test_the_table_is_the_union_of_its_parts_and_refuses_a_key_twice():
         + len(workload_words.WORKLOADS)
         + len(parallel_words.PARALLEL)
         + len(workloadreport_words.WORKLOAD_REPORT)
+        + len(explain_words.EXPLAIN)
         + len(figure_words.FIGURES)
     )
     with pytest.raises(KeyError, match=r"word key 'col\.kernel' is defined twice"):

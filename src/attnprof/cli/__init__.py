@@ -10,6 +10,7 @@ Usage::
     attnprof sweep [--variants V ...] [--seqs S ...] [--head-dims D ...] [--batch N] [--heads N] [--dtype bf16]
                    [--device cuda|cpu] [--compiled-seqs S ...] [--budget-s SECONDS] [--out FILE] [--force]
                    [--dry-run]
+    attnprof explain TRACE [--json FILE|-] [--html FILE|-] [--lang en|ja] [--gpu N] [--max-mb MB] [--no-why]
 
 ``profile`` and ``compare`` run the profiler on a workload (:mod:`attnprof.workloads`: the article's prefill
 forward, a training step, a decoding step); ``compare --lengths`` does so at several sequence or cache lengths.
@@ -30,7 +31,8 @@ stops the command at once with one line and exit status 130, leaving no partial 
 be written at the end (a full disk) is one line and exit status 1.
 
 The package: :mod:`.args` (the parser: every option, its default and accepted values), :mod:`.checks` (checking
-input and cost before work), :mod:`.commands` (the four commands).
+input and cost before work), :mod:`.commands` (the four commands that measure), :mod:`.explain` (reading any
+PyTorch profiler trace).
 """
 
 from __future__ import annotations
@@ -41,15 +43,19 @@ import sys
 from collections.abc import Sequence
 from typing import IO
 
+from attnprof.cli import commands
 from attnprof.cli.args import parser
 from attnprof.cli.checks import BadInput
-from attnprof.cli.commands import COMMANDS, WriteFailed
+from attnprof.cli.commands import WriteFailed
+from attnprof.cli.explain import cmd_explain
 from attnprof.cli.progress import ProgressBar
 from attnprof.measure.interrupts import counting_interrupts, interrupts_seen
 from attnprof.measure.profiling import CHECK_SHAPE, check_variant
 
 __all__ = ["CHECK_SHAPE", "INTERRUPTED", "USAGE_ERROR", "BadInput", "ProgressBar", "check_variant", "main", "parser"]
 
+#: Each command's function, by name.
+COMMANDS = {**commands.COMMANDS, "explain": cmd_explain}
 #: Exit status for bad input (and for runs refused before they start).
 USAGE_ERROR = 2
 #: Exit status after Ctrl-C (128 + SIGINT, as shells report it).

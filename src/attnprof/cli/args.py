@@ -243,6 +243,65 @@ COMMANDS: dict[str, tuple[str, str, tuple[tuple[str, dict], ...]]] = {
             DRY_RUN,
         ),
     ),
+    "explain": (
+        "Read any PyTorch profiler trace: its steps, every attention call with its backend, kernels and flags.",
+        "attnprof explain trace.json.gz --html report.html --json report.json --lang en",
+        (
+            (
+                "trace",
+                dict(
+                    metavar="TRACE",
+                    type=text("a .json or .json.gz trace file"),
+                    help="a trace from torch.profiler's export_chrome_trace, .json or .json.gz",
+                ),
+            ),
+            (
+                "--json",
+                dict(
+                    metavar="FILE",
+                    type=text("a file name, or - for standard output"),
+                    help="also write the reading as JSON (schema attnprof.explain) to FILE: a regular file "
+                    "or a new one in an existing folder; - prints it instead of the text (default: no JSON)",
+                ),
+            ),
+            (
+                "--html",
+                dict(
+                    metavar="FILE",
+                    type=text("a file name, or - for standard output"),
+                    help="also write one self-contained HTML page with the interactive timeline to FILE; - "
+                    "prints it instead of the text (default: no page)",
+                ),
+            ),
+            ("--lang", dict(type=text("en or ja"), help="language of the text and the page: en or ja (default: en)")),
+            (
+                "--gpu",
+                dict(
+                    metavar="N",
+                    type=text("a GPU id such as 0"),
+                    help="for a trace of several GPUs, the one to read: a GPU id such as 0 (default: the "
+                    "trace's only GPU; a trace of several is refused without it)",
+                ),
+            ),
+            (
+                "--max-mb",
+                dict(
+                    metavar="MB",
+                    type=text("a positive number of megabytes such as 1024"),
+                    help="the most JSON read from the trace, after decompression, in megabytes; larger "
+                    "traces are refused (default: 512)",
+                ),
+            ),
+            (
+                "--no-why",
+                dict(
+                    action="store_true",
+                    help="do not ask PyTorch why each SDPA backend would or would not take the recorded "
+                    "inputs, and do not import torch (default: ask, where the trace recorded shapes)",
+                ),
+            ),
+        ),
+    ),
 }
 
 

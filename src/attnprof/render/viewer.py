@@ -68,6 +68,7 @@ import dataclasses
 import html
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -75,7 +76,7 @@ from typing import Any
 from attnprof import settings, words
 from attnprof.analysis import summary
 from attnprof.analysis.summary import Analysis, KernelRow
-from attnprof.records.results import GpuActivity, Result, write_if_changed
+from attnprof.records.results import GpuActivity, Result, StepTrace, write_if_changed
 from attnprof.render import columns, pictures, timeline
 from attnprof.words import fmt
 
@@ -160,12 +161,13 @@ class _Kernels:
     """Kernel entries: one per kernel-table row (a kernel-table row is one name in one launch configuration), and
     one per other launch API or size of a row's launches."""
 
-    def __init__(self, a: Analysis, strings: _Strings, language: str | None) -> None:
-        self.rows = {(r.name, summary.launch_config(r)): r for r in a.rows}
+    def __init__(self, rows: Sequence[KernelRow], props: dict[str, Any], strings: _Strings,
+                 language: str | None) -> None:  # fmt: skip
+        self.rows = {(r.name, summary.launch_config(r)): r for r in rows}
         self.first = {}
-        for r in a.rows:
+        for r in rows:
             self.first.setdefault(r.name, r)
-        self.props = a.result.device_properties
+        self.props = props
         self.strings, self.language = strings, language
         self.index: dict[tuple[Any, ...], int] = {}
         self.entries: list[dict[str, Any]] = []
@@ -224,25 +226,62 @@ def payload(result: Result | Analysis, language: str | None = None, step: int | 
     a = result if isinstance(result, Analysis) else summary.analyse(result)
     res = a.result
     _check(res, step)
+    note = None
+    if not any(st.activities for st in res.steps):
+        note = words.text("viewer.no_gpu", language, variant=res.variant, device=res.device.upper())
+    return steps_payload(res.steps, a.rows, res.device_properties, view_id(res, step),
+                         timeline.heading(res, language), language, step, note)  # fmt: skip
+
+
+def steps_payload(
+    steps: Sequence[StepTrace],
+    rows: Sequence[KernelRow],
+    device_properties: dict[str, Any],
+    view: str,
+    title: str,
+    language: str | None = None,
+    step: int | None = None,
+    note: str | None = None,
+) -> dict[str, Any]:
+    """The browser's data for any steps (see the module docstring for its layout): a result's (:func:`payload`), or
+    the steps of a trace nobody here recorded (``attnprof explain --html``).
+
+    Args:
+        steps: The steps, times from each step's start (:class:`~attnprof.records.results.StepTrace`).
+        rows: The kernel table the steps' activities are rows of (:func:`attnprof.analysis.summary.kernel_rows`).
+        device_properties: For the theoretical occupancy of a launch whose configuration differs from its row's.
+        view: The view id.
+        title: The timeline's heading.
+        language: Language of the words; English when ``None`` or not a site language.
+        step: Index into ``steps`` the viewer opens at; the middle step when ``None``.
+        note: What to say above a view without GPU activity (why it has none).
+
+    Raises:
+        ValueError: for no steps, or ``step`` out of range.
+    """
+    if not steps:
+        raise ValueError(f"view {view!r}: no steps to show")
+    if step is not None and not -len(steps) <= step < len(steps):
+        raise ValueError(f"step {step} out of range; choose 0 to {len(steps) - 1}")
     strings = _Strings()
-    kernels = _Kernels(a, strings, language)
-    steps = []
-    for st in res.steps:
+    kernels = _Kernels(rows, device_properties, strings, language)
+    shown = []
+    for st in steps:
         lanes = [_lane(lane, strings, kernels) for lane in timeline.lanes(st, language)]
         ends = [s[0] + s[1] for lane in lanes for s in lane["slices"]] + [st.cpu_time_us]
-        steps.append(
+        shown.append(
             {"label": words.text("timeline.step", language, step=st.index), "span": round(max(ends), 3),
              "lanes": lanes}
         )  # fmt: skip
     data: dict[str, Any] = {
         "version": FORMAT_VERSION,
-        "id": view_id(res, step),
-        "title": timeline.heading(res, language),
-        "step": len(res.steps) // 2 if step is None else step % len(res.steps),
+        "id": view,
+        "title": title,
+        "step": len(steps) // 2 if step is None else step % len(steps),
         "words": {k: words.text(k, language) for k in SCRIPT_WORDS},
     }
-    if not any(st.activities for st in res.steps):
-        data["note"] = words.text("viewer.no_gpu", language, variant=res.variant, device=res.device.upper())
+    if note is not None and not any(st.activities for st in steps):
+        data["note"] = note
     present = {k["f"] for k in kernels.entries}
     return data | {
         "colors": {
@@ -254,7 +293,7 @@ def payload(result: Result | Analysis, language: str | None = None, step: int | 
         "strings": list(strings.index),
         "columns": list(TIP_COLUMNS),
         "kernels": kernels.entries,
-        "steps": steps,
+        "steps": shown,
     }
 
 
@@ -276,7 +315,9 @@ def write_static(folder: str | Path) -> list[Path]:
     return paths
 
 
-def _script(data: dict[str, Any]) -> str:
+def script(data: dict[str, Any]) -> str:
+    """The data's script: one line of JavaScript that registers ``data`` (a payload) under its ``id`` in
+    ``window.`` :data:`DATA_GLOBAL`; ASCII only."""
     body = json.dumps(data, separators=(",", ":"), ensure_ascii=True)
     return f"(window.{DATA_GLOBAL} = window.{DATA_GLOBAL} || {{}})[{json.dumps(data['id'])}] = {body};\n"
 
@@ -288,7 +329,7 @@ def data_script(result: Result | Analysis, language: str | None = None, step: in
     Raises:
         ValueError: as :func:`payload`.
     """
-    return _script(payload(result, language, step))
+    return script(payload(result, language, step))
 
 
 def write_data(
@@ -311,6 +352,7 @@ def fragment(
     *,
     inline: str | None = None,
     trace_name: str | None = None,
+    no_script: str | None = None,
 ) -> str:
     """The HTML of one view: a message for pages without the viewer's script (inline data only), the viewer
     (hidden until its script has data), the Perfetto button, the download link and the data's script.
@@ -323,6 +365,8 @@ def fragment(
         language: Language of the page.
         inline: The data's script itself (:func:`data_script`), to put in the page instead of ``data_url``.
         trace_name: File name the download gets; by default the last part of ``trace_url``.
+        no_script: What an inline view says where its script does not run (by default: that it needs the site's
+            script, and that the picture beside it shows the same step).
 
     Raises:
         ValueError: for an empty view id, or not exactly one of ``data_url`` and ``inline``.
@@ -342,7 +386,8 @@ def fragment(
         if data_url
         else "<script>" + inline.replace("</", "<\\/") + "</script>"
     )
-    no_script = f'<p class="attnprof-viewer-noscript">{e(w["viewer.no_script"])}</p>' if inline else ""
+    said = no_script if no_script is not None else w["viewer.no_script"]
+    no_script = f'<p class="attnprof-viewer-noscript">{e(said)}</p>' if inline else ""
     return (
         f'<div class="attnprof-trace-view" data-view="{e(view)}">{no_script}'
         '<div class="attnprof-viewer" hidden>'
@@ -430,4 +475,4 @@ def embed(
     else:
         name = ""
     view = data["id"]
-    return Embed(view, fragment(view, None, None, language, inline=_script(data), trace_name=name))
+    return Embed(view, fragment(view, None, None, language, inline=script(data), trace_name=name))

@@ -1,0 +1,477 @@
+"""Read any PyTorch profiler trace (``torch.profiler`` / ``export_chrome_trace``), recorded by anyone's code.
+
+:mod:`attnprof.records.trace` reads the site's own traces, cut at its own ``record_function`` annotations. This
+module reads a trace it knows nothing about: every CPU op, annotation and CUDA runtime or driver call of every
+thread, and every kernel, memcpy and memset, into compact typed events (:class:`ForeignTrace`) for
+:mod:`attnprof.analysis.explain` to read. It knows the layouts PyTorch has written over the years:
+
+* categories ``cpu_op``, ``user_annotation``, ``cuda_runtime``, ``cuda_driver``, ``kernel``, ``gpu_memcpy``,
+  ``gpu_memset`` and the older spellings ``Operator``, ``Runtime``, ``Kernel``, ``Memcpy``, ``Memset`` (any case);
+* a launch linked to its GPU work by ``args.correlation`` on both, or, where a trace lacks it, by its ``ac2g`` flow
+  (``ph`` ``s`` at the launch, ``f`` at the kernel, sharing an ``id``);
+* ``Input Dims`` (or the older ``Input dims``), ``Input type``, ``Concrete Inputs``, ``Sequence number`` and
+  ``Fwd thread id`` where the trace recorded them (``record_shapes=True``);
+* the ``traceEvents`` list inside an object (with ``deviceProperties``, ``distributedInfo``, version keys), or a
+  bare JSON list of events.
+
+Reading is bounded: at most ``max_bytes`` of (decompressed) JSON and ``max_events`` kept events, refused with
+:class:`~attnprof.records.files.UnreadableFile` naming the limit and how to raise it. The events are parsed a few
+megabytes at a time, so the memory a 100 MB trace takes stays a small multiple of its size (about 250 MB at its
+peak), with the garbage collector off (building the events otherwise sets it off again and again: it took most of
+the time). orjson parses when it is installed, the standard library's json otherwise; with the collector off the two
+read a 100 MB trace within 10 % of each other, so orjson is not a dependency.
+Every problem is one :class:`~attnprof.records.files.UnreadableFile` line naming the file and what is wrong: not
+JSON, a truncated file, a Chrome trace that is not PyTorch's, an event that is not an object or has a time that is
+not a number.
+
+No torch here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import os
+import re
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from attnprof.records import files
+
+try:  # the fast parser; the standard library's json is the fallback
+    import orjson as _orjson
+
+    _loads: Callable[[bytes], Any] = _orjson.loads
+    _DecodeError: type[Exception] = _orjson.JSONDecodeError
+except ImportError:  # pragma: no cover - exercised where orjson is missing
+    import json as _json
+
+    _loads = _json.loads
+    _DecodeError = ValueError
+
+#: Default bound on the JSON read from one trace (decompressed), bytes.
+MAX_BYTES = 512 << 20
+#: Default bound on the events kept from one trace.
+MAX_EVENTS = 4_000_000
+#: How the limits are raised.
+RAISE_HINT = "raise the limit with --max-mb (attnprof explain) or max_bytes= (records.foreign.load)"
+
+#: Category (lower case) -> what the event is, for the categories kept.
+CATEGORIES: dict[str, str] = {
+    "cpu_op": "op",
+    "operator": "op",
+    "user_annotation": "annotation",
+    "cuda_runtime": "runtime",
+    "runtime": "runtime",
+    "cuda_driver": "driver",
+    "driver": "driver",
+    "kernel": "kernel",
+    "gpu_memcpy": "memcpy",
+    "memcpy": "memcpy",
+    "gpu_memset": "memset",
+    "memset": "memset",
+}
+#: The kinds of CPU-side events, and of GPU-side ones.
+CPU_KINDS = ("op", "annotation", "runtime", "driver")
+GPU_KINDS = ("kernel", "memcpy", "memset")
+_CHUNK = 4 << 20
+_BOUNDARY = re.compile(rb"\}\s*,\s*\{")
+_KEY = re.compile(rb'"traceEvents"\s*:\s*\[')
+
+
+@dataclass(slots=True)
+class CpuEvent:
+    """One CPU-side event: an op (ATen op, autograd node, compiled region...), an annotation (``record_function``,
+    ``ProfilerStep#N``), or a CUDA runtime or driver call. Times are the trace's, microseconds."""
+
+    name: str
+    kind: str
+    pid: Any
+    tid: Any
+    ts: float
+    dur: float
+    correlation: int | None = None
+    sequence: int | None = None
+    backward: bool = False  # ``Fwd thread id`` is non-zero (1): an op that autograd's backward ran
+    dims: tuple | None = None
+    types: tuple | None = None
+    concrete: tuple | None = None
+    strides: tuple | None = None
+
+
+@dataclass(slots=True)
+class GpuEvent:
+    """One kernel, memcpy or memset on a GPU stream, with what the trace says of its launch."""
+
+    kind: str
+    name: str
+    device: Any
+    stream: Any
+    ts: float
+    dur: float
+    correlation: int | None = None
+    grid: tuple | None = None
+    block: tuple | None = None
+    registers: int | None = None
+    shared_memory: int | None = None
+    blocks_per_sm: float | None = None
+    warps_per_sm: float | None = None
+    occupancy: float | None = None
+    bytes: int | None = None
+
+
+@dataclass
+class ForeignTrace:
+    """A PyTorch profiler trace, read.
+
+    Attributes:
+        name: The file's name.
+        cpu: The CPU-side events, in the file's order.
+        gpu: The GPU-side events, in the file's order.
+        threads: ``(pid, tid) -> name`` from the ``thread_name`` metadata.
+        device_properties: The trace's ``deviceProperties`` entries.
+        meta: The top-level keys other than ``traceEvents`` and ``deviceProperties`` (versions,
+            ``distributedInfo``, ...), as the trace has them.
+        categories: How many ``X`` events of each category the trace holds (kept or not).
+        events: How many events the trace holds.
+        shapes: Whether the trace recorded input shapes (``record_shapes=True``); only the ops ``inputs_of``
+            asked for (:func:`load`) keep theirs.
+    """
+
+    name: str
+    cpu: list[CpuEvent] = field(default_factory=list)
+    gpu: list[GpuEvent] = field(default_factory=list)
+    threads: dict[tuple[Any, Any], str] = field(default_factory=dict)
+    device_properties: list[dict[str, Any]] = field(default_factory=list)
+    meta: dict[str, Any] = field(default_factory=dict)
+    categories: Counter = field(default_factory=Counter)
+    events: int = 0
+    shapes: bool = False
+
+
+# --- the bytes ------------------------------------------------------------------------------------------------------
+
+
+def read_document(path: Path, max_bytes: int) -> bytes:
+    """The JSON bytes of ``path`` (gunzipped when the file is gzip), at most ``max_bytes``: the one place this module
+    reads a file."""
+    data = files.read_bytes(path, max_bytes if not path.name.endswith(".gz") else max(max_bytes, 1 << 20))
+    if data[:2] == b"\x1f\x8b":
+        data = files.gunzip(data, path, max_bytes)
+    return data
+
+
+def _bad(path: Path, what: str) -> files.UnreadableFile:
+    return files.UnreadableFile(f"{path.name}: {what}", path)
+
+
+def _parse(data: bytes, path: Path) -> Any:
+    try:
+        return _loads(data)
+    except _DecodeError as exc:
+        raise _bad(path, f"not valid JSON ({exc}); a trace cut short ends like this too") from None
+    except RecursionError:
+        raise _bad(path, "not valid JSON: nested too deeply") from None
+    except UnicodeDecodeError as exc:
+        raise _bad(path, f"not UTF-8 text: {exc.reason} at byte {exc.start}") from None
+
+
+def _top(head: bytes, tail: bytes) -> dict[str, Any] | None:
+    """The top-level keys around ``traceEvents``, from the bytes before its key and after its list; ``None`` when
+    they do not parse as the rest of one object (then the file is parsed whole)."""
+    try:
+        before = _loads(head.rstrip().rstrip(b",") + b"}") if head.strip() != b"{" else {}
+        after = _loads(b'{"_": null' + tail)
+    except (_DecodeError, UnicodeDecodeError, RecursionError):
+        return None
+    if not isinstance(before, dict) or not isinstance(after, dict):
+        return None
+    after.pop("_", None)
+    return before | after
+
+
+def _chunks(data: bytes, path: Path) -> tuple[dict[str, Any], Iterator[list[Any]]]:
+    """The top-level object without its events, and the events a few megabytes at a time.
+
+    The list is cut where ``}`` ``,`` ``{`` meet; a cut that falls inside a string or a nested object leaves a piece
+    that does not parse, and that piece is joined with the next. A file this does not fit is parsed whole.
+    """
+    key = data.find(b'"traceEvents"')
+    m = _KEY.match(data, key) if key >= 0 else None
+    end, top = len(data), None
+    while m is not None and top is None and len(data) - end < 16 << 20:
+        end = data.rfind(b"]", m.end() - 1, end)
+        if end < m.end() - 1:
+            break
+        last = data[max(m.end() - 1, end - 64) : end].rstrip()[-1:]  # the list ends after an event, or is empty
+        if last in (b"}", b"["):
+            top = _top(data[:key], data[end + 1 :])
+    if m is None or top is None:
+        return _whole(data, path)
+    return top, _pieces(data, m.end(), end, path)
+
+
+def _whole(data: bytes, path: Path) -> tuple[dict[str, Any], Iterator[list[Any]]]:
+    """The trace parsed in one piece (a layout :func:`_chunks` does not cut)."""
+    doc = _parse(data, path)
+    if isinstance(doc, list):  # the JSON Array Format: the events alone
+        return {}, iter([doc])
+    if not isinstance(doc, dict):
+        raise _bad(path, f"not a Chrome trace: the JSON is {type(doc).__name__}, not an object with traceEvents")
+    events = doc.pop("traceEvents", None)
+    if not isinstance(events, list):
+        raise _bad(path, "not a Chrome trace: no traceEvents list")
+    return doc, iter([events])
+
+
+class _Uncut(Exception):
+    """The last piece of the list did not parse: the list was not cut where it ends."""
+
+
+def _pieces(data: bytes, start: int, stop: int, path: Path) -> Iterator[list[Any]]:
+    view = memoryview(data)
+    a = start
+    while a < stop:
+        b = a + _CHUNK
+        while True:
+            cut = _BOUNDARY.search(data, b, stop) if b < stop else None
+            b = cut.start() + 1 if cut else stop
+            piece = view[a:b].tobytes()
+            if not piece.strip():
+                return
+            try:
+                got = _loads(b"[" + piece + b"]")
+                break
+            except (_DecodeError, UnicodeDecodeError):
+                if cut is None:
+                    raise _Uncut from None
+        yield got
+        a = cut.end() - 1 if cut else stop
+
+
+# --- the events -----------------------------------------------------------------------------------------------------
+
+
+def _num(e: dict, key: str, path: Path, n: int) -> float:
+    v = e.get(key, 0.0)
+    if type(v) is float or type(v) is int:
+        return v
+    raise _bad(path, f"event {n} ({str(e.get('name'))[:60]!r}): {key!r} is {str(v)[:40]!r}, not a number")
+
+
+def _int(v: Any) -> int | None:
+    return v if type(v) is int else (int(v) if type(v) is float and v == int(v) else None)
+
+
+class _Reader:
+    """Turns parsed events into :class:`CpuEvent` and :class:`GpuEvent`, sharing repeated values."""
+
+    def __init__(self, trace: ForeignTrace, path: Path, max_events: int, inputs_of: Callable[[str], bool]) -> None:
+        self.t, self.path, self.max_events, self.inputs_of = trace, path, max_events, inputs_of
+        self.wanted: dict[str, bool] = {}
+        self.shared: dict[Any, Any] = {}
+        self.flows_s: dict[int, tuple] = {}
+        self.flows_f: dict[Any, int] = {}
+        self.kind_of: dict[Any, str | None] = {}
+
+    def share(self, v: Any) -> Any:
+        """One object for equal values (shapes, type lists and names repeat thousands of times); lists become
+        tuples."""
+        if type(v) is list:
+            try:
+                v = tuple(map(tuple, v)) if v and type(v[0]) is list else tuple(v)
+            except TypeError:  # a list of lists and scalars
+                v = tuple(tuple(x) if type(x) is list else x for x in v)
+        try:
+            return self.shared.setdefault(v, v)
+        except TypeError:  # nested deeper (a list of tensor lists): frozen all the way down
+            return self.shared.setdefault(_freeze(v), _freeze(v))
+
+    def kind(self, cat: Any) -> str | None:
+        k = CATEGORIES.get(cat.lower()) if isinstance(cat, str) else None
+        self.kind_of[cat] = k
+        return k
+
+    def read(self, events: list[Any]) -> None:  # the hot loop of a large trace: locals, few calls
+        t, path, cats, share, shared = self.t, self.path, self.t.categories, self.share, self.shared
+        kind_of, wanted_of, cpu, gpu = self.kind_of, self.wanted, t.cpu, t.gpu
+        n = t.events
+        limit = self.max_events - len(cpu) - len(gpu)
+        for e in events:
+            n += 1
+            if type(e) is not dict:
+                raise _bad(path, f"event {n} is {type(e).__name__} {str(e)[:40]!r}, not an object")
+            ph = e.get("ph")
+            if ph == "X":
+                cat = e.get("cat")
+                try:
+                    cats[cat] += 1
+                    kind = kind_of[cat]
+                except (KeyError, TypeError):
+                    if not isinstance(cat, str):
+                        cat = repr(cat)
+                        cats[cat] += 1
+                    kind = self.kind(cat)
+                if kind is None:
+                    continue
+                ts, dur = e.get("ts"), e.get("dur", 0.0)
+                if type(ts) is not float and type(ts) is not int:
+                    ts = _num(e, "ts", path, n)
+                if type(dur) is not float and type(dur) is not int:
+                    dur = _num(e, "dur", path, n)
+                args = e.get("args")
+                if type(args) is not dict:
+                    args = {}
+                name = e.get("name")
+                if type(name) is not str:
+                    name = str(name)
+                name = shared.setdefault(name, name)
+                corr = args.get("correlation")
+                if type(corr) is not int:
+                    corr = _int(corr)
+                limit -= 1
+                if limit < 0:
+                    raise _bad(path, f"holds more than {self.max_events} events, the most attnprof reads; "
+                                     f"{RAISE_HINT}")  # fmt: skip
+                if kind in CPU_KINDS:
+                    pid, tid, seq, fwd = (
+                        e.get("pid"),
+                        e.get("tid"),
+                        args.get("Sequence number"),
+                        args.get("Fwd thread id"),
+                    )
+                    event = CpuEvent(name, kind, shared.setdefault(pid, pid), shared.setdefault(tid, tid), ts, dur,
+                                     corr, seq if type(seq) is int else _int(seq), bool(fwd))  # fmt: skip
+                    dims = args.get("Input Dims") or args.get("Input dims")
+                    if dims:
+                        t.shapes = True
+                        wanted = wanted_of.get(name)
+                        if wanted is None:
+                            wanted = wanted_of[name] = bool(self.inputs_of(name))
+                        if wanted:
+                            event.dims = share(dims)
+                            event.types = share(args.get("Input type")) or None
+                            event.concrete = share(args.get("Concrete Inputs")) or None
+                            event.strides = share(args.get("Input Strides")) or None
+                    cpu.append(event)
+                else:
+                    grid, block = args.get("grid"), args.get("block")
+                    gpu.append(
+                        GpuEvent(kind, name, share(args.get("device", e.get("pid"))),
+                                 share(args.get("stream", e.get("tid"))), ts, dur, corr,
+                                 share(grid) if grid else None, share(block) if block else None,
+                                 _int(args.get("registers per thread")), _int(args.get("shared memory")),
+                                 _float(args.get("blocks per SM")), _float(args.get("warps per SM")),
+                                 _float(args.get("est. achieved occupancy %")), _int(args.get("bytes")))
+                    )  # fmt: skip
+            elif ph == "M":
+                if e.get("name") == "thread_name" and isinstance(e.get("args"), dict):
+                    t.threads[(share(e.get("pid")), share(e.get("tid")))] = str(e["args"].get("name", ""))
+            elif (ph == "s" or ph == "f") and e.get("cat") == "ac2g":
+                fid = _int(e.get("id"))
+                if fid is not None:
+                    if ph == "s":
+                        self.flows_s[fid] = (e.get("pid"), e.get("tid"), e.get("ts"))
+                    else:
+                        self.flows_f[e.get("ts")] = fid  # the kernel's start: its pid and tid may be spelt otherwise
+        t.events = n
+
+    def link_flows(self) -> None:
+        """Give launches and GPU work without ``args.correlation`` the id of their ``ac2g`` flow (older layouts)."""
+        if not self.flows_s:
+            return
+        starts = {v: k for k, v in self.flows_s.items()}
+        for c in self.t.cpu:
+            if c.correlation is None and c.kind in ("runtime", "driver"):
+                c.correlation = starts.get((c.pid, c.tid, c.ts))
+        for g in self.t.gpu:
+            if g.correlation is None:
+                g.correlation = self.flows_f.get(g.ts)
+
+
+def _freeze(v: Any) -> Any:
+    return (
+        tuple(_freeze(x) for x in v)
+        if isinstance(v, (list, tuple))
+        else v
+        if isinstance(v, (str, int, float, bool))
+        else None
+    )
+
+
+def _float(v: Any) -> float | None:
+    return float(v) if type(v) is float or type(v) is int else None
+
+
+@contextlib.contextmanager
+def no_gc() -> Iterator[None]:
+    """The cyclic garbage collector off inside the block (as it was, after): building hundreds of thousands of
+    objects that hold no cycles otherwise sets it off again and again, which takes most of the time of a large
+    trace."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def load(
+    path: str | os.PathLike[str],
+    max_bytes: int = MAX_BYTES,
+    max_events: int = MAX_EVENTS,
+    inputs_of: Callable[[str], bool] = lambda name: True,
+) -> ForeignTrace:
+    """Read the PyTorch profiler trace at ``path`` (``.json`` or gzipped, whatever its name says).
+
+    Args:
+        path: The trace file.
+        max_bytes: The most JSON bytes read (decompressed); a larger trace is refused.
+        max_events: The most events kept; a trace with more is refused.
+        inputs_of: Which ops (by name) keep their input shapes, types and concrete values: the shapes of every op
+            of a large trace take more memory than the rest of it.
+
+    Returns:
+        The :class:`ForeignTrace`.
+
+    Raises:
+        FileNotFoundError: if there is no such file.
+        attnprof.records.files.UnreadableFile: for a file that is not a regular file, too large (compressed or
+            not), corrupt or truncated gzip, not JSON, not a Chrome trace, a Chrome trace with no PyTorch events,
+            or an event that is not an object or whose time is not a number.
+    """
+    with no_gc():
+        return _load(Path(path), max_bytes, max_events, inputs_of)
+
+
+def _load(path: Path, max_bytes: int, max_events: int, inputs_of: Callable[[str], bool]) -> ForeignTrace:
+    data = read_document(path, max_bytes)
+    top, pieces = _chunks(data, path)
+    trace = ForeignTrace(name=path.name)
+    reader = _Reader(trace, path, max_events, inputs_of)
+    try:
+        for piece in pieces:
+            reader.read(piece)
+    except _Uncut:  # start again from the whole document, which names the JSON error if there is one
+        trace = ForeignTrace(name=path.name)
+        reader = _Reader(trace, path, max_events, inputs_of)
+        top, pieces = _whole(data, path)
+        for piece in pieces:
+            reader.read(piece)
+    del data
+    reader.link_flows()
+    props = top.pop("deviceProperties", None)
+    trace.device_properties = [p for p in props if isinstance(p, dict)] if isinstance(props, list) else []
+    trace.meta = {k: v for k, v in top.items() if not isinstance(v, (list, dict)) or k == "distributedInfo"}
+    if not trace.cpu and not trace.gpu:
+        seen = ", ".join(f"{c} ({n})" for c, n in trace.categories.most_common(6)) or "none"
+        raise _bad(
+            path,
+            f"a Chrome trace without PyTorch profiler events (no cpu_op, kernel or CUDA runtime events; "
+            f"categories seen: {seen}); record it with torch.profiler and export_chrome_trace",
+        )
+    return trace
