@@ -3,7 +3,7 @@ Run it: SDPA's choice
 =====================
 
 No backend forced: ``F.scaled_dot_product_attention`` picks one by its priority list and the inputs. Which one does it
-pick on this GPU, at this shape, and is that the fastest one measured in this build? The profiler schedule and the
+pick on this machine, at this shape, and is that the fastest one measured in this build? The profiler schedule and the
 shape come from the Hugging Face article `“Profiling in PyTorch (Part 3): Attention is all you profile”
 <https://huggingface.co/blog/torch-attention-profile>`__.
 

@@ -4,8 +4,9 @@ Run it: CPU cost per call
 
 A profiler trace shows how long the CPU spent on a call, but the profiler itself records every op and so adds to
 that time, not equally for every backend. This script measures one call by hand with and without the profiler, then
-the four SDPA variants side by side, plus the cost of the ``sdpa_kernel`` context that forces a backend, so that the
-CPU claims of the guide can be checked without the profiler's own cost mixed in.
+the four SDPA variants side by side, and last two costs that are the same whatever the shape: the ``sdpa_kernel``
+context that forces a backend, and what the profiler adds to each op it records. The guide cites those two figures
+wherever it needs them, so that its CPU claims can be checked without the profiler's own cost mixed in.
 
 Where the guide uses these figures: :doc:`../variants/sdpa-cudnn`.
 """
@@ -23,7 +24,7 @@ import torch.nn.functional as F
 from torch.profiler import ProfilerActivity, profile, record_function
 
 from attnprof import inputs, settings
-from attnprof.measure import cpucosts, reuse
+from attnprof.measure import cpucosts, fixedcosts, reuse
 from attnprof.render import report
 
 lang = settings.language()  # the language of the printed output
@@ -73,8 +74,8 @@ print(report.cpu_by_hand_line("sdpa_auto", *by_hand, lang))
 # --------------------
 # CPU timings drift with the machine's state (clock, other processes) by more than the differences between backends,
 # so every backend is measured in the same rounds, in turn, and the medians are compared. First without the profiler:
-# the time until a call returns (the GPU idle before it) and the forcing context alone; then one profiler session over
-# the same rounds, where the length of each ``<variant>_fwd`` range is the profiled CPU time.
+# the time until a call returns (the GPU idle before it); then one profiler session over the same rounds, where the
+# length of each ``<variant>_fwd`` range is the profiled CPU time.
 costs = cpucosts.measure_cpu_costs(setup=setup, save_to=settings.results_dir())
 # sphinx_gallery_attnprof_writes = ["cpu_costs__*.json"]
 
@@ -86,3 +87,15 @@ costs = cpucosts.measure_cpu_costs(setup=setup, save_to=settings.results_dir())
 # figure comes with the range its median may lie in, from the rounds: where two ranges overlap, this machine cannot
 # tell the two backends apart.
 print(report.cpu_cost_table(costs, lang))
+
+# %%
+# Costs that do not depend on the shape
+# -------------------------------------
+# Forcing a backend wraps every call in ``sdpa_kernel(...)``, which sets and restores SDPA's backend flags and looks
+# at no tensor: its cost is the same for every backend and every shape. So is what the profiler adds to each op it
+# records. Both are measured here once, directly, with thousands of calls: the context entered and left with nothing
+# inside, and a one-element ``torch.add`` with and without the profiler recording. Subtracting two dispatch costs
+# measured at different times would mix in the drift of the machine, which is larger than the cost itself.
+fixed = fixedcosts.measure_fixed_costs(setup.device, save_to=settings.results_dir())
+# sphinx_gallery_attnprof_writes = ["fixed_costs__*.json"]
+print(report.fixed_costs_lines(fixed, lang))

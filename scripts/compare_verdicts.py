@@ -7,11 +7,15 @@ Usage::
 ``RESULTS_A`` and ``RESULTS_B`` are the result folders of two builds (``_build/results`` of each; a built site's
 folder ``<site>/results`` works too when it holds the result files). For every claim this prints the verdict of
 both builds and the figures the claim's rule compared, each with its interval, so that a reader sees how close a
-verdict came to flipping; then, for the shape the variant pages and the sweep share, each variant's GPU time on its
-page against its sweep point, in both builds.
+verdict came to flipping; then every row of the decision table (the winner and the runner-up with their bands and
+the margin's band, whether forcing a backend helps) and every "Same?" of the sweep's SDPA comparison, in both
+builds; the one forcing cost of each build with its band; and, for the shape the variant pages and the sweep share,
+each variant's GPU time on its page against its sweep point, in both builds, with the points the sweep measured
+again.
 
-Exit status: 0 when every verdict is the same in both builds, 1 when one differs (a verdict that flips between two
-builds of one machine is a bug in its rule), 2 for bad arguments. Imports no torch.
+Exit status: 0 when every verdict (claims, decision rows, the sweep's SDPA comparisons) is the same in both builds,
+1 when one differs (a verdict that flips between two builds of one machine is a bug in its rule), 2 for bad
+arguments. Imports no torch.
 """
 
 from __future__ import annotations
@@ -25,11 +29,12 @@ from pathlib import Path
 from attnprof import variants
 from attnprof.analysis import claims, summary
 from attnprof.analysis.summary import Analysis
-from attnprof.analysis.workload_rows import DECISION_WORKLOADS
+from attnprof.analysis.workload_rows import DECISION_WORKLOADS, DecisionRow
 from attnprof.analysis.workload_rows import Build as WorkloadBuild
 from attnprof.noise import Figure
-from attnprof.records import eligibility, results, sweep
+from attnprof.records import eligibility, fixedcosts, results, sweep
 from attnprof.records.eligibility import Grid
+from attnprof.records.fixedcosts import FixedCosts
 from attnprof.records.results import CpuCosts
 from attnprof.records.sweep import Sweep
 
@@ -44,6 +49,7 @@ class Build:
     sweep: Sweep | None
     workloads: WorkloadBuild | None = None
     grid: Grid | None = None
+    fixed: FixedCosts | None = None
 
 
 def load_build(folder: Path) -> Build:
@@ -73,10 +79,12 @@ def load_build(folder: Path) -> Build:
     by_workload = {
         w: [summary.analyse(results.load(p)) for p in results.find(folder, "*", w)] for w in DECISION_WORKLOADS
     }  # every workload's results, as the site's claims read them (attnprof.sphinxext.lookup.find_build)
-    workloads = WorkloadBuild({w: found for w, found in by_workload.items() if found}, found_sweep)
+    fixed_path = fixedcosts.find(folder)
+    fixed = fixedcosts.load(fixed_path) if fixed_path is not None else None
+    workloads = WorkloadBuild({w: found for w, found in by_workload.items() if found}, found_sweep, fixed)
     grid_path = eligibility.find(folder)
     grid = eligibility.load(grid_path) if grid_path is not None else None
-    return Build(folder, picked, cpu, found_sweep, workloads, grid)
+    return Build(folder, picked, cpu, found_sweep, workloads, grid=grid, fixed=fixed)
 
 
 def _figure(f: Figure | None) -> str:
@@ -107,6 +115,82 @@ def compare_claims(a: Build, b: Build, language: str) -> tuple[list[str], list[s
     return lines, flipped
 
 
+def _pct(f: Figure | None) -> str:
+    if f is None:
+        return "-"
+    return f"{100 * f.median:+.2f}% [{100 * f.lo:+.2f}%, {100 * f.hi:+.2f}%]"
+
+
+def decision_verdict(r: DecisionRow) -> str:
+    """What a decision row decides, in a form two builds can be compared by: the winner (or the pair too close to
+    call, in either order), and whether forcing a backend helps."""
+    if r.winner is None:
+        ranking = "none"
+    elif r.too_close and r.runner_up is not None:
+        ranking = "tie " + "/".join(sorted((r.winner.variant, r.runner_up.variant)))
+    else:
+        ranking = "win " + r.winner.variant
+    forcing = r.forcing + (f" {r.best_forced.variant}" if r.forcing == "helps" and r.best_forced else "")
+    return f"{ranking}; forcing {forcing}"
+
+
+def _row_figures(r: DecisionRow) -> str:
+    win, run = r.winner, r.runner_up
+    parts = []
+    if win is not None:
+        parts.append(f"{win.variant} {_figure(win.band.figure.scaled(1.0))} ms")
+    if run is not None:
+        parts.append(f"{run.variant} margin {_pct(r.margin_band)}")
+    if r.saving is not None:
+        parts.append(f"forcing saves {_pct(r.saving)}")
+    if r.unreliable:
+        parts.append("unreliable: " + ", ".join(e.variant for e in r.unreliable))
+    return "; ".join(parts)
+
+
+def compare_decisions(a: Build, b: Build) -> tuple[list[str], list[str], int]:
+    """The report lines of the decision rows and of the sweep's SDPA comparisons, the rows whose verdicts differ,
+    and how many verdicts were compared."""
+    rows_a = {(r.workload, r.length): r for r in (a.workloads.decision_rows() if a.workloads else [])}
+    rows_b = {(r.workload, r.length): r for r in (b.workloads.decision_rows() if b.workloads else [])}
+    lines, flipped = [], []
+    for key in dict.fromkeys([*rows_a, *rows_b]):
+        ra, rb = rows_a.get(key), rows_b.get(key)
+        va = decision_verdict(ra) if ra else "missing"
+        vb = decision_verdict(rb) if rb else "missing"
+        same = va == vb
+        name = f"{key[0]} {key[1]}"
+        if not same:
+            flipped.append(name)
+        lines.append(f"{name:<16} A: {va:<44} B: {vb:<44} {'same' if same else 'DIFFERS'}")
+        lines.append(f"       A {_row_figures(ra) if ra else '-'}")
+        lines.append(f"       B {_row_figures(rb) if rb else '-'}")
+    count = len(dict.fromkeys([*rows_a, *rows_b]))
+    cmp_a = {(c.head_dim, c.seq): c for c in (a.sweep.sdpa_comparisons() if a.sweep else [])}
+    cmp_b = {(c.head_dim, c.seq): c for c in (b.sweep.sdpa_comparisons() if b.sweep else [])}
+    for key in dict.fromkeys([*cmp_a, *cmp_b]):
+        ca, cb = cmp_a.get(key), cmp_b.get(key)
+        oa = ca.outcome if ca else "missing"
+        ob = cb.outcome if cb else "missing"
+        name = f"sdpa hd{key[0]} s{key[1]}"
+        if oa != ob:
+            flipped.append(name)
+        lines.append(f"{name:<16} A: {oa!s:<12} {_pct(ca.margin if ca else None):<30} B: {ob!s:<12} "
+                     f"{_pct(cb.margin if cb else None):<30} {'same' if oa == ob else 'DIFFERS'}")  # fmt: skip
+    return lines, flipped, count + len(dict.fromkeys([*cmp_a, *cmp_b]))
+
+
+def forcing_line(build: Build) -> str:
+    """The build's one forcing cost with its band (and the profiler's cost per op)."""
+    f = build.fixed
+    if f is None or f.forcing is None:
+        return "  no fixed-cost file: forcing not measured once" + (f" ({f.reason})" if f and f.reason else "")
+    line = f"  forcing a backend: {_figure(f.forcing)} us per call ({f.forcing_calls} calls)"
+    if f.profiler_per_op is not None:
+        line += f"; profiler per op: {_figure(f.profiler_per_op)} us"
+    return line
+
+
 def sweep_against_pages(build: Build) -> list[str]:
     """Each variant's GPU time on its page against its sweep point at the same shape (the same timer and plan, so
     they should agree within the noise: the target is 3% on the H200)."""
@@ -124,6 +208,8 @@ def sweep_against_pages(build: Build) -> list[str]:
             continue
         diff = p.gpu_ms / t.gpu_ms_median - 1
         flags = " unstable" if p.unstable or t.unstable else ""
+        if p.remeasured:
+            flags += f" re-measured ({p.remeasured}; first {p.first_gpu_ms:.4f} ms)"
         lines.append(
             f"  {name:<15} page {t.gpu_ms_median:.4f} ms [{t.gpu.lo:.4f}, {t.gpu.hi:.4f}]  sweep {p.gpu_ms:.4f} ms "
             f"[{p.gpu.lo:.4f}, {p.gpu.hi:.4f}]  {100 * diff:+.1f}%{flags}"  # type: ignore[union-attr]
@@ -147,14 +233,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"CPU costs side by side: A {'yes' if a.cpu else 'no'}, B {'yes' if b.cpu else 'no'}\n")
     lines, flipped = compare_claims(a, b, args.language)
     print("\n".join(lines))
+    print("\nDecision rows and the sweep's SDPA comparisons:")
+    row_lines, rows_flipped, rows_compared = compare_decisions(a, b)
+    print("\n".join(row_lines))
     for name, build in (("A", a), ("B", b)):
-        print(f"\nGPU time per forward, page against sweep, build {name}:")
+        print(f"\nThe one forcing cost, build {name}:\n{forcing_line(build)}")
+        print(f"GPU time per forward, page against sweep, build {name}:")
         print("\n".join(sweep_against_pages(build)))
-    total = len(claims.CLAIMS) + len(claims.ELIGIBILITY_CLAIMS)
-    if flipped:
-        print(f"\n{len(flipped)} of {total} verdicts differ between the builds: {', '.join(flipped)}")
+    n_claims = len(claims.CLAIMS) + len(claims.ELIGIBILITY_CLAIMS)
+    total = n_claims + rows_compared
+    differ = flipped + rows_flipped
+    if differ:
+        print(f"\n{len(differ)} of {total} verdicts differ between the builds: {', '.join(differ)}")
         return 1
-    print(f"\nall {total} verdicts agree")
+    print(f"\nall {total} verdicts agree ({n_claims} claims, {rows_compared} decision rows and sweep comparisons)")
     return 0
 
 

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from attnprof.records import results, sweep
+from attnprof.records import fixedcosts, results, sweep
+from attnprof.records.fixedcosts import FixedCosts
 from attnprof.records.results import CpuCosts
 from attnprof.records.sweep import Sweep
 from helpers import TRACE_VARIANTS, TRAIN_VARIANTS, decode_results, trace_result, train_result
@@ -46,12 +47,12 @@ def make_results(tmp_path: Path) -> Callable[..., Path]:
 
 @pytest.fixture
 def project(tmp_path: Path, make_app: Callable, make_results: Callable) -> Callable:
-    """``project(pages, variants=..., sweep=None, cpu_costs=None, language=..., builder=..., conf="", extra={},
-    **confoverrides) -> app``: write the pages (and a results folder in ``tmp_path / "results"``), build, return
-    the Sphinx app.
+    """``project(pages, variants=..., sweep=None, cpu_costs=None, fixed=None, language=..., builder=..., conf="",
+    extra={}, **confoverrides) -> app``: write the pages (and a results folder in ``tmp_path / "results"``), build,
+    return the Sphinx app.
 
-    ``variants`` are results made from the H200 traces; ``sweep`` and ``cpu_costs`` are saved beside them when
-    given; ``workloads`` adds the training and decoding results made from the 2xH200 recordings. ``conf`` is
+    ``variants`` are results made from the H200 traces; ``sweep``, ``cpu_costs`` and ``fixed`` are saved beside them
+    when given; ``workloads`` adds the training and decoding results made from the 2xH200 recordings. ``conf`` is
     appended to conf.py. Several builds in one test are fine: the previous app's global docutils state is cleaned
     up first.
     """
@@ -63,6 +64,7 @@ def project(tmp_path: Path, make_app: Callable, make_results: Callable) -> Calla
         *,
         sweep_data: Sweep | None = None,
         cpu_costs: CpuCosts | None = None,
+        fixed: FixedCosts | None = None,
         workloads: bool = False,
         language: str = "en",
         builder: str = "html",
@@ -79,6 +81,8 @@ def project(tmp_path: Path, make_app: Callable, make_results: Callable) -> Calla
             sweep.save(sweep_data, folder)
         if cpu_costs is not None:
             results.save_cpu_costs(cpu_costs, folder)
+        if fixed is not None:
+            fixedcosts.save(fixed, folder)
         if workloads:
             for r in [*(train_result(v) for v in TRAIN_VARIANTS), *decode_results()]:
                 results.save(r, folder)

@@ -16,7 +16,9 @@ from attnprof.analysis import attention, explain, rank_traces, summary
 from attnprof.analysis.summary import Analysis
 from attnprof.analysis.workload_rows import Build
 from attnprof.measure import sweeprun
+from attnprof.noise import Figure
 from attnprof.records import foreign, parallel, trace
+from attnprof.records.fixedcosts import FixedCosts
 from attnprof.records.parallel import Collective, ParallelCase, ParallelRun, RankRun
 from attnprof.records.results import DecodeFigures, Environment, GraphFigures, Result, StepTrace, Timing, TrainFigures
 from attnprof.records.sweep import Ceilings, Sweep, SweepPoint
@@ -41,6 +43,16 @@ def h200_environment() -> Environment:
         driver_version="580.95.05",
         attnprof_version="0.1.0",
     )
+
+
+def fixed_costs(forcing: Figure | None, per_op: Figure | None = None) -> FixedCosts:
+    """A fixed-cost file of the H200 environment with the given forcing cost (and profiler cost per op), µs: test
+    inputs, not recordings (the probes of tests/data did not measure the forcing context alone)."""
+    return FixedCosts("cuda", h200_environment(), rounds=20, calls=200, forcing=forcing,
+                      backends=["FLASH_ATTENTION", "EFFICIENT_ATTENTION", "CUDNN_ATTENTION", "MATH"],
+                      op_us=None if per_op is None else Figure(4.0, 3.9, 4.1, 8),
+                      profiled_op_us=None if per_op is None else Figure(4.0 + per_op.median, 5.0, 7.0, 8),
+                      profiler_per_op=per_op, events_per_call=None if per_op is None else 2.0)  # fmt: skip
 
 
 def trace_result(variant: str) -> tuple[Result, bytes]:

@@ -4,6 +4,7 @@ measurements), the C16/C17 parts that need dispatch costs, and the en/ja templat
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import functools
 import math
@@ -89,8 +90,9 @@ EXPECTED = {
     "C2": "differs",
     # sdpa_math: exactly 20 kernels in each of the 3 steps (3 copies, 2 muls, 2 fills..., 2 xmma gemms).
     "C3": "holds",
-    # profiled GPU time per step: math 2619.9 us / naive_inplace 937.8 us = 2.79, outside 3.7 +- 20% (2.96..4.44).
-    "C4": "differs",
+    # profiled GPU time per step: math 2619.9 us / naive_inplace 937.8 us = 2.79: several times slower (at least
+    # twice, 1876 us, far beyond the noise); the A100's 3.7 is reported beside it, not required of another GPU.
+    "C4": "holds",
     # math's two gemms are sm80_xmma_gemm_f32f32_f32f32_f32 (FFMA), naive's two are nvjet_sm90_tst (bf16, tensor
     # cores): the facts hold under other names.
     "C5": "holds",
@@ -156,8 +158,8 @@ def test_measured_texts_carry_both_figures():
     assert "Memcpy 1 → 0" in _en("C2").detail
     assert _en("C3").measured == "20 kernels per step vs about 20 published"
     c4 = _en("C4")
-    assert c4.measured.startswith("2.79× (2618 vs 938 µs") and "vs 3.7× published" in c4.measured
-    assert "2.86× (2.85 vs 0.996 ms)" in c4.detail
+    assert c4.measured.startswith("2.79× (2618 vs 938 µs") and "vs 3.7× on the A100" in c4.measured
+    assert "2.86× (2.85 vs 0.996 ms)" in c4.detail and "at least twice as long, beyond the noise" in c4.detail
     assert "xmma gemm 128x128x8 (fp32 FFMA)" in _en("C5").measured
     assert "nvjet gemm 256x128 (bf16 tensor core)" in _en("C5").measured
     assert _en("C6").measured == (
@@ -171,6 +173,22 @@ def test_measured_texts_carry_both_figures():
     assert _en("C12").measured == "4 / 4 / 0 vs 4 / 4 / 0 published"
 
 
+def _slower_math(factor: float) -> dict[str, Result]:
+    """The fixture build with math's profiled steps at ``factor`` times naive_inplace's (a test input)."""
+    inplace = _h200()["naive_inplace"].steps
+    math_r = copy.deepcopy(_h200()["sdpa_math"])
+    pairs = zip(math_r.steps, inplace, strict=True)
+    math_r.steps = [dataclasses.replace(m, gpu_time_us=factor * i.gpu_time_us) for m, i in pairs]
+    return h200(sdpa_math=math_r)
+
+
+def test_c4_checks_several_times_slower_not_the_a100s_factor():
+    assert _en("C4", _slower_math(1.5)).verdict == "differs"  # slower, but not several times
+    v = _en("C4", _slower_math(2.0))  # on the line: too close to call, with both bands
+    assert v.verdict == "tie" and "2 × naive_inplace" in v.detail
+    assert _en("C4", _slower_math(3.7)).verdict == "holds"
+
+
 def test_c13_names_the_exceptions():
     v = _en("C13")
     assert v.measured == "cuDNN: cuLaunchKernelEx; other kernels: 21 of 27 through cudaLaunchKernel"
@@ -181,12 +199,14 @@ def test_c13_names_the_exceptions():
 def test_c14_names_the_counterexample_and_the_supported_explanation():
     v = _en("C14")
     assert v.measured.startswith("0% reported vs 0%; theoretical 18.8% (168 registers × 384 threads")
-    assert "triton persistent reduce" in v.measured and "[compiled_naive]: cuLaunchKernel, 50%" in v.measured
+    # "differs" beside "0% vs 0%" says which part differs: not the 0%, the article's explanation of it
+    assert v.detail.startswith("The 0% is reproduced, but not the article's explanation of it")
+    assert "triton persistent reduce" in v.detail and "[compiled_naive]: cuLaunchKernel, 50%" in v.detail
     assert "H2 + H3 accounts for every 0%" in v.detail
     # without the compiled kernel the article's explanation has no counterexample left, and the data cannot
     # choose between H1 + H3 and H2 + H3
     v = _en("C14", h200(compiled_naive=None))
-    assert v.verdict == "holds"
+    assert v.verdict == "holds" and v.detail.startswith("The 0% is reproduced, and no launch through the driver API")
     assert "H1 + H3, H2 + H3" in v.detail
 
 

@@ -38,7 +38,8 @@ def test_cpu_costs_are_measured_side_by_side_and_load_back(tmp_path):
         # one median per round; the figure is their median, with its interval over the rounds
         for f in (r.profiled, r.dispatch):
             assert f.n == 3 and f.lo <= f.median <= f.hi
-    assert rows["sdpa_math"].context_us > 0 and rows["sdpa_auto"].context_us is None
+    # the forcing context is not one of the side-by-side figures: the build measures it once (fixedcosts)
+    assert all(r.context is None for r in costs.rows)
     assert (costs.device, costs.shape, costs.dtype, costs.rounds) == ("cpu", list(SMALL.shape), "float32", 3)
     path = tmp_path / "cpu_costs__cpu.json"
     assert results.find_cpu_costs(tmp_path) == path

@@ -72,6 +72,54 @@ def test_compare_is_antisymmetric(x, y, floor):
         assert (compare(a, b, floor) == "tie") == (margin <= 0)
 
 
+def test_a_minimum_effect_size_makes_a_small_difference_a_tie_however_narrow_the_bands():
+    # the decision page's runner-up at KV 131072 on the H200: 1.3% apart, bands of a few tenths of a percent each
+    a, b = Figure(100.0, 99.9, 100.1, 100), Figure(101.3, 101.2, 101.4, 100)
+    assert compare(a, b) == "lower"  # the bands alone would call it
+    assert compare(a, b, min_effect=noise.GPU_MIN_EFFECT) == "tie"  # the minimum effect does not
+    # a difference beyond the minimum effect and beyond the bands is called, either way round
+    c = Figure(110.0, 109.9, 110.1, 100)
+    assert compare(a, c, min_effect=0.05) == "lower" and compare(c, a, min_effect=0.05) == "higher"
+    # the minimum effect never turns a tie into an order
+    assert compare(a, Figure(130.0, 90.0, 170.0, 5), min_effect=0.05) == "tie"
+    assert extreme({"a": a, "b": b}, min_effect=0.05) == ("a", "b") and extreme({"a": a, "b": b}) == ("a",)
+
+
+@given(finite, finite, st.floats(min_value=0, max_value=0.3), st.floats(min_value=0, max_value=0.3),
+       st.floats(min_value=0, max_value=0.3))  # fmt: skip
+def test_the_margin_band_says_what_compare_says(x, y, spread, floor, min_effect):
+    a, b = Figure(x, x * (1 - spread), x * (1 + spread), 9), Figure(y, y / (1 + spread), y * (1 + spread / 2), 9)
+    m = noise.margin(a, b, floor)
+    assert m.lo <= m.median <= m.hi
+    outcome = compare(a, b, floor)
+    if m.lo > 1e-9:
+        assert outcome == "higher"
+    elif m.hi < -1e-9:
+        assert outcome == "lower"
+    elif m.lo < -1e-9 and m.hi > 1e-9:
+        assert outcome == "tie"
+    # the minimum effect only ever adds ties
+    with_min = compare(a, b, floor, min_effect=min_effect)
+    assert with_min in (outcome, "tie")
+    if outcome != "tie" and abs(x - y) >= min_effect * min(x, y) * (1 + 1e-9):
+        assert with_min == outcome
+
+
+def test_margin_and_bands_too_wide_to_decide_anything():
+    win, run = Figure(0.931, 0.925, 0.936, 40), Figure(0.989, 0.982, 0.995, 40)
+    m = noise.margin(run, win)
+    assert m.median == pytest.approx(0.0623, abs=1e-4) and m.lo == pytest.approx(0.982 / 0.936 - 1)
+    # with the ±3% floors the band is wider, here only just clear of zero
+    assert noise.margin(run, win, noise.GPU_FLOOR).lo == pytest.approx(0.989 * 0.97 / (0.931 * 1.03) - 1)
+    with pytest.raises(ValueError, match="positive figure"):
+        noise.margin(win, noise.exact(0.0))
+    # a CPU sweep point measured while other processes ran: 40 ms at seq 128, against 0.37 ms a moment later
+    contended = Figure(40.0, 0.41, 52.0, 12)
+    assert noise.too_wide(contended) and noise.half_width(contended) == pytest.approx((40 - 0.41) / 40)
+    assert not noise.too_wide(win) and not noise.too_wide(noise.exact(0.0))
+    assert noise.half_width(Figure(0.0, -1.0, 1.0, 3)) == float("inf")
+
+
 def test_extreme_names_the_winner_and_everything_tied_with_it():
     figs = {
         "efficient": Figure(237.0, 236.0, 238.0, 100),

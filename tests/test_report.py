@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import pytest
@@ -11,7 +12,7 @@ from attnprof.measure import sweeprun
 from attnprof.noise import Figure
 from attnprof.records.results import CpuCostRow, CpuCosts
 from attnprof.render import report
-from helpers import h200_environment, h200_sweep, trace_result
+from helpers import fixed_costs, h200_environment, h200_sweep, trace_result
 
 
 def _starts(line: str, pattern: str) -> list[int]:
@@ -80,7 +81,11 @@ def test_japanese_sweep_tables_and_summary():
     assert table.splitlines()[0].startswith("head_dim 64: フォワード 1 回の時間、中央値 (ms)、バッチ 8、ヘッド 16")
     assert "メモリ不足" in table and "数値のない点の理由:" in table
     summary = report.sweep_summary(sw, "ja")
-    assert "上限: bf16 行列積 720 TFLOP/s" in summary and "での SDPA の選択: cudnn (最速のバックエンド)" in summary
+    assert (
+        "上限: bf16 行列積 720 TFLOP/s" in summary
+        and "での SDPA の選択: cudnn (最速のバックエンド (SDPA の呼び出しは +0.0% [-5.8%, +6.2%]、ノイズの範囲内))"
+        in summary
+    )
 
 
 def test_cpu_cost_table_in_japanese():
@@ -92,6 +97,23 @@ def test_cpu_cost_table_in_japanese():
     text = report.cpu_cost_table(costs, "ja")
     assert text.splitlines()[0].startswith("NVIDIA H200 で 10 ラウンドを交互に計測 (各ラウンドの中央値の中央値")
     assert "60 (58-63)" in text and "30 / 100 回" in text and "この環境では非対応" in text and "33%" in text
+
+
+def test_the_fixed_costs_in_both_languages():
+    fixed = fixed_costs(Figure(8.01, 7.93, 8.12, 20), per_op=Figure(1.5, 1.4, 1.6, 8))
+    en = report.fixed_costs_lines(fixed).splitlines()
+    assert en[0].startswith("forcing a backend (sdpa_kernel entered and left with nothing inside): 8.01 us per call")
+    assert "(7.93-8.12), 4000 calls in 20 rounds" in en[0]
+    assert en[1].endswith("1.50 us (1.40-1.60) more per op (2.0 CPU events recorded per call)")
+    ja = report.fixed_costs_lines(fixed, "ja")
+    assert "呼び出しごとに 8.01 us (7.93-8.12)、20 ラウンドで 4000 回" in ja
+    missing = report.fixed_costs_lines(_without_profiler(fixed), "en")
+    assert missing.splitlines()[-1] == "not measured: no CUDA device: torch.cuda.is_available() is False"
+
+
+def _without_profiler(fixed):
+    reason = "no CUDA device: torch.cuda.is_available() is False"
+    return dataclasses.replace(fixed, profiler_per_op=None, reason=reason)
 
 
 @pytest.mark.parametrize(("text", "width"), [("abc", 3), ("カーネル", 8), ("GPU 時間", 8), ("", 0)])

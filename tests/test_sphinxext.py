@@ -12,6 +12,7 @@ from docutils import nodes
 
 from attnprof import words
 from attnprof.analysis import claims, summary, zero_occupancy
+from attnprof.noise import Figure
 from attnprof.records import results
 from attnprof.records.results import Environment, Result
 from attnprof.sphinxext import metrics
@@ -22,6 +23,7 @@ from helpers import (
     assert_warned,
     body_rows,
     doctree,
+    fixed_costs,
     h200_environment,
     html,
     tables,
@@ -145,6 +147,9 @@ def test_compare_table_rows_links_and_reveals(project):
     page = html(app)
     assert 'href="variants/naive.html"' in page  # the page exists: linked
     assert "variants/naive-inplace.html" not in page  # no such page: plain text
+    # the conditions of every row, said once: the figures depend on the shape
+    text = doctree(app).astext().replace("\xa0", " ")
+    assert "Every row at shape [8, 16, 1024, 64], bfloat16, on NVIDIA H200, causal mask: each figure depends" in text
 
 
 def test_compare_table_item_for_unknown_variant_warns(project):
@@ -174,8 +179,25 @@ def test_cpu_cost_table(project, tmp_path):
     rows = [[c.astext() for c in r] for r in body_rows(table)]
     cost = summary.cpu_cost("sdpa_flash", analysed("sdpa_flash"))
     assert rows[1][0] == "sdpa_flash" and rows[1][4] == f"{100 * cost.profiler_share:.0f}\u00a0%"
-    assert rows[1][5] == "4.00" and rows[0][5] == "n/a"  # context cost: forced backends only
+    assert len(rows[1]) == 5  # no column for the forcing context: it costs the same for every backend
     assert rows[2][1] == "no CUDA device: no CUDA device"
+    assert "Forcing a backend costs" not in html(app)  # this build measured no fixed costs: nothing made up
+
+
+def test_the_one_forcing_cost_is_cited_wherever_a_page_needs_it(project, tmp_path):
+    fixed = fixed_costs(Figure(8.01, 7.93, 8.12, 20), per_op=Figure(1.5, 1.4, 1.6, 8))
+    text = "# C\n\n```{cpu-cost-table} sdpa_flash\n```\n\nForcing costs {fixed-cost}`forcing` per call.\n"
+    app = project({"index.md": text}, fixed=fixed)
+    assert app.warning.getvalue() == ""
+    page = doctree(app).astext().replace("\xa0", " ")
+    # the table's note and the prose cite the same figure, with the band of a CPU figure (±10% at least)
+    assert "Forcing a backend costs 8.01 µs CPU per call (7.21–8.81), whatever the backend and the shape" in page
+    assert "4000 times" in page and "Forcing costs 8.01 µs (7.21–8.81) per call." in page
+    assert "The profiler itself adds 1.50 µs (1.35–1.65) to every op it records" in page
+    (tmp_path / "results" / "fixed_costs__cuda.json").unlink()
+    app = project({"index.md": "# C\n\n{fixed-cost}`forcing` and {fixed-cost}`speed`\n"}, variants=())
+    assert_warned(app, "no fixed-cost file (fixed_costs__cuda.json)", "examples/11-cpu-overhead.py",
+                  "fixed-cost 'speed': unknown field; choose one of: forcing, profiler_per_op")  # fmt: skip
 
 
 def test_claims_table_gives_verdicts(project):
@@ -427,7 +449,7 @@ def test_cpu_cost_table_and_cpu_claims_read_the_side_by_side_measurement(project
     # each figure with its interval over the rounds, under the side-by-side labels
     (table,) = tables(app, "attnprof-cpu-cost-table")
     (cells,) = [[c.astext() for c in r] for r in body_rows(table)]
-    assert cells[2:4] == ["123 (118–131)", "45.6 (44.0–47.0)"] and cells[5] == "7.80 (7.50–8.10)"
+    assert cells[2:4] == ["123 (118–131)", "45.6 (44.0–47.0)"] and len(cells) == 5  # the context: not a column
     assert words.text("col.profiled_side_us", "en") in out and words.text("col.cpu_step_us", "en") not in out
     assert "medians of 10 rounds" in out
     # a broken file is a warning with the page's location, not a crash

@@ -10,11 +10,11 @@ from collections import Counter
 from pathlib import Path
 
 from attnprof.analysis import summary
-from attnprof.noise import exact
+from attnprof.noise import Figure, exact
 from attnprof.records import eligibility, parallel, results
 from attnprof.records.results import CpuCostRow, CpuCosts
 from attnprof.sphinxext import lookup
-from helpers import h200_sweep, h200x2_run, html, trace_result
+from helpers import fixed_costs, h200_sweep, h200x2_run, html, trace_result
 
 #: A gallery script that declares every file the pages read, so that the fix names it (sphinx-gallery does not run
 #: it: ``plot_gallery`` is off).
@@ -73,9 +73,12 @@ def test_a_corrupt_file_of_every_kind_is_one_warning_naming_it_and_the_fix_and_t
     )  # fmt: skip
     pages = {"index.md": f"# Bad files\n\n{page}"}
     variants = ("naive", "naive_inplace", "sdpa_flash")
-    app = project(pages, variants, sweep_data=h200_sweep(), cpu_costs=_cpu_costs(), conf=GALLERY_CONF, extra=GALLERY)
+    fixed = fixed_costs(Figure(8.01, 7.93, 8.12, 20))
+    app = project(pages, variants, sweep_data=h200_sweep(), cpu_costs=_cpu_costs(), fixed=fixed, conf=GALLERY_CONF,
+                  extra=GALLERY)  # fmt: skip
     assert app.warning.getvalue() == ""
     bad = {
+        "fixed-cost file": folder / "fixed_costs__cuda.json",
         "result file": results.find(folder, "naive")[0],
         "trace file": folder / results.find(folder, "sdpa_flash")[0].name.replace(".json", ".trace.json.gz"),
         "CPU-cost file": folder / "cpu_costs__cuda.json",
@@ -87,7 +90,8 @@ def test_a_corrupt_file_of_every_kind_is_one_warning_naming_it_and_the_fix_and_t
         _corrupt(path)
     app = project(pages, (), conf=GALLERY_CONF, extra=GALLERY)
     _one_warning_each(app, bad)
-    # a box where each file was needed; the CPU-cost file is optional: its table falls back on each result's own
+    # a box where each file was needed; the CPU-cost and fixed-cost files are optional to the CPU-cost table: it falls
+    # back on each result's own figures, and leaves out the fixed costs
     page = html(app)
     assert page.count('class="attnprof-problem admonition warning"') == 5 and "attnprof-cpu-cost-table" in page
     # every kind of file a page reads was checked here (rank traces are traces: the next test)

@@ -12,6 +12,7 @@ from attnprof.measure import sweeprun
 from attnprof.records.results import Environment
 from attnprof.records.sweep import Sweep, SweepPoint
 from attnprof.render import pictures
+from attnprof.words import fmt
 from helpers import assert_warned, doctree, h200_sweep, html, rows, tables, write_catalog
 
 PAGE = """\
@@ -124,8 +125,12 @@ def test_all_four_directives_render_without_warnings(project, tmp_path):
     (choice,) = tables(app, "attnprof-sdpa-choice-table")
     choice_rows = rows(choice)
     assert len(choice_rows) == 12
-    assert choice_rows[0][:5] == ["64", "512", f"cudnn ({choice_rows[0][2].split('(')[1]}", choice_rows[0][3], "yes"]
-    assert choice_rows[0][3].startswith("sdpa_cudnn (")
+    # SDPA's time and the fastest backend's, each with its band (±3% at least), and the margin of the one over the
+    # other with the band both allow: a reader can check "yes" and "too close to call" from the row
+    first = [c.replace("\u00a0", " ") for c in choice_rows[0]]
+    ms = h200_sweep().point("sdpa_auto", 64, 512).gpu_ms
+    band = f"{fmt.number(ms)} ms, {fmt.number(ms * 0.97)}–{fmt.number(ms * 1.03)}"
+    assert first[:5] == ["64", "512", f"cudnn ({band})", f"sdpa_cudnn ({band})", "yes: 0 % (−5.8 % to +6.2 %)"]
     assert choice.next_node(nodes.title).astext() in ("SDPA's pick", "SDPA\u2019s pick")  # smart quotes
     assert "CPU-bound points, where issuing the call takes the CPU longer" in page
     assert "sdpa_math, head_dim 64, seq 512: 900\u00a0µs to issue" in page
@@ -163,8 +168,8 @@ def test_a_pick_slower_within_the_noise_is_too_close_to_call(project):
     data = h200_sweep()
     data.point("sdpa_flash", 128, 2048).gpu_ms = data.point("sdpa_cudnn", 128, 2048).gpu_ms / 1.02
     page = {"index.md": "# S\n\n```{sdpa-choice-table}\n:head-dim: 128\n```\n"}
-    for language, expected in (("en", "too close to call: the pick is 2.0\u00a0% slower, within the noise"),
-                               ("ja", "僅差で判定できない: 選択は 2.0\u00a0% 遅いが、ノイズの範囲内")):  # fmt: skip
+    for language, expected in (("en", "too close to call: +2.0\u00a0% (−3.9\u00a0% to +8.3\u00a0%)"),
+                               ("ja", "僅差で判定できない: +2.0\u00a0% (−3.9\u00a0%〜+8.3\u00a0%)")):  # fmt: skip
         app = project(page, data, language=language)
         (choice,) = tables(app, "attnprof-sdpa-choice-table")
         assert next(r for r in rows(choice) if r[1] == "2048")[4] == expected
@@ -178,7 +183,10 @@ def test_a_pick_that_is_not_the_fastest_says_by_how_much(project):
     assert app.warning.getvalue() == ""
     (choice,) = tables(app, "attnprof-sdpa-choice-table")
     row = next(r for r in rows(choice) if r[1] == "2048")
-    assert row[3].startswith("sdpa_flash") and row[4] == "no: the pick is 50\u00a0% slower"
+    assert (
+        row[3].startswith("sdpa_flash")
+        and row[4] == "no: SDPA's call is slower by +50\u00a0% (+41\u00a0% to +59\u00a0%)"
+    )
     assert len(rows(choice)) == 6
 
 
@@ -281,3 +289,25 @@ def test_reasons_the_sweep_gave_itself_are_words_and_pytorchs_are_recorded():
     assert SweepDirective.why(skipped) == ("words", "scaling.cell.oom_skipped")
     assert SweepDirective.why(budget) == ("words", "scaling.cell.skipped")
     assert SweepDirective.why(oom) == ("recorded", "CUDA out of memory. Tried to allocate 128.00 GiB")
+
+
+def test_remeasured_and_unreliable_points_are_marked_and_named(project):
+    # the H200's slow naive_inplace point, measured again and kept at the faster figure; a CPU point under contention
+    # whose band is still too wide: it is marked, named with its band, and decides nothing
+    data = h200_sweep()
+    again = data.point("naive_inplace", 64, 1024)
+    again.remeasured, again.first_gpu_ms = "reference", 0.989
+    wide = data.point("sdpa_flash", 64, 2048)
+    wide.gpu_ms_lo, wide.gpu_ms_hi = wide.gpu_ms * 0.2, wide.gpu_ms * 3
+    page = "# S\n\n```{scaling-table}\n:head-dim: 64\n```\n\n```{sdpa-choice-table}\n:head-dim: 64\n```\n"
+    for language, words_ in (("en", ("‡ Re-measured", "§ Unreliable")), ("ja", ("‡ 再計測", "§ 信頼できない"))):
+        app = project({"index.md": page}, data, language=language)
+        assert app.warning.getvalue() == ""
+        (scaling,) = tables(app, "attnprof-scaling-table")
+        by = {r[0]: r for r in rows(scaling)}
+        assert by["naive_inplace"][2].endswith("‡") and by["sdpa_flash"][3].endswith("§")
+        text = doctree(app).astext().replace("\u00a0", " ")
+        assert words_[0] in text and "0.989 ms" in text and words_[1] in text
+        (choice,) = tables(app, "attnprof-sdpa-choice-table")
+        row = next(r for r in rows(choice) if r[1] == "2048")
+        assert not row[3].startswith("sdpa_flash")  # a point that decides nothing is not the fastest

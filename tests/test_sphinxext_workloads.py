@@ -3,12 +3,15 @@ against results made from the 2xH200 recordings, in English and Japanese."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
 
 from attnprof import words
-from helpers import assert_warned, h200_sweep, html, rows, tables
+from attnprof.noise import Figure
+from attnprof.records import results
+from helpers import assert_warned, decode_result, doctree, fixed_costs, h200_sweep, html, rows, tables
 
 PAGE = """\
 # Workloads
@@ -61,7 +64,9 @@ OTHER = "# Other\n\nThe decision.\n"
 @pytest.fixture
 def built(project):
     pages = {"index.md": PAGE + "\n```{toctree}\nother\n```\n", "other.md": OTHER}
-    return lambda language="en": project(pages, workloads=True, sweep_data=h200_sweep(), language=language)
+    fixed = fixed_costs(Figure(8.01, 7.93, 8.12, 20))
+    return lambda language="en": project(pages, workloads=True, sweep_data=h200_sweep(), fixed=fixed,
+                                         language=language)  # fmt: skip
 
 
 def test_every_workload_directive_builds_warning_free(built):
@@ -78,7 +83,8 @@ def test_the_training_table(built):
     by = {r[0]: r for r in rows(table)}
     assert set(by) == {"naive", "naive_inplace", "sdpa_math", "sdpa_efficient", "sdpa_flash", "sdpa_cudnn",
                        "sdpa_auto", "flex", "compiled_naive"}  # fmt: skip
-    assert by["sdpa_cudnn"][1:5] == ["0.258", "0.0639", "0.194", "3.04"]
+    # the step's time with its band (±3% at least: the recording kept no interval), as the decision compares it
+    assert by["sdpa_cudnn"][1:5] == ["0.258 (0.250–0.266)", "0.0639", "0.194", "3.04"]
     assert by["sdpa_math"][6:8] == ["2160", "624"]
     assert by["sdpa_cudnn"][8] == "1 + 3"
     assert by["sdpa_auto"][9] == "cuDNN sdpa flash bprop sm90 wgmma 64x64x64 (SDPA ran cudnn)"
@@ -90,6 +96,8 @@ def test_the_decoding_tables(built):
     assert "Share of the read bandwidth" in pct.astext() and "GPU time per step" in gpu.astext()
     flash = next(r for r in rows(pct) if r[0] == "sdpa_flash")
     assert flash[-1] == "96.8"  # 4550.4 GB/s of 4700 at KV cache 131072
+    times = {r[0]: r for r in rows(gpu)}
+    assert times["sdpa_cudnn"][-1] == "942 (914–970)"  # the time the decision compares, with its band
     page = html(app)
     assert "Read bandwidth of this GPU, measured by the build: 4700 GB/s" in page
     # the refusal of grouped heads, in PyTorch's words, once, under the time table
@@ -116,11 +124,27 @@ def test_the_decision_table_and_summary(built):
     body = rows(table)
     assert [r[0] for r in body] == ["Training"] + ["Prefill"] * 6 + ["Decoding"] * 5
     train = body[0]
-    assert train[1:4] == ["seq 1024", "sdpa_cudnn (0.258 ms)", "flex (+26%)"]
-    assert train[5].startswith("cuDNN; forcing gains nothing")
-    assert body[-1][3].split("\n\n") == ["sdpa_flash (+0.19%)", "too close to call"]
+    # every compared figure with its band: the winner's time, the runner-up's margin (±3% floors included)
+    assert train[1:3] == ["seq 1024", "sdpa_cudnn: 0.258 ms (0.250–0.266)"]
+    assert train[3].replace("\xa0", " ") == "flex: +26 % (+19 % to +34 %)"
+    forcing = train[5].replace("\xa0", " ").split("\n\n")
+    assert forcing[0] == "SDPA ran cuDNN: 0.258 ms (0.250–0.266)"
+    assert forcing[1] == "forcing sdpa_cudnn would save 0 % (−6.2 % to +5.8 %): nothing beyond the noise"
+    # the one forcing cost of the build, the same in every row, whatever the shape
+    assert forcing[2] == "forcing costs 8.01 µs CPU per call (7.21–8.81), the same at every shape"
+    assert {r[5].split("\n\n")[-1] for r in body if "SDPA ran" in r[5]} == {train[5].split("\n\n")[2]}
+    decode = body[-1]
+    assert decode[3].replace("\xa0", " ").split("\n\n") == ["sdpa_flash: +0.19 % (−5.6 % to +6.4 %)",
+                                                            "too close to call"]  # fmt: skip
     page = html(app)
-    assert "Decoding (KV cache 131072): cuDNN or flash, too close to call" in page
+    text = doctree(app).astext()
+    # the answer says what was measured: batch, heads, head_dim, dtype and mask, and "the longest" only among several
+    assert "Measured on NVIDIA H200:" in text
+    assert "Training at seq 1024 (batch 8, 16 heads, head_dim 64, bfloat16, causal mask): cuDNN" in text
+    longest = "Decoding at the longest of the 5 lengths measured, KV cache 131072"
+    assert (f"{longest} (batch 8, 32 query heads sharing 8 KV heads, head_dim 128, bfloat16, no mask): cuDNN or "
+            "flash, too close to call") in text  # fmt: skip
+    assert "Prefill: batch 8, 16 heads, head_dim 64, bfloat16, causal mask; seq 512, seq 1024" in text  # the table's
     assert 'href="other.html"' in page
 
 
@@ -140,7 +164,10 @@ def test_japanese_words(built):
     page = html(app)
     for key in ("col.step_ms", "col.bwd_over_fwd", "col.cpu_eager_graph", "col.winner", "decision.tie"):
         assert words.text(key, "ja") in page, key
-    assert "デコード (KV キャッシュ 131072): cuDNN か flash (僅差で判定できない)" in page
+    assert (
+        "デコード、計測した 5 通りの長さのうち最長の KV キャッシュ 131072 (バッチ 8、クエリヘッド 32 (KV ヘッド 8 を"
+        "共有)、head_dim 128、bfloat16、マスクなし): cuDNN か flash (僅差で判定できない)"
+    ) in doctree(app).astext()
     # the decoded kernel labels in the page's language too, not the English ones
     (table,) = tables(app, "attnprof-train-table")
     flash = next(r for r in rows(table) if r[0] == "sdpa_flash")
@@ -168,3 +195,16 @@ def test_pages_depend_on_the_results_folder(built):
     # the list of the folder's files (a new result re-reads the page), not the folder (which would on every build)
     assert "attnprof-results-listing.txt" in deps and "results" not in deps
     assert "sdpa_flash__train__8x16x1024x64__bfloat16__cuda.json" in deps
+
+def test_profiled_kernels_longer_than_the_timed_step_are_explained(project, tmp_path):
+    # a build where the profiled kernels of a step took longer than the step's median without the profiler (the
+    # H200 build's decoding page showed a kernel average above the step median without a word)
+    r = decode_result("sdpa_flash", 131072)
+    r.timing = dataclasses.replace(r.timing, gpu_ms_median=0.80, gpu_ms_lo=0.79, gpu_ms_hi=0.81)
+    results.save(r, tmp_path / "results")
+    page = {"index.md": "# D\n\n```{decode-kernel-table}\n:kv-len: 131072\n```\n"}
+    for language, words_ in (("en", "Two measurements of one step"), ("ja", "1 つのステップの 2 通りの計測です")):
+        app = project(page, (), language=language)
+        assert app.warning.getvalue() == ""
+        text = doctree(app).astext().replace("\u00a0", " ")
+        assert words_ in text and "sdpa_flash" in text and "936" in text and "800" in text

@@ -10,12 +10,15 @@ from pathlib import Path
 import pytest
 
 from attnprof import inputs
+from attnprof.noise import Figure
 from attnprof.records import files, sweep
 from attnprof.records.sweep import SweepPoint
 from attnprof.render import report
 from helpers import H200_CEILINGS, h200_sweep
 
-TINY = dict(batch=1, heads=1, dtype="float32", device="cpu", reps=3, reps_slow=3, warmup=1, warmup_ms=0, budget_ms=0)
+# recheck=0: these sweeps test other things than the second measurement, whose count of calls they would change
+TINY = dict(batch=1, heads=1, dtype="float32", device="cpu", reps=3, reps_slow=3, warmup=1, warmup_ms=0, budget_ms=0,
+            recheck=0)  # fmt: skip
 TRACES = Path(__file__).parent / "data" / "traces"
 
 
@@ -94,11 +97,80 @@ def test_a_pick_slower_within_the_noise_is_a_tie_not_a_no():
     s.point("sdpa_flash", 64, 4096).gpu_ms = pick.gpu_ms / 1.10
     c = next(c for c in s.sdpa_comparisons() if (c.head_dim, c.seq) == (64, 4096))
     assert c.outcome == "no"
-    # a wide measured interval of the pick keeps even 10% a tie
-    pick.gpu_ms_lo, pick.gpu_ms_hi = pick.gpu_ms * 0.85, pick.gpu_ms * 1.2
+    # a wide measured interval of SDPA's own time keeps even 10% a tie; the band of the margin shows why
+    auto = s.point("sdpa_auto", 64, 4096)
+    auto.gpu_ms_lo, auto.gpu_ms_hi = auto.gpu_ms * 0.85, auto.gpu_ms * 1.2
     c = next(c for c in s.sdpa_comparisons() if (c.head_dim, c.seq) == (64, 4096))
-    assert c.outcome == "tie"
+    assert c.outcome == "tie" and c.margin.lo < 0 < c.margin.hi
     assert {c.outcome for c in s.sdpa_comparisons() if (c.head_dim, c.seq) != (64, 4096)} == {"yes"}
+
+
+def test_same_means_sdpas_own_call_is_within_the_noise_of_the_fastest_backend():
+    # the H200 build: at hd128 seq 8192 SDPA picked cuDNN, but its own call measured 3.74 ms against 3.38 ms for the
+    # forced cuDNN backend (+10.6%); the page said "Same? yes" because it compared the backend, not the times
+    s = h200_sweep()
+    auto, cudnn = s.point("sdpa_auto", 128, 8192), s.point("sdpa_cudnn", 128, 8192)
+    ms = cudnn.gpu_ms  # the same ratio as on the H200, at the made-up sweep's time
+    auto.gpu_ms, auto.gpu_ms_lo, auto.gpu_ms_hi = ms * 3.74 / 3.38, ms * 3.71 / 3.38, ms * 3.77 / 3.38
+    c = next(c for c in s.sdpa_comparisons() if (c.head_dim, c.seq) == (128, 8192))
+    assert c.pick_variant == c.fastest_backend == "sdpa_cudnn" and c.agrees  # the same backend ...
+    assert c.outcome == "no"  # ... but not the same time: a verdict only where the bands overlap
+    assert c.margin.median == pytest.approx(3.74 / 3.38 - 1) and c.margin.lo > 0
+    assert (c.auto.median, c.fastest.median) == (auto.gpu_ms, ms)
+    # the sweep names the pair for a second measurement: the same kernel cannot take two times
+    assert s.suspects() == [(auto, "twin")]
+
+
+def test_points_the_sweep_contradicts_are_named_for_a_second_measurement():
+    s = h200_sweep()
+    # the CPU build under contention: a point 40 ms with a band from 0.4 to 52 ms decides nothing
+    wide = s.point("sdpa_flash", 64, 512)
+    wide.gpu_ms, wide.gpu_ms_lo, wide.gpu_ms_hi = 40.0, 0.41, 52.0
+    assert not wide.reliable
+    # a shorter sequence measured slower than the next longer one (seq 1024 at 2.5x seq 2048)
+    slow = s.point("naive", 128, 1024)
+    slow.gpu_ms = 2.5 * s.point("naive", 128, 2048).gpu_ms
+    # a point more than five times the one at half its length
+    jump = s.point("sdpa_math", 64, 8192)
+    jump.gpu_ms = 6 * s.point("sdpa_math", 64, 4096).gpu_ms
+    # the page measured naive_inplace 0.931 ms at 8x16x1024x64, the sweep 0.989 ms (+6%): the page is the reference
+    inplace = s.point("naive_inplace", 64, 1024)
+    inplace.gpu_ms = 0.989
+    # a point whose band alone is too wide (its median in line with its neighbours)
+    loose = s.point("sdpa_efficient", 64, 2048)
+    loose.gpu_ms_lo, loose.gpu_ms_hi = loose.gpu_ms * 0.6, loose.gpu_ms * 1.5
+    refs = {
+        ("naive_inplace", 64, 1024): Figure(0.931, 0.925, 0.936, 40),
+        ("naive", 64, 512): Figure(9.0, 8.9, 9.1, 9),
+    }
+    # the most telling reasons first, the sweep's order within a reason
+    assert [(p.variant, p.head_dim, p.seq, why) for p, why in s.suspects(refs)] == [
+        ("naive_inplace", 64, 1024, "reference"),
+        ("sdpa_math", 64, 8192, "neighbours"),
+        ("sdpa_flash", 64, 512, "neighbours"),  # 40 ms: slower than at seq 1024, and too wide as well
+        ("naive", 128, 1024, "neighbours"),
+        ("sdpa_efficient", 64, 2048, "wide"),
+    ]
+    assert s.unreliable() == [loose, wide]  # in the sweep's order
+    # a point faster than its reference is not re-measured here: re-measuring it cannot make the page right
+    assert ("naive", 64, 512) not in {(p.variant, p.head_dim, p.seq) for p, _ in s.suspects(refs)}
+    # the SDPA comparison at the wide point: unreliable, not "too close to call" and not "+10669 %"
+    c = next(c for c in s.sdpa_comparisons() if (c.head_dim, c.seq) == (64, 512))
+    assert c.fastest_backend != "sdpa_flash"  # a point that decides nothing is not the fastest either
+    wide_auto = s.point("sdpa_auto", 64, 1024)
+    wide_auto.gpu_ms_lo, wide_auto.gpu_ms_hi = 0.1 * wide_auto.gpu_ms, 3 * wide_auto.gpu_ms
+    c = next(c for c in s.sdpa_comparisons() if (c.head_dim, c.seq) == (64, 1024))
+    assert c.outcome == "unreliable" and c.margin is None
+
+
+def test_remeasured_points_round_trip(tmp_path):
+    s = h200_sweep()
+    p = s.point("naive_inplace", 64, 1024)
+    p.remeasured, p.first_gpu_ms, p.first_gpu_ms_lo, p.first_gpu_ms_hi = "reference", 0.989, 0.982, 0.995
+    s.recheck = 12
+    back = sweep.load(sweep.save(s, tmp_path))
+    assert back == s and back.remeasured() == [back.point("naive_inplace", 64, 1024)]
+    assert back.point("naive_inplace", 64, 1024).first == Figure(0.989, 0.982, 0.995, 0)
 
 
 def test_unstable_points_and_their_figures_round_trip(tmp_path):
@@ -172,6 +244,6 @@ def test_text_table_shows_statuses_and_unplanned_points():
 def test_summary_states_ceilings_pick_and_cpu_bound_points():
     text = report.sweep_summary(h200_sweep())
     assert "bf16 matmul 720 TFLOP/s" in text and "ridge point 176 FLOP/byte" in text
-    assert "SDPA's pick at hd64 seq1024: cudnn (the fastest backend)" in text
+    assert "SDPA's pick at hd64 seq1024: cudnn (the fastest backend (SDPA's call +0.0% [-5.8%, +6.2%], within" in text
     assert "sdpa_math hd64 seq512: dispatch 900 us > GPU" in text
     assert math.isfinite(h200_sweep().elapsed_s)

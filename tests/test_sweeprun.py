@@ -11,10 +11,14 @@ import torch
 
 from attnprof import inputs, variants
 from attnprof.measure import cost, sweeprun
-from attnprof.records import sweep
+from attnprof.noise import Figure
+from attnprof.records import results, sweep
 from attnprof.records.sweep import Sweep
+from helpers import trace_result
 
-TINY = dict(batch=1, heads=1, dtype="float32", device="cpu", reps=3, reps_slow=3, warmup=1, warmup_ms=0, budget_ms=0)
+# recheck=0: these sweeps test other things than the second measurement, whose count of calls they would change
+TINY = dict(batch=1, heads=1, dtype="float32", device="cpu", reps=3, reps_slow=3, warmup=1, warmup_ms=0, budget_ms=0,
+            recheck=0)  # fmt: skip
 
 
 # --- a real sweep on the CPU ----------------------------------------------------------------------------------------
@@ -43,6 +47,30 @@ def test_cpu_sweep_measures_every_point_in_table_order(cpu_sweep):
         assert p.dispatch_us > 0 and p.peak_extra_bytes is None and p.wall_s > 0
     assert s.timer == "perf_counter" and s.complete and s.elapsed_s > 0
     assert s.ceilings is None and "A sweep on the CPU (batch 1, 1 heads, float32, seq 32, 64" in s.note
+
+
+def test_a_point_the_sweep_contradicts_is_measured_again_and_says_so():
+    cfg = sweeprun.make_config(["naive", "sdpa_flash"], [32, 64], [16], **{**TINY, "recheck": 1})
+    # a reference far faster than anything the CPU can do: the point is slower than its reference, so measured again
+    refs = {("naive", 16, 64): Figure(1e-6, 1e-6, 1e-6, 9)}
+    s = sweeprun.run_sweep(cfg, references=refs)
+    again = s.point("naive", 16, 64)
+    assert again.remeasured == "reference" and again.first_gpu_ms is not None
+    assert again.gpu_ms <= again.first_gpu_ms  # the faster of the two measurements is kept
+    assert s.recheck == 1 and s.remeasured() == [again]  # one point at most: recheck=1
+    # recheck=0 measures nothing again, whatever the sweep contradicts
+    s = sweeprun.run_sweep(sweeprun.make_config(["naive"], [32], [16], **TINY),
+                           references={("naive", 16, 32): Figure(1e-6, 1e-6, 1e-6, 9)})  # fmt: skip
+    assert s.remeasured() == [] and s.recheck == 0
+
+
+def test_page_references_are_the_pages_times_at_the_sweeps_shapes(tmp_path):
+    for v in ("naive_inplace", "sdpa_flash"):
+        results.save(trace_result(v)[0], tmp_path)
+    refs = sweeprun.page_references(tmp_path, sweeprun.default_config("cuda"))
+    assert set(refs) == {("naive_inplace", 64, 1024), ("sdpa_flash", 64, 1024)}
+    assert refs[("naive_inplace", 64, 1024)].median == trace_result("naive_inplace")[0].timing.gpu_ms_median
+    assert sweeprun.page_references(tmp_path, sweeprun.default_config("cpu")) == {}  # another shape and dtype
 
 
 def test_cpu_sweep_reads_sdpas_pick_from_the_aten_op(cpu_sweep):

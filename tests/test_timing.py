@@ -111,7 +111,8 @@ def test_the_pages_and_the_sweep_use_one_timer_with_one_plan(monkeypatch):
     sw = sweeprun.run_sweep(sweeprun.make_config(["naive"], [64], [32], batch=1, heads=2, dtype="float32",
                                                  device="cpu"))  # fmt: skip
     assert sw.points[0].ok and sw.plan == DEFAULT_PLAN.to_dict()
-    assert plans == [DEFAULT_PLAN, DEFAULT_PLAN]
+    # the page, the sweep's point, and (on a busy machine) the sweep's second measurement of it: one plan
+    assert len(plans) >= 2 and set(plans) == {DEFAULT_PLAN}
 
 
 def test_an_interrupt_inside_the_profiler_leaves_it_as_an_interrupt():

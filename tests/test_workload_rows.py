@@ -9,7 +9,8 @@ import pytest
 
 from attnprof.analysis import summary
 from attnprof.analysis.workload_rows import Band, Build, Entry, decision_row, too_close_to_call
-from helpers import decode_result, train_result, workload_build, workload_facts
+from attnprof.noise import Figure
+from helpers import decode_result, fixed_costs, train_result, workload_build, workload_facts
 
 FACTS = workload_facts()
 
@@ -18,6 +19,9 @@ def test_the_tie_rule_is_band_overlap():
     assert too_close_to_call(Band(1.0, 0.9, 1.1), Band(1.05, 1.08, 1.2))
     assert not too_close_to_call(Band(1.0, 0.9, 1.1), Band(1.3, 1.2, 1.4))
     assert too_close_to_call(Band(1.0, 1.0, 1.0), Band(1.0, 1.0, 1.0))
+    # bands apart, but less than the minimum effect (5%) between the medians: a difference the next build may not see
+    assert too_close_to_call(Band(1.0, 0.999, 1.001), Band(1.045, 1.044, 1.046))
+    assert not too_close_to_call(Band(1.0, 0.999, 1.001), Band(1.07, 1.069, 1.071))
 
 
 def test_a_training_step_splits_into_its_annotated_phases():
@@ -71,6 +75,16 @@ def test_decoding_rows():
     assert cpu.launch_bound is None  # the CPU does the work itself
 
 
+def test_profiled_kernels_longer_than_the_timed_step():
+    rows = {(r.variant, r.kv_len): r for r in workload_build().decode_rows()}
+    flash = rows[("sdpa_flash", 131072)]
+    assert flash.profiled_us == pytest.approx(935.6, abs=0.1) and not flash.profiled_longer  # 943.9 us timed
+    r = decode_result("sdpa_flash", 131072)
+    r.timing = dataclasses.replace(r.timing, gpu_ms_median=0.80, gpu_ms_lo=0.79, gpu_ms_hi=0.81)
+    (row,) = Build({"decode": [summary.analyse(r)]}).decode_rows()
+    assert row.profiled_longer  # 935.6 us profiled against 800 us (834 us at the top of its band)
+
+
 def test_graph_rows():
     rows = {r.variant: r for r in workload_build().graph_rows()}
     assert set(rows) == {"sdpa_flash", "sdpa_cudnn", "sdpa_auto"}
@@ -93,20 +107,60 @@ def test_the_decision_table():
     longest = decode[131072]
     assert (longest.winner.variant, longest.runner_up.variant) == ("sdpa_cudnn", "sdpa_flash")
     assert longest.too_close  # 942.1 and 943.9 us: the bands overlap
-    assert longest.forcing_cpu_us == pytest.approx(72.25 - 48.39)  # forcing cuDNN costs CPU time
+    # the margin's band, which the page shows, reaches below zero: that is what "too close to call" means
+    assert longest.margin_band.lo < 0 < longest.margin_band.hi
+    assert longest.margin_band.median == pytest.approx(943.9 / 942.1 - 1, abs=1e-3)
+    # this build has no fixed-cost file: no row makes up a forcing cost from two dispatch costs
+    assert longest.forcing_cost is None and longest.forcing_cpu_us is None
     assert decode[4096].margin == pytest.approx(44.8 / 42.112 - 1)
+    # the decoding rows' inputs are dominated by the KV cache: 2 x 8 x 8 heads x 131072 x 128 x bf16 = 4 GiB
+    assert longest.winner.inputs_mib == pytest.approx((8 * 32 * 128 + 2 * 8 * 8 * 131072 * 128) * 2 / 2**20)
+
+
+def test_every_row_cites_the_one_forcing_cost_of_the_build():
+    b = dataclasses.replace(workload_build(), fixed=fixed_costs(Figure(8.01, 7.93, 8.12, 20)))  # a copy: cached
+    rows = b.decision_rows()
+    assert {r.forcing_cost for r in rows} == {b.fixed.forcing}  # one figure, whatever the shape
+    assert {r.forcing_cpu for r in rows} == {"higher"}
+    b = dataclasses.replace(b, fixed=fixed_costs(Figure(0.4, -0.1, 0.9, 20)))  # lost in its own noise: not a cost
+    assert {r.forcing_cpu for r in b.decision_rows("decode")} == {"tie"}
 
 
 def test_forcing_helps_only_beyond_the_noise():
     auto = Entry("sdpa_auto", Band(1.0, 0.98, 1.02), None, 20.0, "flash")
     cudnn = Entry("sdpa_cudnn", Band(0.8, 0.79, 0.81), None, 30.0)
     flash = Entry("sdpa_flash", Band(1.0, 0.98, 1.02), None, 28.0)
-    row = decision_row("decode", 1024, [auto, cudnn, flash])
+    row = decision_row("decode", 1024, [auto, cudnn, flash], Figure(8.0, 7.9, 8.1, 20))
     assert row.forcing == "helps" and row.best_forced is cudnn and row.forcing_cpu_us == 8.0
+    # the saving, with the band the page shows: 20% (16.7% to 22.5% with the ±3% floors)
+    assert row.saving.median == pytest.approx(0.2) and 0 < row.saving.lo < 0.2 < row.saving.hi
     close = decision_row("decode", 1024, [auto, dataclasses.replace(cudnn, band=Band(0.99, 0.97, 1.01)), flash])
-    assert close.forcing == "no_gain"
+    assert close.forcing == "no_gain" and close.saving.lo < 0 < close.saving.hi
     alone = decision_row("decode", 1024, [flash])
     assert alone.forcing == "unknown" and alone.runner_up is None and alone.margin is None
+
+
+def test_a_candidate_measured_under_contention_decides_nothing():
+    # the CPU build's sweep at seq 128: SDPA's choice took 40 ms in a point measured while other processes ran
+    flash = Entry("sdpa_flash", Band(0.37, 0.36, 0.38), None, None)
+    naive = Entry("naive", Band(0.38, 0.37, 0.39), None, None)
+    auto = Entry("sdpa_auto", Band(40.0, 0.41, 52.0), None, None, "flash")
+    row = decision_row("prefill", 128, [flash, naive, auto])
+    assert row.forcing == "unreliable" and row.saving is None  # not "forcing saves 99%"
+    slow_math = Entry("sdpa_math", Band(1.8, 0.4, 5.0), None, None)
+    row = decision_row("prefill", 128, [slow_math, flash, naive])
+    assert [e.variant for e in row.unreliable] == ["sdpa_math"]  # named, not ranked
+    assert [e.variant for e in row.entries] == ["sdpa_flash", "naive"] and row.too_close
+
+
+def test_the_conditions_of_each_workload():
+    b = workload_build()
+    train, prefill, decode = (b.conditions(w) for w in ("train", "prefill", "decode"))
+    assert (train.batch, train.heads, train.kv_heads, train.head_dim, train.dtype) == (8, 16, None, 64, "bfloat16")
+    assert train.causal and train.on_gpu and train.device == "NVIDIA H200" and train.lengths == (1024,)
+    assert prefill.lengths == (512, 1024, 2048, 4096, 8192, 16384)  # from the sweep, at the pages' head_dim
+    assert (decode.heads, decode.kv_heads, decode.head_dim, decode.causal) == (32, 8, 128, False)
+    assert Build().conditions("train") is None
 
 
 def test_a_build_picks_results_by_workload_and_length():

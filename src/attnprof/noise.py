@@ -26,6 +26,20 @@ processes, which CPU core the thread runs on). So :func:`compare` also takes a *
 least ``±floor`` of its median. The floors used by the site are :data:`GPU_FLOOR` and :data:`CPU_FLOOR`; a rule that
 compares figures states which floor it uses.
 
+Two more guards keep a verdict from flipping between two builds of one machine:
+
+* **A minimum effect size** (``min_effect`` of :func:`compare`): two figures whose medians differ by less than that
+  fraction are a tie, however narrow their bands (:data:`GPU_MIN_EFFECT`, :data:`CPU_MIN_EFFECT`). A difference
+  the site calls is one that the next build will see too.
+* **A band too wide to decide anything** (:func:`too_wide`, :data:`WIDE_BAND`): a figure measured under
+  contention spreads so widely that comparing it says nothing. The measurement re-measures it
+  (:mod:`attnprof.measure.sweeprun`), and what is still too wide afterwards is shown as unreliable and kept out of
+  every verdict, instead of being called "too close to call".
+
+:func:`margin` gives the difference between two figures as a fraction, with the band the two figures' bands allow,
+so that a page can show the reader what a verdict rests on: the order is called only when that band lies wholly on
+one side of zero (and the median difference reaches the minimum effect).
+
 This module imports neither torch nor anything else of attnprof.
 """
 
@@ -49,6 +63,15 @@ GPU_FLOOR = 0.03
 #: 2.2x between two cold builds of the same machine; measured side by side the ratios between backends hold much
 #: better, but not to a few percent.
 CPU_FLOOR = 0.10
+#: The least difference between two GPU times that the site calls, as a fraction of the lower one: two builds of one
+#: machine put the same shape up to 3% apart (:data:`GPU_FLOOR`), so a smaller difference is not one the next build
+#: is sure to see.
+GPU_MIN_EFFECT = 0.05
+#: The least difference between two CPU times that the site calls, as a fraction of the lower one.
+CPU_MIN_EFFECT = 0.25
+#: A band that reaches further than this fraction of its median on either side is too wide to decide anything
+#: (:func:`too_wide`): a time measured while something else ran.
+WIDE_BAND = 0.25
 #: Samples are unstable when their 10th-90th percentile range is wider than this fraction of the 10th percentile
 #: (and wider than the absolute floor :func:`unstable` is given): a kernel that sometimes takes 13 ms and sometimes
 #: 16 ms has no single time to report.
@@ -144,7 +167,7 @@ def span(samples: Iterable[float]) -> Figure:
     return Figure(statistics.median(xs), xs[0], xs[-1], len(xs))
 
 
-def compare(a: Figure, b: Figure, floor: float = 0.0) -> str:
+def compare(a: Figure, b: Figure, floor: float = 0.0, *, min_effect: float = 0.0) -> str:
     """The one comparison rule: ``"lower"`` when ``a``'s band lies wholly below ``b``'s, ``"higher"`` when wholly
     above, ``"tie"`` when they overlap (too close to call).
 
@@ -152,17 +175,52 @@ def compare(a: Figure, b: Figure, floor: float = 0.0) -> str:
         a: One figure.
         b: The other.
         floor: Each band is at least ``±floor`` of its figure's median (see :data:`GPU_FLOOR`, :data:`CPU_FLOOR`).
+        min_effect: The minimum effect size: medians that differ by less than this fraction of the smaller one (in
+            size) are a tie even when their bands are apart (see :data:`GPU_MIN_EFFECT`, :data:`CPU_MIN_EFFECT`).
     """
     a_lo, a_hi = a.band(floor)
     b_lo, b_hi = b.band(floor)
-    if a_hi < b_lo:
-        return "lower"
-    if a_lo > b_hi:
-        return "higher"
-    return "tie"
+    if a_lo <= b_hi and b_lo <= a_hi:
+        return "tie"
+    if min_effect > 0 and abs(a.median - b.median) < min_effect * min(abs(a.median), abs(b.median)):
+        return "tie"
+    return "lower" if a_hi < b_lo else "higher"
 
 
-def extreme(figures: Mapping[str, Figure], floor: float = 0.0, *, lowest: bool = True) -> tuple[str, ...]:
+def margin(a: Figure, b: Figure, floor: float = 0.0) -> Figure:
+    """How much higher ``a`` is than ``b``, as a fraction of ``b`` (``0.05``: 5% higher), with the band that the two
+    figures' bands allow (each at least ``±floor``): from ``a``'s low end over ``b``'s high end to ``a``'s high end
+    over ``b``'s low end. :func:`compare` calls ``a`` higher exactly when this band lies wholly above zero (and
+    lower when wholly below), so a reader can check a verdict from it. For positive figures.
+
+    Raises:
+        ValueError: when ``b``'s band reaches zero or below (no ratio to take).
+    """
+    a_lo, a_hi = a.band(floor)
+    b_lo, b_hi = b.band(floor)
+    if not (b_lo > 0 and b.median > 0):
+        raise ValueError(f"no margin over a figure whose band reaches {b_lo!r}; expected a positive figure")
+    return Figure(a.median / b.median - 1, a_lo / b_hi - 1, a_hi / b_lo - 1, min(a.n, b.n))
+
+
+def half_width(f: Figure) -> float:
+    """How far the band reaches from the median on its wider side, as a fraction of the median (``inf`` for a
+    median of zero with a band around it)."""
+    reach = max(f.median - f.lo, f.hi - f.median)
+    if f.median == 0:
+        return 0.0 if reach == 0 else math.inf
+    return reach / abs(f.median)
+
+
+def too_wide(f: Figure, limit: float = WIDE_BAND) -> bool:
+    """Whether ``f``'s band reaches further than ``limit`` of its median on either side: too wide to decide
+    anything (see the module docstring)."""
+    return half_width(f) > limit
+
+
+def extreme(
+    figures: Mapping[str, Figure], floor: float = 0.0, *, lowest: bool = True, min_effect: float = 0.0
+) -> tuple[str, ...]:
     """The lowest (or highest) figure's key, followed by every key whose figure ties with it.
 
     One key means a clear winner; several mean that the data cannot tell them apart. Keys keep their order in
@@ -175,7 +233,10 @@ def extreme(figures: Mapping[str, Figure], floor: float = 0.0, *, lowest: bool =
         raise ValueError("no figures to compare")
     pick = min if lowest else max
     best = pick(figures, key=lambda k: figures[k].median)
-    return (best, *(k for k in figures if k != best and compare(figures[k], figures[best], floor) == "tie"))
+    tied = [
+        k for k in figures if k != best and compare(figures[k], figures[best], floor, min_effect=min_effect) == "tie"
+    ]
+    return (best, *tied)
 
 
 def unstable(samples: Sequence[float], abs_floor: float = 0.0) -> bool:

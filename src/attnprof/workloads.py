@@ -75,6 +75,8 @@ class Workload:
         sweeps: The sequence-length sweep (:mod:`attnprof.measure.sweeprun`) measures this workload.
         article: The reference article's workload: the variant pages, the article's claims and every command are
             about it unless told otherwise; the others are named where they appear.
+        causal: Each query sees only the keys before it (the causal mask); ``False`` for one new token against its
+            whole cache, which has no mask.
     """
 
     name: str
@@ -87,6 +89,7 @@ class Workload:
     graph_replay: bool = False
     sweeps: bool = False
     article: bool = False
+    causal: bool = True
 
     @property
     def backward(self) -> bool:
@@ -142,6 +145,7 @@ WORKLOADS: dict[str, Workload] = {
             decode_flops,
             kv_cache=True,
             graph_replay=True,
+            causal=False,
         ),
     )
 }

@@ -7,9 +7,13 @@ The input is a :class:`Build`: every analysed result of the build, by workload
 Pages, claims and the terminal tables read the rows made here, so one rule decides, for instance, which variant wins
 and when two are too close to call.
 
-Too close to call: two medians whose noise bands overlap (:func:`too_close_to_call`, which is
-:func:`attnprof.noise.compare` with the GPU floor of ±3 %). The band of a result or a sweep point is the 95 %
-confidence interval of its median, as everywhere on the site.
+Too close to call: two medians whose noise bands overlap, or that differ by less than the minimum effect size
+(:func:`too_close_to_call`, which is :func:`attnprof.noise.compare` with the GPU floor of ±3 % and the GPU minimum
+effect of 5 %). The band of a result or a sweep point is the 95 % confidence interval of its median, as everywhere on
+the site. A candidate whose band is too wide to decide anything (:func:`attnprof.noise.too_wide`: a time measured
+while something else ran) is not ranked: the row names it instead of letting it decide. What forcing a backend
+costs on the CPU is one figure for every row, measured once for the build
+(:class:`attnprof.records.fixedcosts.FixedCosts`), not the difference of two per-shape dispatch costs.
 
 This module does not import torch.
 """
@@ -19,10 +23,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from attnprof import noise, variants, workloads
+from attnprof import inputs, noise, variants, workloads
 from attnprof.analysis.kernels import KernelInfo
 from attnprof.analysis.summary import Analysis, KernelRow
 from attnprof.noise import Figure
+from attnprof.records.fixedcosts import FixedCosts
 from attnprof.records.sweep import Sweep
 
 #: The workloads of the decision table, in the order it lists them.
@@ -41,15 +46,31 @@ class Band:
     low: float
     high: float
 
+    @property
+    def figure(self) -> Figure:
+        """The same as a :class:`attnprof.noise.Figure`."""
+        return Figure(self.median, self.low, self.high, 0)
+
+    @property
+    def too_wide(self) -> bool:
+        """Too wide to decide anything (:func:`attnprof.noise.too_wide`)."""
+        return noise.too_wide(self.figure)
+
 
 def too_close_to_call(a: Band, b: Band) -> bool:
     """Whether two medians are too close to call: the site's one comparison rule (:func:`attnprof.noise.compare`)
-    on their confidence intervals, each at least ±3 % wide (:data:`attnprof.noise.GPU_FLOOR`)."""
-    return noise.compare(_figure(a), _figure(b), noise.GPU_FLOOR) == "tie"
+    on their confidence intervals, each at least ±3 % wide (:data:`attnprof.noise.GPU_FLOOR`), with the minimum
+    effect size of GPU times (:data:`attnprof.noise.GPU_MIN_EFFECT`)."""
+    return _compare(a, b) == "tie"
 
 
-def _figure(b: Band) -> Figure:
-    return Figure(b.median, b.low, b.high, 0)
+def _compare(a: Band, b: Band) -> str:
+    return noise.compare(a.figure, b.figure, noise.GPU_FLOOR, min_effect=noise.GPU_MIN_EFFECT)
+
+
+def _margin(a: Band, b: Band) -> Figure | None:
+    """How much slower ``a`` is than ``b`` with its band (:func:`attnprof.noise.margin`, GPU floor)."""
+    return noise.margin(a.figure, b.figure, noise.GPU_FLOOR) if b.low > 0 and b.median > 0 else None
 
 
 # --- one row per result ---------------------------------------------------------------------------------------------
@@ -74,6 +95,11 @@ def _main(rows: Iterable[KernelRow]) -> KernelRow | None:
 
 def _per_step(rows: Iterable[KernelRow]) -> float:
     return sum(r.per_step for r in rows if r.kind == "kernel")
+
+
+def _gpu_per_step(rows: Iterable[KernelRow]) -> float:
+    """Summed duration of the kernels per profiled step, µs."""
+    return sum(r.per_step * r.avg_us for r in rows if r.kind == "kernel")
 
 
 @dataclass
@@ -129,7 +155,11 @@ def train_row(a: Analysis) -> TrainRow:
 
 @dataclass
 class DecodeRow:
-    """One variant at one cache length: GPU time (µs), bandwidth, the CPU's issue time, the kernels it ran."""
+    """One variant at one cache length: GPU time (µs), bandwidth, the CPU's issue time, the kernels it ran.
+
+    ``gpu_us`` is the median of timed calls without the profiler (the figure every comparison uses);
+    ``profiled_us`` the summed duration of the kernels per profiled step, with the profiler recording (what the
+    kernel tables show, launch by launch)."""
 
     variant: str
     kv_len: int
@@ -145,6 +175,16 @@ class DecodeRow:
     peak_mib: float | None = None
     band: Band | None = None
     device: str = "cuda"
+    profiled_us: float | None = None
+
+    @property
+    def profiled_longer(self) -> bool:
+        """The kernels of the profiled steps took longer per step than the step's median without the profiler,
+        beyond that median's band (±3 % at least): two measurements of one step that a page must not leave
+        side by side unexplained."""
+        if self.profiled_us is None or self.band is None:
+            return False
+        return self.profiled_us > 1e3 * self.band.figure.band(noise.GPU_FLOOR)[1]
 
     @property
     def launch_bound(self) -> bool | None:
@@ -168,6 +208,7 @@ def decode_row(a: Analysis) -> DecodeRow:
         row.gbs, row.read_fraction = d.gbs, d.read_fraction
     row.kernels_per_step = a.summary.kernels_per_step
     row.kernels = tuple(k.info for k in a.kernels)
+    row.profiled_us = _gpu_per_step(a.rows) or None
     if r.variant == variants.sdpa_chooser():
         row.backend = a.sdpa[0]
     return row
@@ -232,7 +273,19 @@ def graph_row(a: Analysis) -> GraphRow | None:
 
 @dataclass(frozen=True)
 class Entry:
-    """One candidate at one workload and length."""
+    """One candidate at one workload and length.
+
+    Attributes:
+        variant: The variant.
+        band: Its median GPU time (ms) and the band around it.
+        peak_mib: Peak device memory of one call (training: one step) above what was allocated before it, MiB: the
+            inputs (``q``, ``k``, ``v``; for decoding, the KV cache) are not in it.
+        dispatch_us: CPU time to issue one call, µs.
+        backend: The backend SDPA ran (``sdpa_auto`` only).
+        dispatch: The dispatch cost with its band.
+        inputs_mib: What the inputs the call reads take in device memory, MiB (the KV cache, for decoding): allocated
+            before the call, so not in ``peak_mib``.
+    """
 
     variant: str
     band: Band
@@ -240,6 +293,7 @@ class Entry:
     dispatch_us: float | None
     backend: str | None = None
     dispatch: Figure | None = None
+    inputs_mib: float | None = None
 
 
 @dataclass
@@ -249,15 +303,25 @@ class DecisionRow:
     Attributes:
         workload: ``"train"``, ``"prefill"`` or ``"decode"``.
         length: The sequence length (train, prefill) or cache length (decode).
-        entries: Every candidate that ran, fastest first (median GPU time); SDPA's own choice is not one of
-            them (it runs one of the forced backends) but ``auto``.
+        entries: Every candidate that ran and whose band can decide something, fastest first (median GPU time);
+            SDPA's own choice is not one of them (it runs one of the forced backends) but ``auto``.
+        unreliable: Candidates that ran but whose band is too wide to decide anything
+            (:func:`attnprof.noise.too_wide`): not ranked, named instead.
         too_close: The winner and the runner-up are too close to call (:func:`too_close_to_call`).
+        margin_band: How much slower the runner-up is than the winner (0.05: 5%), with the band the two bands allow
+            (:func:`attnprof.noise.margin`, ±3 % floors): too close to call when it reaches zero or when the median
+            margin is under the minimum effect (:data:`attnprof.noise.GPU_MIN_EFFECT`).
         forcing: ``"helps"`` (a forced backend beats SDPA's own choice beyond the noise), ``"no_gain"`` (it does
-            not), or ``"unknown"`` (SDPA's choice or every forced backend is missing).
+            not), ``"unreliable"`` (SDPA's choice or the fastest forced backend was measured with a band too wide to
+            decide), or ``"unknown"`` (SDPA's choice or every forced backend is missing).
         best_forced: The fastest forced SDPA backend.
-        forcing_cpu_us: CPU time per call that forcing the backend SDPA picks costs over not forcing it (µs).
-        forcing_cpu: That comparison by the site's rule (:func:`attnprof.noise.compare` of the two dispatch costs
-            with their intervals, ±10 % at least): ``"higher"`` (forcing costs more), ``"lower"`` or ``"tie"``.
+        saving: The share of GPU time forcing ``best_forced`` would save against SDPA's own choice, with its band
+            (negative: forcing would be slower).
+        forcing_cost: What forcing a backend costs the CPU per call (µs): the build's one figure for every shape
+            (:attr:`attnprof.records.fixedcosts.FixedCosts.forcing`), ``None`` where the build did not measure it.
+        forcing_cpu_us: Its median.
+        forcing_cpu: ``"higher"`` when that cost is beyond the noise (its band, ±10 % at least, lies wholly above
+            zero), ``"tie"`` otherwise.
         flex_ratio: FlexAttention's time over the winner's, where it ran.
     """
 
@@ -271,6 +335,10 @@ class DecisionRow:
     forcing_cpu_us: float | None = None
     forcing_cpu: str | None = None
     flex_ratio: float | None = None
+    unreliable: list[Entry] = field(default_factory=list)
+    margin_band: Figure | None = None
+    saving: Figure | None = None
+    forcing_cost: Figure | None = None
 
     @property
     def winner(self) -> Entry | None:
@@ -287,31 +355,49 @@ class DecisionRow:
         return r.band.median / w.band.median - 1 if w and r and w.band.median > 0 else None
 
 
-def decision_row(workload: str, length: int, entries: Iterable[Entry]) -> DecisionRow:
-    """Rank the candidates of one workload at one length and work out the rest of the row."""
+def decision_row(
+    workload: str, length: int, entries: Iterable[Entry], forcing_cost: Figure | None = None
+) -> DecisionRow:
+    """Rank the candidates of one workload at one length and work out the rest of the row.
+
+    ``forcing_cost`` is what forcing a backend costs the CPU per call, the build's one figure (µs).
+    """
     entries = list(entries)
+    wide = [e for e in entries if e.band.too_wide]
     # SDPA's own choice runs one of the forced backends: it is compared with them, not ranked among them
-    ranked = sorted((e for e in entries if e.variant != variants.sdpa_chooser()), key=lambda e: e.band.median)
-    row = DecisionRow(workload, length, ranked)
+    ranked = sorted(
+        (e for e in entries if e.variant != variants.sdpa_chooser() and e not in wide), key=lambda e: e.band.median
+    )
+    row = DecisionRow(workload, length, ranked, unreliable=wide)
     if len(ranked) > 1:
-        row.too_close = too_close_to_call(ranked[0].band, ranked[1].band)
+        row.too_close = too_close_to_call(ranked[1].band, ranked[0].band)
+        row.margin_band = _margin(ranked[1].band, ranked[0].band)
     by = {e.variant: e for e in entries}
     row.auto = by.get(variants.sdpa_chooser())
-    forced = [e for e in ranked if e.variant in variants.forced()]
-    row.best_forced = forced[0] if forced else None
+    forced = [e for e in entries if e.variant in variants.forced()]
+    row.best_forced = min(forced, key=lambda e: e.band.median) if forced else None
     if row.auto is not None and row.best_forced is not None:
-        faster = row.best_forced.band.median < row.auto.band.median
-        clear = not too_close_to_call(row.best_forced.band, row.auto.band)
-        row.forcing = "helps" if faster and clear else "no_gain"
-        picked = by.get(variants.by_sdpa_family(row.auto.backend) or "")
-        if picked is not None and picked.dispatch_us is not None and row.auto.dispatch_us is not None:
-            row.forcing_cpu_us = picked.dispatch_us - row.auto.dispatch_us
-            if picked.dispatch is not None and row.auto.dispatch is not None:
-                row.forcing_cpu = noise.compare(picked.dispatch, row.auto.dispatch, noise.CPU_FLOOR)
+        if row.auto.band.too_wide or row.best_forced.band.too_wide:
+            row.forcing = "unreliable"
+        else:
+            row.forcing = "helps" if _compare(row.best_forced.band, row.auto.band) == "lower" else "no_gain"
+            m = _margin(row.best_forced.band, row.auto.band)
+            row.saving = None if m is None else Figure(-m.median, -m.hi, -m.lo, m.n)
+    if forcing_cost is not None:
+        row.forcing_cost, row.forcing_cpu_us = forcing_cost, forcing_cost.median
+        row.forcing_cpu = "higher" if forcing_cost.band(noise.CPU_FLOOR)[0] > 0 else "tie"
     flex, win = by.get("flex"), row.winner
-    if flex is not None and win is not None and win.band.median > 0:
+    if flex is not None and win is not None and win.band.median > 0 and not flex.band.too_wide:
         row.flex_ratio = flex.band.median / win.band.median
     return row
+
+
+def _inputs_mib(a: Analysis) -> float:
+    """Device memory of the inputs a result's call reads (``q``, ``k``, ``v``; the KV cache for decoding), MiB."""
+    r = a.result
+    b, h, s, d = r.shape
+    kv = b * (r.kv_heads or h) * (r.kv_len or s) * d
+    return (b * h * s * d + 2 * kv) * inputs.element_bytes(r.dtype) / MIB
 
 
 def _entry(a: Analysis) -> Entry | None:
@@ -321,10 +407,10 @@ def _entry(a: Analysis) -> Entry | None:
     t = a.result.timing
     backend = a.sdpa[0] if a.variant == variants.sdpa_chooser() else None
     return Entry(a.variant, band, _mib(t.peak_extra_bytes) if t else None, t.dispatch_us_median if t else None,
-                 backend, t.dispatch if t else None)  # fmt: skip
+                 backend, t.dispatch if t else None, _inputs_mib(a))  # fmt: skip
 
 
-def _sweep_rows(sw: Sweep, head_dim: int) -> list[DecisionRow]:
+def _sweep_rows(sw: Sweep, head_dim: int, forcing_cost: Figure | None) -> list[DecisionRow]:
     rows = []
     for seq in sw.seqs:
         entries = []
@@ -332,10 +418,41 @@ def _sweep_rows(sw: Sweep, head_dim: int) -> list[DecisionRow]:
             if p.ok and p.head_dim == head_dim and p.seq == seq and p.gpu_ms is not None:
                 low, high = p.gpu.lo, p.gpu.hi  # type: ignore[union-attr]
                 peak = None if p.peak_extra_bytes is None else p.peak_extra_bytes / MIB
-                entries.append(Entry(p.variant, Band(p.gpu_ms, low, high), peak, p.dispatch_us, p.sdpa_choice))
+                size = 3 * sw.batch * sw.heads * seq * head_dim * inputs.element_bytes(sw.dtype) / MIB
+                entries.append(Entry(p.variant, Band(p.gpu_ms, low, high), peak, p.dispatch_us, p.sdpa_choice,
+                                     inputs_mib=size))  # fmt: skip
         if entries:
-            rows.append(decision_row("prefill", seq, entries))
+            rows.append(decision_row("prefill", seq, entries, forcing_cost))
     return rows
+
+
+@dataclass(frozen=True)
+class Conditions:
+    """What a workload's decision rows were measured on: the shape but for its length, the dtype, the mask.
+
+    Attributes:
+        workload: The workload.
+        device: The device's recorded name (``NVIDIA H200``, or the CPU's name).
+        on_gpu: Measured on a GPU (``False``: a build without one, whose times describe its CPU).
+        batch: Batch size.
+        heads: Query heads.
+        kv_heads: Key and value heads (decoding: grouped; ``None`` where they are the query heads).
+        head_dim: Head dimension.
+        dtype: Canonical dtype name.
+        causal: The causal mask (:attr:`attnprof.workloads.Workload.causal`).
+        lengths: The lengths of its rows (sequence, or cache for decoding), ascending.
+    """
+
+    workload: str
+    device: str
+    on_gpu: bool
+    batch: int
+    heads: int
+    kv_heads: int | None
+    head_dim: int
+    dtype: str
+    causal: bool
+    lengths: tuple[int, ...]
 
 
 # --- a whole build --------------------------------------------------------------------------------------------------
@@ -343,10 +460,17 @@ def _sweep_rows(sw: Sweep, head_dim: int) -> list[DecisionRow]:
 
 @dataclass
 class Build:
-    """Every analysed result of a build, by workload, and the sweep (prefill at several lengths), if any."""
+    """Every analysed result of a build, by workload, the sweep (prefill at several lengths) and the shape-independent
+    CPU costs (:mod:`attnprof.records.fixedcosts`), if any."""
 
     by_workload: dict[str, list[Analysis]] = field(default_factory=dict)
     sweep: Sweep | None = None
+    fixed: FixedCosts | None = None
+
+    @property
+    def forcing_cost(self) -> Figure | None:
+        """What forcing a backend costs the CPU per call, the build's one figure (µs), if it measured it."""
+        return self.fixed.forcing if self.fixed is not None else None
 
     def of(self, workload: str) -> list[Analysis]:
         """The analysed results of ``workload`` (in registry order of their variants, then by length)."""
@@ -380,7 +504,9 @@ class Build:
             if workloads.get(w).sweeps and self.sweep is not None:
                 head_dim = analyses[0].result.shape[3] if analyses else self.sweep.head_dims[0]
                 out += _sweep_rows(
-                    self.sweep, head_dim if head_dim in self.sweep.head_dims else self.sweep.head_dims[0]
+                    self.sweep,
+                    head_dim if head_dim in self.sweep.head_dims else self.sweep.head_dims[0],
+                    self.forcing_cost,
                 )
                 continue
             by_length: dict[int, list[Entry]] = {}
@@ -389,8 +515,30 @@ class Build:
                 e = _entry(a)
                 if e is not None and length:
                     by_length.setdefault(length, []).append(e)
-            out += [decision_row(w, n, es) for n, es in sorted(by_length.items())]
+            out += [decision_row(w, n, es, self.forcing_cost) for n, es in sorted(by_length.items())]
         return out
+
+    def conditions(self, workload: str) -> Conditions | None:
+        """What the decision rows of ``workload`` were measured on, or ``None`` without rows: from its results (the
+        first that ran), or for prefill from the sweep when the rows come from it."""
+        lengths = tuple(r.length for r in self.decision_rows(workload))
+        if not lengths:
+            return None
+        causal = workloads.get(workload).causal
+        analyses = [a for a in self.of(workload) if a.result.ok]
+        if workloads.get(workload).sweeps and self.sweep is not None:  # the rows come from the sweep
+            sw = self.sweep
+            head_dim = analyses[0].result.shape[3] if analyses else sw.head_dims[0]
+            head_dim = head_dim if head_dim in sw.head_dims else sw.head_dims[0]
+            return Conditions(workload, sw.environment.device_name, sw.device == "cuda", sw.batch, sw.heads, None,
+                              head_dim, sw.dtype, causal, lengths)  # fmt: skip
+        if not analyses:
+            return None
+        r = analyses[0].result
+        b, h, _, d = r.shape
+        kv = r.kv_heads if r.kv_heads not in (None, h) else None
+        return Conditions(workload, r.environment.device_name, r.device == "cuda", b, h, kv, d, r.dtype, causal,
+                          lengths)  # fmt: skip
 
     def result(self, workload: str, variant: str, length: int | None = None) -> Analysis | None:
         """The analysed result of ``variant`` in ``workload`` (at cache ``length`` for decoding; the longest when

@@ -15,7 +15,7 @@ from attnprof.measure.failure import attempt
 from attnprof.measure.interrupts import interrupts_seen
 from attnprof.measure.profiling import cuda_missing_reason, environment
 from attnprof.measure.reuse import replayed_costs, reusable_costs
-from attnprof.measure.timing import exported, recording, sync, time_context_us, time_dispatch_us
+from attnprof.measure.timing import exported, recording, sync, time_dispatch_us
 from attnprof.noise import Figure, median_interval
 from attnprof.records import results, trace
 from attnprof.records.results import CpuCostRow, CpuCosts
@@ -35,10 +35,12 @@ def measure_cpu_costs(
 
     Every variant is built and warmed up first. Then, in each of ``rounds`` rounds (the order of the variants
     rotated by one each round), each variant is called ``calls`` times without the profiler (the GPU idle before
-    each call; the time until the call returns is its dispatch cost) and its forcing context entered and left
-    ``calls`` times with nothing inside. Afterwards one profiler session (CPU and CUDA activities, shapes recorded,
-    as in :func:`attnprof.measure.profiling.profile`) runs the same rounds with ``profiled_calls`` calls per variant,
-    each inside ``record_function("<variant>_fwd")``; the annotation lengths are the profiled CPU times.
+    each call; the time until the call returns is its dispatch cost). The forcing context alone is not measured
+    here: it costs the same for every backend and shape, and the build measures it once, directly
+    (:func:`attnprof.measure.fixedcosts.measure_fixed_costs`). Afterwards one profiler session (CPU and CUDA
+    activities, shapes recorded, as in :func:`attnprof.measure.profiling.profile`) runs the same rounds with
+    ``profiled_calls`` calls per variant, each inside ``record_function("<variant>_fwd")``; the annotation lengths
+    are the profiled CPU times.
 
     Each round gives one median per variant and figure; the figure reported is the median of those round medians,
     with its confidence interval over the rounds (:func:`attnprof.noise.median_interval`). The rounds, not the
@@ -85,13 +87,9 @@ def measure_cpu_costs(
         live = [n for n in rows if n in calls_of]
         # per variant, one list of samples per round
         dispatch: dict[str, list[list[float]]] = {n: [] for n in live}
-        context: dict[str, list[list[float]]] = {n: [] for n in live}
         for r in range(rounds):
             for n in live[r % len(live) :] + live[: r % len(live)] if live else []:
                 dispatch[n].append(time_dispatch_us(calls_of[n], setup.device, reps=calls))
-                backend = variants.get(n).backend
-                if backend:
-                    context[n].append(time_context_us(backend, reps=calls))
         profiled: dict[str, list[list[float]]] = {n: [] for n in live}
         if live:
             with recording(setup.device) as prof:
@@ -112,7 +110,6 @@ def measure_cpu_costs(
             "ok",
             profiled=_over_rounds(profiled[n]),
             dispatch=_over_rounds(dispatch[n]),
-            context=_over_rounds(context[n]),
             samples=[sum(map(len, profiled[n])), sum(map(len, dispatch[n]))],
         )
     costs = CpuCosts(

@@ -47,7 +47,7 @@ MEASURING_CODE = ("measure/timing", "measure/steps", "measure/profiling", "measu
                   "noise", "inputs", "variants", "workloads", "records/results")  # fmt: skip
 #: What a saved sweep must share with a configuration to stand for it.
 SWEEP_PLAN = ("variants", "seqs", "head_dims", "batch", "heads", "dtype", "device", "compiled_seqs", "plan",
-              "budget_s")  # fmt: skip
+              "budget_s", "recheck")  # fmt: skip
 
 
 def measured_by_this_code(path: Path, *more_code: Path) -> bool:

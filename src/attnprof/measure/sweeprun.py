@@ -12,7 +12,12 @@ with the same :class:`attnprof.measure.timing.Plan`, so that a shape present on 
   so the events measure GPU execution alone; the same call's CPU time up to its return is its dispatch cost;
 * samples that spread too widely (10th to 90th percentile more than 10% apart) are measured once more; if they
   spread again, the point is flagged ``unstable`` and the pages say so instead of using it silently;
-* peak extra memory is the allocator's peak over the warm-up and timed calls above what was allocated before them.
+* peak extra memory is the allocator's peak over the warm-up and timed calls above what was allocated before them;
+* when every point is measured, the points the sweep itself contradicts (:meth:`attnprof.records.sweep.Sweep.
+  suspects`: a band too wide to decide anything, a time longer than at a longer sequence, ``sdpa_auto`` and the forced
+  backend it runs disagreeing, a variant page's measurement of the same shape disagreeing) are measured once more,
+  at most ``recheck`` of them, after every other point (the GPU's clocks and the allocator in another state); the
+  faster of the two measurements is kept, and the point records that it was re-measured, why, and its first figure.
 
 Failure is data, as in :mod:`attnprof.measure.profiling`: a point that cannot run records why. Once a variant runs out
 of memory at some ``seq``, its larger ``seq`` values (same head_dim) are marked ``oom`` without running; so are points
@@ -30,7 +35,7 @@ import dataclasses
 import gc
 import statistics
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -53,7 +58,9 @@ from attnprof.measure.timing import (
     timed_calls,
     timer_name,
 )
-from attnprof.records import trace
+from attnprof.noise import Figure
+from attnprof.records import results, trace
+from attnprof.records.files import UnreadableFile
 from attnprof.records.sweep import Ceilings, Sweep, SweepPoint
 
 if TYPE_CHECKING:
@@ -70,6 +77,9 @@ COMPILED_SEQS = (1024, 4096, 16384)
 #: Time budget of the default GPU sweep, seconds: no point starts later (ceilings and the point under way not
 #: counted). The variants that do not compile take most of it; flex's six compilations share the rest.
 GPU_BUDGET_S = 45.0
+
+#: The most points a sweep measures a second time (:meth:`attnprof.records.sweep.Sweep.suspects`).
+RECHECK = 12
 
 #: The CPU sweep: small, eager variants that run on the CPU only.
 CPU_VARIANTS = ("sdpa_math", "sdpa_flash", "sdpa_auto", "naive", "naive_inplace")
@@ -103,6 +113,7 @@ class SweepConfig:
         budget_s: Points not started within this many seconds are ``skipped`` (see ``strict_budget`` of
             :func:`run_sweep` for a point under way).
         seed: Seed of the random inputs.
+        recheck: The most points measured a second time because the sweep contradicts them (0: none).
     """
 
     variants: tuple[str, ...]
@@ -116,6 +127,7 @@ class SweepConfig:
     plan: Plan = DEFAULT_PLAN
     budget_s: float = GPU_BUDGET_S
     seed: int = 0
+    recheck: int = RECHECK
 
     def seqs_for(self, variant: str) -> tuple[int, ...]:
         """The sequence lengths ``variant`` runs at (fewer for variants that compile)."""
@@ -160,9 +172,9 @@ def make_config(
         compiled_seqs: Sequence lengths for variants that compile; ``()`` (the default) keeps the device default
             when ``seqs`` is also left out and means "all of ``seqs``" when ``seqs`` is given; ``None`` means all.
         budget_s: Time budget in seconds.
-        **timing: ``seed``, and fields of :class:`attnprof.measure.timing.Plan` that differ from the pages' plan (for
-            tests and quick looks: ``warmup``, ``warmup_ms``, ``reps``, ``budget_ms``, ``max_reps``, ``reps_slow``,
-            ``slow_ms``, ``retries``).
+        **timing: ``seed``, ``recheck``, and fields of :class:`attnprof.measure.timing.Plan` that differ from the
+            pages' plan (for tests and quick looks: ``warmup``, ``warmup_ms``, ``reps``, ``budget_ms``, ``max_reps``,
+            ``reps_slow``, ``slow_ms``, ``retries``).
 
     Raises:
         ValueError: for an unknown variant, dtype or device, a sequence length, head dim, batch or head count that
@@ -173,9 +185,11 @@ def make_config(
         raise ValueError(f"unknown device {device!r}; choose one of: {', '.join(inputs.DEVICES)}")
     base = default_config(device)
     plan_fields = [f.name for f in dataclasses.fields(Plan)]
-    unknown = set(timing) - {*plan_fields, "seed"}
+    unknown = set(timing) - {*plan_fields, "seed", "recheck"}
     if unknown:
-        raise ValueError(f"unknown option {sorted(unknown)[0]!r}; choose from: {', '.join(plan_fields)}, seed")
+        raise ValueError(
+            f"unknown option {sorted(unknown)[0]!r}; choose from: {', '.join(plan_fields)}, seed, recheck"
+        )
     names = tuple(variants.get(v).name for v in variants_) if variants_ else base.variants
     if seqs:
         seq_list = tuple(sorted({_positive("sequence length", s, "1024") for s in seqs}))
@@ -197,7 +211,9 @@ def make_config(
     if "warmup" in timing and timing["warmup"] != 0:
         timing["warmup"] = _positive("number of warm-up calls", timing["warmup"], "2")
     plan = dataclasses.replace(DEFAULT_PLAN, **{k: v for k, v in timing.items() if k in plan_fields})
-    seed = {"seed": timing["seed"]} if "seed" in timing else {}
+    seed = {k: timing[k] for k in ("seed", "recheck") if k in timing}
+    if "recheck" in seed and (not isinstance(seed["recheck"], int) or seed["recheck"] < 0):
+        raise ValueError(f"bad recheck {seed['recheck']!r}; expected a number of points such as 12 (0: none)")
     return SweepConfig(
         variants=names,
         seqs=seq_list,
@@ -347,6 +363,7 @@ def run_sweep(
     memory_limit: cost.Limit | None = None,
     strict_budget: bool = False,
     reuse_from: str | Path | None = None,
+    references: Mapping[tuple[str, int, int], Figure] | None = None,
 ) -> Sweep:
     """Run a sweep; never raises for a point that cannot run.
 
@@ -369,6 +386,9 @@ def run_sweep(
             by default the results folder when ``$ATTNPROF_REUSE`` asks for it (the docs build's first language).
             With ``$ATTNPROF_REUSE=replay`` (its other languages) the saved sweep is returned as it is, its ceilings
             included (:func:`attnprof.measure.reuse.replayed_sweep`).
+        references: The same shapes measured elsewhere by the same timer, ``(variant, head_dim, seq)`` -> GPU time
+            (ms), such as the variant pages' (:func:`page_references`): a point slower than its reference beyond
+            the noise is measured again.
 
     Returns:
         The sweep, with ``elapsed_s``, ``complete`` (False when the time budget skipped points) and ``stopped``
@@ -421,7 +441,7 @@ def run_sweep(
                 progress(done, len(plan), point)
     env_device = cfg.device if not missing else "cpu"
     timer = timer_name(cfg.device if not missing else "cpu", sleep)
-    return Sweep(
+    result = Sweep(
         device=cfg.device,
         dtype=cfg.dtype,
         batch=cfg.batch,
@@ -436,11 +456,48 @@ def run_sweep(
         plan=cfg.plan.to_dict(),
         timer=timer,
         budget_s=cfg.budget_s,
-        elapsed_s=time.perf_counter() - t_start,
         complete=stopped is None,
         stopped=_stopped(stopped, found.values()),
         note=_cpu_note(cfg) if cfg.device == "cpu" else None,
+        recheck=cfg.recheck,
     )
+    if not missing and stopped is None:
+        with _dynamo_limits():
+            _recheck(result, cfg, sleep, references)
+    result.elapsed_s = time.perf_counter() - t_start
+    return result
+
+
+def _recheck(sw: Sweep, cfg: SweepConfig, sleep: GpuSleep | None,
+             references: Mapping[tuple[str, int, int], Figure] | None) -> None:  # fmt: skip
+    """Measure the points the sweep contradicts once more (at most ``cfg.recheck``), keeping the faster measurement
+    of each and recording that it was re-measured (see the module docstring)."""
+    seen = interrupts_seen()
+    for point, why in sw.suspects(references)[: cfg.recheck]:
+        raise_if_interrupted(seen)
+        again = _run_point(cfg, variants.get(point.variant), point.seq, point.head_dim, sleep)
+        keep = again if again.ok and again.gpu_ms is not None and again.gpu_ms < (point.gpu_ms or 0.0) else point
+        merged = dataclasses.replace(keep, remeasured=why, first_gpu_ms=point.gpu_ms, first_gpu_ms_lo=point.gpu_ms_lo,
+                                     first_gpu_ms_hi=point.gpu_ms_hi, wall_s=point.wall_s + again.wall_s)  # fmt: skip
+        sw.points[sw.points.index(point)] = merged
+
+
+def page_references(folder: str | Path, config: SweepConfig) -> dict[tuple[str, int, int], Figure]:
+    """The GPU times the variant pages measured in ``folder`` at a shape of the sweep (same batch, heads, dtype and
+    device), by ``(variant, head_dim, seq)``: the references of :func:`run_sweep`. Files that cannot be read are left
+    out (the pages that show them warn)."""
+    out: dict[tuple[str, int, int], Figure] = {}
+    for name in config.variants:
+        for path in results.find(Path(folder), name):
+            try:
+                r = results.load(path)
+            except (OSError, UnreadableFile):
+                continue
+            b, h, s, d = r.shape
+            same = (b, h, r.dtype, r.device) == (config.batch, config.heads, config.dtype, config.device)
+            if same and r.ok and r.timing is not None and s in config.seqs and d in config.head_dims:
+                out[(name, d, s)] = r.timing.gpu
+    return out
 
 
 def _stopped(where: str | None, points: Any) -> str | None:

@@ -10,12 +10,20 @@ imports no torch, so the Sphinx extension can use it.
 
 Statuses: those of a result (``unsupported`` with PyTorch's reason, ``oom``, ``no_cuda``, ``error``), and
 ``skipped`` for points not reached within the time budget.
+
+A point can be wrong without being unstable: measured while the GPU's clocks were down after a long run of heavy
+points, or on a CPU while other processes ran. :meth:`Sweep.suspects` names the points whose measurement the sweep
+itself contradicts (a band too wide to decide anything, a time longer than at a longer sequence, SDPA's own call
+and the forced backend it runs disagreeing, a variant page's measurement of the same shape disagreeing), so that
+the sweep re-measures them (:func:`attnprof.measure.sweeprun.run_sweep`) and records that it did
+(:attr:`SweepPoint.remeasured`). A point whose band is still too wide is shown as unreliable and decides nothing
+(:attr:`SweepPoint.reliable`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,6 +41,12 @@ STATUSES = (*results.STATUSES, "skipped")
 
 #: What :meth:`SweepPoint.metric` can read (and the plots can draw).
 METRICS = ("gpu_ms", "tflops", "peak_mib", "dispatch_us")
+
+#: Why the sweep re-measures a point (:meth:`Sweep.suspects`).
+SUSPECT_REASONS = ("wide", "neighbours", "twin", "reference")
+#: Doubling the sequence length at most quadruples the work of causal attention; a point that took more than this
+#: many times the point at half its length (beyond the noise) was measured slow.
+GROWTH_LIMIT = 5.0
 
 
 # --- data -----------------------------------------------------------------------------------------------------------
@@ -67,6 +81,12 @@ class SweepPoint:
         sdpa_choice: For ``sdpa_auto``: the backend SDPA ran (``flash``, ``mem_efficient``, ``cudnn``, ``math``).
         sdpa_evidence: The kernel (or, on the CPU, the ATen op) that identified ``sdpa_choice``.
         wall_s: Wall time spent on this point, warm-up and compilation included.
+        remeasured: Why the sweep measured this point a second time (one of :data:`SUSPECT_REASONS`), or ``None``.
+            The faster of the two measurements is kept: interference (clocks down, other work on the device or the
+            CPU) only ever slows a call down.
+        first_gpu_ms: The median of the first measurement of a re-measured point, ms.
+        first_gpu_ms_lo: Lower end of its confidence interval.
+        first_gpu_ms_hi: Upper end of it.
     """
 
     variant: str
@@ -90,11 +110,29 @@ class SweepPoint:
     gpu_ms_p90: float | None = None
     attempts: int = 1
     unstable: bool = False
+    remeasured: str | None = None
+    first_gpu_ms: float | None = None
+    first_gpu_ms_lo: float | None = None
+    first_gpu_ms_hi: float | None = None
 
     @property
     def ok(self) -> bool:
         """True when the point was measured."""
         return self.status == "ok"
+
+    @property
+    def reliable(self) -> bool:
+        """Measured, with a band narrow enough to decide something (:func:`attnprof.noise.too_wide`)."""
+        return self.ok and self.gpu is not None and not noise.too_wide(self.gpu)
+
+    @property
+    def first(self) -> Figure | None:
+        """The first measurement of a re-measured point (ms), or ``None``."""
+        if self.first_gpu_ms is None:
+            return None
+        lo = self.first_gpu_ms if self.first_gpu_ms_lo is None else self.first_gpu_ms_lo
+        hi = self.first_gpu_ms if self.first_gpu_ms_hi is None else self.first_gpu_ms_hi
+        return Figure(self.first_gpu_ms, lo, hi, 0)
 
     @property
     def gpu(self) -> Figure | None:
@@ -180,10 +218,16 @@ class SdpaComparison:
         fastest_variant: The fastest of all measured variants except ``sdpa_auto`` (may be ``flex``, which SDPA
             cannot pick).
         fastest_variant_ms: Its median time.
-        outcome: Whether the pick is the fastest backend, by the one comparison rule
-            (:func:`attnprof.noise.compare`, bands at least ±:data:`attnprof.noise.GPU_FLOOR`): ``"yes"`` (it is
-            the fastest by median), ``"no"`` (another backend is faster beyond the noise), ``"tie"`` (slower by
-            median, but within the noise: too close to call), or ``None`` when either side is unknown.
+        outcome: Whether SDPA's own call is as fast as the fastest backend, by the one comparison rule
+            (:func:`attnprof.noise.compare` of ``sdpa_auto``'s time and the fastest forced backend's, bands at least
+            ±:data:`attnprof.noise.GPU_FLOOR`, minimum effect :data:`attnprof.noise.GPU_MIN_EFFECT`): ``"yes"``
+            (within the noise, and it picked that backend), ``"tie"`` (within the noise, but it picked another
+            backend: too close to call), ``"no"`` (slower beyond the noise), ``"unreliable"`` (a time measured with
+            a band too wide to decide anything), or ``None`` when either side is unknown.
+        auto: ``sdpa_auto``'s time with its band (ms).
+        fastest: The fastest forced backend's time with its band (ms).
+        margin: How much slower ``sdpa_auto`` is than the fastest forced backend, with the band both allow
+            (:func:`attnprof.noise.margin`, ±3 % floors).
     """
 
     head_dim: int
@@ -196,6 +240,9 @@ class SdpaComparison:
     fastest_variant: str | None
     fastest_variant_ms: float | None
     outcome: str | None = None
+    auto: Figure | None = None
+    fastest: Figure | None = None
+    margin: Figure | None = None
 
     @property
     def pick_variant(self) -> str | None:
@@ -211,10 +258,8 @@ class SdpaComparison:
 
     @property
     def pick_slowdown(self) -> float | None:
-        """How much slower the picked backend is than the fastest backend: ``0.12`` = 12 % slower."""
-        if self.pick_ms is None or not self.fastest_backend_ms:
-            return None
-        return self.pick_ms / self.fastest_backend_ms - 1.0
+        """How much slower SDPA's own call is than the fastest backend: ``0.12`` = 12 % slower."""
+        return None if self.margin is None else self.margin.median
 
 
 @dataclass
@@ -224,7 +269,8 @@ class Sweep:
     The JSON file holds :meth:`to_dict`; :data:`SCHEMA_VERSION` versions it. ``plan`` records how every point was
     timed (the fields of :class:`attnprof.measure.timing.Plan`). ``complete`` is False when the time budget ran out
     before every point was measured; ``stopped`` then says where and what was skipped (the skipped points carry status
-    ``skipped`` and a reason).
+    ``skipped`` and a reason). ``recheck`` is the most points the sweep would measure a second time
+    (:meth:`suspects`); the points it did carry :attr:`SweepPoint.remeasured`.
     """
 
     device: str
@@ -245,6 +291,7 @@ class Sweep:
     complete: bool = True
     stopped: str | None = None
     note: str | None = None
+    recheck: int = 0
     kind: str = "sweep"
     schema_version: int = SCHEMA_VERSION
 
@@ -268,7 +315,8 @@ class Sweep:
         return ok[-1] if ok else None
 
     def fastest(self, head_dim: int, seq: int, among: Iterable[str] | None = None) -> SweepPoint | None:
-        """The measured point with the lowest median time at ``(head_dim, seq)``, ``sdpa_auto`` left out.
+        """The measured point with the lowest median time at ``(head_dim, seq)``, ``sdpa_auto`` and points too wide to
+        decide anything (:attr:`SweepPoint.reliable`) left out.
 
         Args:
             head_dim: Head dimension.
@@ -280,12 +328,15 @@ class Sweep:
         candidates = [
             p
             for p in self.points
-            if p.ok and p.head_dim == head_dim and p.seq == seq and p.variant in names and p.gpu_ms is not None
+            if p.reliable and p.head_dim == head_dim and p.seq == seq and p.variant in names and p.gpu_ms is not None
         ]
         return min(candidates, key=lambda p: p.gpu_ms) if candidates else None  # type: ignore[arg-type,return-value]
 
     def sdpa_comparisons(self) -> list[SdpaComparison]:
-        """SDPA's pick against the fastest backend, at every ``(head_dim, seq)`` where ``sdpa_auto`` has a point."""
+        """SDPA's pick against the fastest backend, at every ``(head_dim, seq)`` where ``sdpa_auto`` has a point.
+
+        The fastest backend is picked among the forced backends measured with a band that can decide something
+        (:attr:`SweepPoint.reliable`); SDPA's own time is compared with it (see :class:`SdpaComparison`)."""
         out = []
         chooser = variants.sdpa_chooser()
         for auto in sorted((p for p in self.points if p.variant == chooser), key=lambda p: (p.head_dim, p.seq)):
@@ -293,13 +344,14 @@ class Sweep:
             forced = self.point(variants.by_sdpa_family(pick) or "", auto.head_dim, auto.seq)
             backend = self.fastest(auto.head_dim, auto.seq, among=variants.forced())
             overall = self.fastest(auto.head_dim, auto.seq)
-            outcome = None
-            if forced is not None and forced.ok and backend is not None:
-                if forced.variant == backend.variant:
-                    outcome = "yes"
+            outcome = margin = None
+            if auto.ok and backend is not None:
+                if not auto.reliable or not backend.reliable:
+                    outcome = "unreliable"
                 else:
-                    slower = noise.compare(forced.gpu, backend.gpu, noise.GPU_FLOOR) == "higher"  # type: ignore[arg-type]
-                    outcome = "no" if slower else "tie"
+                    margin = noise.margin(auto.gpu, backend.gpu, noise.GPU_FLOOR)  # type: ignore[arg-type]
+                    c = noise.compare(auto.gpu, backend.gpu, noise.GPU_FLOOR, min_effect=noise.GPU_MIN_EFFECT)  # type: ignore[arg-type]
+                    outcome = "no" if c == "higher" else "yes" if forced is backend else "tie"
             out.append(
                 SdpaComparison(
                     head_dim=auto.head_dim,
@@ -312,9 +364,76 @@ class Sweep:
                     fastest_variant=overall.variant if overall else None,
                     fastest_variant_ms=overall.gpu_ms if overall else None,
                     outcome=outcome,
+                    auto=auto.gpu if auto.ok else None,
+                    fastest=backend.gpu if backend else None,
+                    margin=margin,
                 )
             )
         return out
+
+    def suspects(
+        self, references: Mapping[tuple[str, int, int], Figure] | None = None
+    ) -> list[tuple[SweepPoint, str]]:
+        """The measured points whose measurement the sweep itself contradicts, with the reason (one of
+        :data:`SUSPECT_REASONS`), the most telling reasons first (``"reference"``, ``"twin"``, ``"neighbours"``,
+        ``"wide"``), in the sweep's order within a reason; each point once, with the first reason that names it.
+
+        ``"wide"``: its band is too wide to decide anything (:func:`attnprof.noise.too_wide`), or its samples are
+        unstable. ``"neighbours"``: it took longer than the same variant at the next longer sequence (same head
+        dim), beyond the noise (a longer sequence never costs less), or more than :data:`GROWTH_LIMIT` times the
+        next shorter one (doubling the length at most quadruples the work). ``"twin"``: ``sdpa_auto`` and the forced
+        variant of the backend it ran (the same kernel) disagree beyond the noise; the slower of the two is named.
+        ``"reference"``: slower beyond the noise than ``references[(variant, head_dim, seq)]``, the same shape
+        measured elsewhere by the same timer (a variant page). Bands are at least ±3 % (:data:`attnprof.noise.
+        GPU_FLOOR`); orders against a longer sequence or a twin take the GPU minimum effect too.
+        """
+        found: dict[int, str] = {}
+
+        def flag(p: SweepPoint, why: str) -> None:
+            found.setdefault(id(p), why)
+
+        def above(a: Figure, b: Figure, min_effect: float = noise.GPU_MIN_EFFECT) -> bool:
+            return noise.compare(a, b, noise.GPU_FLOOR, min_effect=min_effect) == "higher"
+
+        ok = [p for p in self.points if p.ok and p.gpu is not None]
+        # the most telling reason first: a point is flagged once, with the reason found first
+        for p in ok:
+            ref = (references or {}).get((p.variant, p.head_dim, p.seq))
+            if ref is not None and above(p.gpu, ref, 0.0):  # type: ignore[arg-type]
+                flag(p, "reference")
+        for auto in (p for p in ok if p.variant == variants.sdpa_chooser()):
+            twin = self.point(variants.by_sdpa_family(auto.sdpa_choice) or "", auto.head_dim, auto.seq)
+            if twin is None or not twin.ok or twin.gpu is None:
+                continue
+            if above(auto.gpu, twin.gpu):  # type: ignore[arg-type]
+                flag(auto, "twin")
+            elif above(twin.gpu, auto.gpu):  # type: ignore[arg-type]
+                flag(twin, "twin")
+        for p in ok:
+            line = [q for q in self.points_of(p.variant, p.head_dim) if q.ok and q.gpu is not None]
+            i = line.index(p)
+            longer = line[i + 1] if i + 1 < len(line) else None
+            shorter = line[i - 1] if i > 0 else None
+            if longer is not None and above(p.gpu, longer.gpu):  # type: ignore[arg-type]
+                flag(p, "neighbours")
+            if shorter is not None and p.seq == 2 * shorter.seq:
+                limit = shorter.gpu.scaled(GROWTH_LIMIT)  # type: ignore[union-attr]
+                if above(p.gpu, limit, 0.0):  # type: ignore[arg-type]
+                    flag(p, "neighbours")
+        for p in ok:
+            if not p.reliable or p.unstable:
+                flag(p, "wide")
+        order = {p: i for i, p in enumerate(("reference", "twin", "neighbours", "wide"))}
+        named = [(p, found[id(p)]) for p in self.points if id(p) in found]
+        return sorted(named, key=lambda pw: order[pw[1]])
+
+    def unreliable(self) -> list[SweepPoint]:
+        """Measured points whose band is too wide to decide anything, even after a re-measurement."""
+        return [p for p in self.points if p.ok and not p.reliable]
+
+    def remeasured(self) -> list[SweepPoint]:
+        """Points the sweep measured a second time (see :meth:`suspects`)."""
+        return [p for p in self.points if p.remeasured]
 
     def unstable(self) -> list[SweepPoint]:
         """Measured points whose samples spread too widely to stand for one time, even after a retry."""

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Protocol
 from attnprof import words
 from attnprof.analysis.summary import Analysis, analyse, cpu_cost
 from attnprof.noise import Figure
+from attnprof.records.fixedcosts import FixedCosts
 from attnprof.records.results import CpuCosts, Result
 from attnprof.records.sweep import METRICS, Ceilings, Sweep
 
@@ -285,17 +286,20 @@ def sweep_summary(sweep: Sweep, lang: str | None = None) -> str:
             lines.append(say("report.sweep.pick_missing", where=where))
             continue
         verdict = say("report.na")
-        slow = cmp.pick_slowdown
+        margin = "" if cmp.margin is None else _margin(cmp.margin, lang)
         if cmp.outcome == "yes":
-            verdict = say("report.sweep.pick_fastest")
+            verdict = say("report.sweep.pick_fastest") + (say("report.sweep.pick_tie_slowdown", margin=margin)
+                                                          if margin else "")  # fmt: skip
         elif cmp.outcome == "tie":
             verdict = say("report.sweep.pick_tie", backend=cmp.fastest_backend) + (
-                say("report.sweep.pick_tie_slowdown", slowdown=f"{slow * 100:+.0f}") if slow is not None else ""
+                say("report.sweep.pick_tie_slowdown", margin=margin) if margin else ""
             )
         elif cmp.outcome == "no":
             verdict = say("report.sweep.pick_slower", backend=cmp.fastest_backend) + (
-                say("report.sweep.pick_slowdown", slowdown=f"{slow * 100:+.0f}") if slow is not None else ""
+                say("report.sweep.pick_slowdown", margin=margin) if margin else ""
             )
+        elif cmp.outcome == "unreliable":
+            verdict = say("report.sweep.pick_unreliable")
         lines.append(say("report.sweep.pick", where=where, pick=cmp.pick, verdict=verdict,
                          fastest=cmp.fastest_variant))  # fmt: skip
     bound = sweep.cpu_bound()
@@ -307,12 +311,26 @@ def sweep_summary(sweep: Sweep, lang: str | None = None) -> str:
                                  dispatch_us=f"{p.dispatch_us:.0f}", gpu_us=f"{p.gpu_ms * 1e3:.0f}"))  # fmt: skip
         else:
             lines.append(say("report.sweep.no_cpu_bound"))
+    for p in sweep.remeasured():
+        lines.append(say("report.sweep.remeasured", point=f"{p.variant} hd{p.head_dim} seq{p.seq}",
+                         why=say(f"sweep.why.{p.remeasured}"), first=cell(p.first_gpu_ms, ".4g"),
+                         kept=cell(p.gpu_ms, ".4g")))  # fmt: skip
+    for p in sweep.unreliable():
+        g = p.gpu
+        lines.append(say("report.sweep.unreliable", point=f"{p.variant} hd{p.head_dim} seq{p.seq}",
+                         median=f"{g.median:.4g}", lo=f"{g.lo:.4g}", hi=f"{g.hi:.4g}"))  # fmt: skip
     for p in sweep.unstable():
         lines.append(say("report.sweep.unstable", point=f"{p.variant} hd{p.head_dim} seq{p.seq}",
                          p10=f"{p.gpu_ms_p10:.4g}", p90=f"{p.gpu_ms_p90:.4g}", attempts=p.attempts))  # fmt: skip
     if sweep.note:
         lines.append(cpu_sweep_note(sweep, lang) if sweep.device == "cpu" else sweep.note)
     return "\n".join(lines)
+
+
+def _margin(m: Figure, lang: str | None) -> str:
+    """``+6.2% [+0.0%, +12.6%]``: a difference as a fraction, with its band."""
+    pct = lambda x: f"{100 * x:+.1f}%"  # noqa: E731
+    return words.text("report.sweep.margin", lang, median=pct(m.median), lo=pct(m.lo), hi=pct(m.hi))
 
 
 def cpu_sweep_note(sweep: Sweep, lang: str | None = None) -> str:
@@ -371,7 +389,7 @@ def cpu_cost_table(costs: CpuCosts, lang: str | None = None) -> str:
     body = []
     for r in costs.rows:
         if r.status != "ok":
-            body.append([r.variant, status_word(r.status, lang), "-", "-", "-", "-", (r.reason or "")[:60]])
+            body.append([r.variant, status_word(r.status, lang), "-", "-", "-", (r.reason or "")[:60]])
             continue
         share = cpu_cost(r.variant, None, r).profiler_share
         body.append(
@@ -381,17 +399,35 @@ def cpu_cost_table(costs: CpuCosts, lang: str | None = None) -> str:
                 _band(r.profiled, ".0f"),
                 _band(r.dispatch, ".0f"),
                 "-" if share is None else f"{100 * share:.0f}%",
-                _band(r.context, ".1f"),
                 words.text("report.calls", lang, profiled=r.samples[0], unprofiled=r.samples[1])
                 if len(r.samples) == 2
                 else "",
             ]
         )
-    keys = ("variant", "status", "profiled_us", "dispatch_us", "profiler_share", "context_us", "samples")
+    keys = ("variant", "status", "profiled_us", "dispatch_us", "profiler_share", "samples")
     head = words.text(
         "report.cpu.rounds", lang, rounds=costs.rounds, device=words.device(costs.environment.device_name, lang)
     )
     return head + "\n" + table([words.text(f"report.col.{k}", lang) for k in keys], body)
+
+
+def fixed_costs_lines(costs: FixedCosts, lang: str | None = None) -> str:
+    """The shape-independent CPU costs of a build (:mod:`attnprof.records.fixedcosts`): what forcing a backend costs
+    per call, and what the profiler adds to one op; or why either was not measured."""
+    lines = []
+    f = costs.forcing
+    if f is not None:
+        lines.append(words.text("report.fixed.forcing", lang, median=f"{f.median:.2f}", lo=f"{f.lo:.2f}",
+                                hi=f"{f.hi:.2f}", calls=costs.forcing_calls, rounds=costs.rounds))  # fmt: skip
+    p = costs.profiler_per_op
+    if p is not None and costs.op_us is not None and costs.profiled_op_us is not None:
+        lines.append(words.text("report.fixed.profiler", lang, op=costs.op, plain=f"{costs.op_us.median:.2f}",
+                                profiled=f"{costs.profiled_op_us.median:.2f}", median=f"{p.median:.2f}",
+                                lo=f"{p.lo:.2f}", hi=f"{p.hi:.2f}",
+                                events=cell(costs.events_per_call, ".1f")))  # fmt: skip
+    if costs.reason:
+        lines.append(words.text("report.fixed.missing", lang, reason=costs.reason))
+    return "\n".join(lines)
 
 
 def cpu_by_hand_line(variant: str, without_us: float, with_us: float, lang: str | None = None) -> str:

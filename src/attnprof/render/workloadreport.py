@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from attnprof import words, workloads
 from attnprof.analysis.summary import Analysis
 from attnprof.analysis.workload_rows import DecodeRow, GraphRow, TrainRow, train_row
+from attnprof.noise import GPU_FLOOR, Figure
 from attnprof.records.parallel import PLAIN_COMMAND, TORCHRUN_COMMAND, ParallelCase, ParallelConfig, ParallelRun
 from attnprof.records.results import Result
 from attnprof.render.report import analysed, cell, describe, status_word, summary, table
@@ -133,6 +134,13 @@ def _headers(keys: Iterable[str], lang: str | None, **fields: object) -> list[st
     return [words.text(f"wreport.col.{k}", lang, **fields) for k in keys]
 
 
+def _banded(f: Figure, spec: str) -> str:
+    """``0.258 (0.250-0.266)``: a time and its band, at least ±3 % wide (:data:`attnprof.noise.GPU_FLOOR`), as the
+    decision compares it."""
+    lo, hi = f.band(GPU_FLOOR)
+    return f"{format(f.median, spec)} ({format(lo, spec)}-{format(hi, spec)})"
+
+
 def train_table(rows: Iterable[TrainRow], lang: str | None = None) -> str:
     """One line per variant's training step (:meth:`attnprof.analysis.workload_rows.Build.train_rows`)."""
     body = []
@@ -140,7 +148,8 @@ def train_table(rows: Iterable[TrainRow], lang: str | None = None) -> str:
         if r.step_ms is None:
             body.append([r.variant, str(r.seq), status_word(r.status, lang), *["-"] * 5, (r.reason or "")[:60]])
             continue
-        body.append([r.variant, str(r.seq), cell(r.step_ms, ".3f"), cell(r.fwd_ms, ".3f"), cell(r.bwd_ms, ".3f"),
+        step = _banded(r.band.figure, ".3f") if r.band is not None else cell(r.step_ms, ".3f")
+        body.append([r.variant, str(r.seq), step, cell(r.fwd_ms, ".3f"), cell(r.bwd_ms, ".3f"),
                      cell(r.bwd_over_fwd, ".2f"), cell(r.tflops, ".1f"), cell(r.peak_mib, ".0f"),
                      r.bwd_main.text(lang) if r.bwd_main else "-"])  # fmt: skip
     keys = ("variant", "seq", "step_ms", "fwd_ms", "bwd_ms", "bwd_over_fwd", "tflops", "peak_mib", "bwd_main")
@@ -157,7 +166,8 @@ def decode_table(rows: Iterable[DecodeRow], lang: str | None = None) -> str:
         share = "-" if r.read_fraction is None else f"{100 * r.read_fraction:.0f}%"
         bound = words.text("wreport.cpu_bound", lang) if r.launch_bound else ""
         issue = cell(r.dispatch_us, ".1f") + bound
-        body.append([r.variant, str(r.kv_len), cell(r.gpu_us, ".1f"), cell(r.gbs, ".0f"), share, issue,
+        gpu = _banded(r.band.figure.scaled(1e3), ".1f") if r.band is not None else cell(r.gpu_us, ".1f")
+        body.append([r.variant, str(r.kv_len), gpu, cell(r.gbs, ".0f"), share, issue,
                      cell(r.kernels_per_step, "g"), ", ".join(k.text(lang) for k in r.kernels)[:60]])  # fmt: skip
     keys = ("variant", "kv_len", "gpu_us", "gbs", "read_share", "issue_us", "kernels", "decoded")
     return table(_headers(keys, lang), body)

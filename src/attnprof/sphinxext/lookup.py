@@ -1,5 +1,5 @@
-"""Finding what a page shows: result files (each analysed), the CPU-cost file, the sweep, the context-parallel
-run and the eligibility map, behind one cache.
+"""Finding what a page shows: result files (each analysed), the CPU-cost and fixed-cost files, the sweep, the
+context-parallel run and the eligibility map, behind one cache.
 
 Every file of every kind (:data:`KINDS`: results, CPU costs, sweeps, context-parallel runs, traces, eligibility
 maps) is read the same way, by :func:`read`: once per process and version (its modification time), so that a result
@@ -32,8 +32,9 @@ from attnprof import workloads
 from attnprof.analysis import summary
 from attnprof.analysis.summary import Analysis
 from attnprof.analysis.workload_rows import DECISION_WORKLOADS, Build
-from attnprof.records import eligibility, files, parallel, results, sweep, trace
+from attnprof.records import eligibility, files, fixedcosts, parallel, results, sweep, trace
 from attnprof.records.eligibility import Grid
+from attnprof.records.fixedcosts import FixedCosts
 from attnprof.records.parallel import ParallelRun
 from attnprof.records.results import CpuCosts, Result
 from attnprof.records.sweep import Sweep
@@ -72,12 +73,13 @@ def _whole_trace(path: Path) -> bool:
 # the readers are looked up when called (not bound here), so that a test can count the reads
 RESULT: FileKind[Analysis] = FileKind("result file", _analysed)
 CPU_COSTS: FileKind[CpuCosts] = FileKind("CPU-cost file", lambda path: results.load_cpu_costs(path))
+FIXED_COSTS: FileKind[FixedCosts] = FileKind("fixed-cost file", lambda path: fixedcosts.load(path))
 SWEEP: FileKind[Sweep] = FileKind("sweep file", lambda path: sweep.load(path))
 PARALLEL: FileKind[ParallelRun] = FileKind("context-parallel run file", lambda path: parallel.load(path))
 TRACE: FileKind[bool] = FileKind("trace file", _whole_trace)
 ELIGIBILITY: FileKind[Grid] = FileKind("eligibility map", lambda path: eligibility.load(path))
 #: Every kind of file a page reads.
-KINDS: tuple[FileKind[Any], ...] = (RESULT, CPU_COSTS, SWEEP, PARALLEL, TRACE, ELIGIBILITY)
+KINDS: tuple[FileKind[Any], ...] = (RESULT, CPU_COSTS, FIXED_COSTS, SWEEP, PARALLEL, TRACE, ELIGIBILITY)
 
 #: (kind, path) -> (modification time, what was loaded from the file)
 _CACHE: dict[tuple[str, Path], tuple[int, Any]] = {}
@@ -248,6 +250,22 @@ def find_cpu_costs(env: BuildEnvironment, location: Location) -> CpuCosts | None
     return read(env, CPU_COSTS, path, location).value
 
 
+def find_fixed_costs(env: BuildEnvironment, location: Location, needed: bool = False) -> FixedCosts | None:
+    """The shape-independent CPU costs of this build (``fixed_costs__<device>.json``), if it measured them.
+
+    A missing file is a warning only when ``needed`` (a role that cites a figure of it); an unreadable one always.
+    """
+    directory = results_dir(env)
+    path = fixedcosts.find(directory)
+    if path is None:
+        env.note_dependency(str(directory))
+        if needed:
+            warn(f"no fixed-cost file ({fixedcosts.filename('cuda')}) in {directory} (examples/11-cpu-overhead.py "
+                 "writes it; did it run?)", "missing", location)  # fmt: skip
+        return None
+    return read(env, FIXED_COSTS, path, location).value
+
+
 @dataclass
 class FoundSweep:
     """The sweep a page shows, with its file; or why there is none."""
@@ -308,7 +326,7 @@ def find_build(env: BuildEnvironment, location: Location, needed: tuple[str, ...
                  "run?)", "missing", location)  # fmt: skip
     sweep_path = _sweep_path(directory)
     found_sweep = read(env, SWEEP, sweep_path, location).value if sweep_path is not None else None
-    return Build(by_workload, found_sweep)
+    return Build(by_workload, found_sweep, find_fixed_costs(env, location))
 
 
 @dataclass

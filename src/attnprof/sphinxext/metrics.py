@@ -6,6 +6,10 @@ it stays the same message for translators whatever the number is. Fields: :data:
 
 ``time`` is that median with the device it ran on (``0.162 ms on the GPU``; ``16.0 ms on the CPU`` on a CPU-only
 build, where ``gpu_ms`` holds CPU time): prose that names no device stays true on every build.
+
+The ``fixed-cost`` role cites the build's one figure of a cost that does not depend on the shape
+(:mod:`attnprof.records.fixedcosts`), with its band (±10 % at least, as every CPU figure): ``{fixed-cost}`forcing```
+(the ``sdpa_kernel`` context), ``{fixed-cost}`profiler_per_op``` (what the profiler adds to one op).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from sphinx.util.docutils import SphinxRole
 
 from attnprof import words
 from attnprof.analysis.summary import Analysis, KernelRow
+from attnprof.noise import CPU_FLOOR
 from attnprof.render.columns import limiter_words
 from attnprof.sphinxext import lookup
 from attnprof.sphinxext.nodes import status_words
@@ -200,6 +205,35 @@ class MetricRole(SphinxRole):
         return [nodes.problematic(self.rawtext, self.rawtext)], []
 
 
+#: Fields of the ``fixed-cost`` role: figures of :class:`attnprof.records.fixedcosts.FixedCosts`, in µs.
+FIXED_COST_FIELDS: tuple[str, ...] = ("forcing", "profiler_per_op")
+
+
+class FixedCostRole(SphinxRole):
+    """``{fixed-cost}`FIELD```: the build's one figure of a shape-independent CPU cost, with its band (see
+    :data:`FIXED_COST_FIELDS`)."""
+
+    def run(self) -> tuple[list[nodes.Node], list[nodes.system_message]]:
+        field = self.text.strip()
+        location = self.get_location()
+        lang = self.config.language
+        if field not in FIXED_COST_FIELDS:
+            lookup.warn(f"fixed-cost {self.text!r}: unknown field; choose one of: {', '.join(FIXED_COST_FIELDS)}",
+                        "fixed-cost", location)  # fmt: skip
+            return [nodes.problematic(self.rawtext, self.rawtext)], []
+        fixed = lookup.find_fixed_costs(self.env, location, needed=True)
+        figure = getattr(fixed, field) if fixed is not None else None
+        if figure is None:
+            text = words.text("not_available", lang)
+        else:
+            lo, hi = figure.band(CPU_FLOOR)
+            text = words.text("figure.band", lang, median=_us(figure.median), lo=fmt.number(lo), hi=fmt.number(hi))
+        node = nodes.inline(self.rawtext, text, classes=["attnprof-metric", "attnprof-fixed-cost"])
+        node["support_smartquotes"] = False
+        return [node], []
+
+
 def setup_metrics(app: Sphinx) -> None:
-    """Register the ``metric`` role."""
+    """Register the ``metric`` and ``fixed-cost`` roles."""
     app.add_role("metric", MetricRole())
+    app.add_role("fixed-cost", FixedCostRole())

@@ -32,6 +32,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from attnprof import words
 from attnprof.analysis import kernels
+from attnprof.noise import Figure
 from attnprof.records.results import CpuCosts, Result
 from attnprof.sphinxext import lookup
 from attnprof.variants import VARIANTS
@@ -306,6 +307,22 @@ class AttnprofDirective(SphinxDirective):
     def na(self, value: float | None, form: Callable[[float], str] = fmt.number) -> str:
         """``value`` formatted, or "n/a" in the page's language."""
         return self.say("not_available") if value is None else form(value)
+
+    def band_fields(self, f: Figure, form: Callable[[float], str] = fmt.number, floor: float = 0.0) -> dict[str, str]:
+        """``median``, ``lo`` and ``hi`` of ``f`` (its band at least ``±floor`` of the median, as the comparison
+        rule widens it), formatted, for a word-table text with those fields."""
+        lo, hi = f.band(floor)
+        return {"median": form(f.median), "lo": form(lo), "hi": form(hi)}
+
+    def band(self, f: Figure | None, form: Callable[[float], str] = fmt.number, floor: float = 0.0) -> str:
+        """``0.162 (0.160–0.164)``: a figure and its band, in the page's words; "n/a" for none."""
+        if f is None:
+            return self.say("not_available")
+        return self.say("figure.band", **self.band_fields(f, form, floor))
+
+    def margin_text(self, f: Figure) -> str:
+        """``+6.2 % (+0.04 % to +12.6 %)``: a difference as a fraction, with its band (:func:`.noise.margin`)."""
+        return self.say("figure.margin", **self.band_fields(f, fmt.signed_percent))
 
     def find(self, variant: str) -> lookup.Found:
         """The analysed result of ``variant`` (a missing or stale one warns at this directive), in the workload of

@@ -21,8 +21,9 @@ from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
 
 from attnprof import variants
+from attnprof.noise import GPU_FLOOR, Figure
 from attnprof.records import sweep
-from attnprof.records.sweep import Sweep, SweepPoint
+from attnprof.records.sweep import SdpaComparison, Sweep, SweepPoint
 from attnprof.render import scalingplot
 from attnprof.sphinxext import lookup
 from attnprof.sphinxext.nodes import (
@@ -75,8 +76,47 @@ class SweepDirective(AttnprofDirective):
         return para(text, classes=["attnprof-not-run"])
 
     def flagged(self, p: SweepPoint | None, text: str) -> str:
-        """``text`` with the unstable mark when ``p``'s samples are unstable (see :meth:`unstable_note`)."""
-        return text + self.say("scaling.unstable_mark") if p is not None and p.ok and p.unstable else text
+        """``text`` with the marks of ``p``: unstable samples (†, :meth:`unstable_note`), a second measurement (‡)
+        and a band too wide to decide anything (§, :meth:`remeasured_note`)."""
+        if p is None or not p.ok:
+            return text
+        marks = [("scaling.unstable_mark", p.unstable), ("scaling.remeasured_mark", bool(p.remeasured)),
+                 ("scaling.unreliable_mark", not p.reliable)]  # fmt: skip
+        return text + "".join(self.say(key) for key, on in marks if on)
+
+    def remeasured_note(self, points: Sequence[SweepPoint]) -> list[nodes.Node]:
+        """The notes that explain the re-measured (‡) and unreliable (§) marks, naming each point with its figures;
+        nothing for a mark no point of ``points`` carries."""
+        out: list[nodes.Node] = []
+        again = [p for p in points if p.ok and p.remeasured]
+        if again:
+            items = self.say("list.semi").join(
+                self.say(
+                    "scaling.remeasured_item",
+                    variant=p.variant,
+                    head_dim=p.head_dim,
+                    seq=p.seq,
+                    why=self.say(f"sweep.why.{p.remeasured}"),
+                    first=self.ms(p.first_gpu_ms),
+                    kept=self.ms(p.gpu_ms),
+                )
+                for p in again
+            )
+            out.append(para(self.say("scaling.remeasured_note", items=items), classes=["attnprof-remeasured"]))
+        wide = [p for p in points if p.ok and not p.reliable]
+        if wide:
+            items = self.say("list.semi").join(
+                self.say(
+                    "scaling.unreliable_item",
+                    variant=p.variant,
+                    head_dim=p.head_dim,
+                    seq=p.seq,
+                    **self.band_fields(p.gpu, self.ms),  # type: ignore[arg-type]
+                )
+                for p in wide
+            )
+            out.append(para(self.say("scaling.unreliable_note", items=items), classes=["attnprof-unreliable"]))
+        return out
 
     def unstable_note(self, points: Sequence[SweepPoint]) -> list[nodes.Node]:
         """The note that explains the unstable mark, naming each flagged point and its 10th-90th percentile range;
@@ -166,6 +206,7 @@ class ScalingTable(SweepDirective):
                 out.append(para(text, classes=["attnprof-compiled-note"]))
             if metric in ("gpu_ms", "tflops"):
                 out += self.unstable_note([p for p in sw.points if p.head_dim == head_dim])
+                out += self.remeasured_note([p for p in sw.points if p.head_dim == head_dim])
             out += self.reasons(sw, head_dim)
         return out
 
@@ -226,6 +267,7 @@ class RooflineTable(SweepDirective):
             first_num = 2 if show_dim else 1
             out.append(self.table(keys, body, "attnprof-roofline-table", numeric=range(first_num, first_num + 5)))
             out += self.unstable_note(shown)
+            out += self.remeasured_note(shown)
         return out
 
 
@@ -245,26 +287,19 @@ class SdpaChoiceTable(SweepDirective):
         for c in sw.sdpa_comparisons():
             if c.head_dim not in dims:
                 continue
+            auto = sw.point(variants.sdpa_chooser(), c.head_dim, c.seq)
             if c.pick is None:
-                auto = sw.point(variants.sdpa_chooser(), c.head_dim, c.seq)
                 status = status_words(auto.status if auto else "missing", self.lang)
                 pick: Any = para(self.say("scaling.auto_not_run", status=status), classes=["attnprof-not-run"])
             else:
-                auto = sw.point(variants.sdpa_chooser(), c.head_dim, c.seq)
-                pick = self.flagged(auto, f"{c.pick} ({self.ms(c.auto_ms)})")
+                pick = self.flagged(auto, self.timed(c.pick, c.auto))
                 shown.append(auto)  # type: ignore[arg-type]
-            if c.outcome is None:
-                same = na
-            elif c.outcome == "yes":
-                same = self.say("scaling.yes")
-            else:
-                key = "scaling.no_slower" if c.outcome == "no" else "scaling.tie"
-                same = self.say(key, percent=self.percent(c.pick_slowdown))
+            same = self.same(c)
             fastest, overall = na, na
             if c.fastest_backend:
                 p = sw.point(c.fastest_backend, c.head_dim, c.seq)
                 shown.append(p)  # type: ignore[arg-type]
-                fastest = self.flagged(p, f"{c.fastest_backend} ({self.ms(c.fastest_backend_ms)})")
+                fastest = self.flagged(p, self.timed(c.fastest_backend, c.fastest))
             if c.fastest_variant:
                 p = sw.point(c.fastest_variant, c.head_dim, c.seq)
                 shown.append(p)  # type: ignore[arg-type]
@@ -274,9 +309,29 @@ class SdpaChoiceTable(SweepDirective):
             keys = ["scaling.col.head_dim", "scaling.col.seq_plain", "scaling.col.pick",
                     "scaling.col.fastest_backend", "scaling.col.agrees", "scaling.col.fastest_variant"]  # fmt: skip
             out.append(self.table(keys, body, "attnprof-sdpa-choice-table", numeric=(0, 1)))
-            out += self.unstable_note(list({id(p): p for p in shown if p is not None}.values()))
+            distinct = list({id(p): p for p in shown if p is not None}.values())
+            out += self.unstable_note(distinct)
+            out += self.remeasured_note(distinct)
         out += self.cpu_bound(sw, dims)
         return out
+
+    def timed(self, name: str, f: Figure | None) -> str:
+        """``cudnn (3.38 ms, 3.28–3.48)``: a name and its time with its band (±3 % at least, as the rule compares
+        it); the name alone without a time."""
+        if f is None:
+            return name
+        return self.say("scaling.time_band", name=name, **self.band_fields(f, fmt.number, GPU_FLOOR))
+
+    def same(self, c: SdpaComparison) -> str:
+        """The "Same?" cell: the outcome, with the margin of SDPA's call over the fastest backend and its band."""
+        if c.outcome is None:
+            return self.say("not_available")
+        if c.outcome == "unreliable" or c.margin is None:
+            return self.say("scaling.same.unreliable")
+        key = f"scaling.same.{c.outcome}"
+        if c.outcome == "no" and c.agrees:
+            key = "scaling.same.no_same_backend"
+        return self.say(key, margin=self.margin_text(c.margin))
 
     def cpu_bound(self, sw: Sweep, dims: Sequence[int]) -> list[nodes.Node]:
         """The CPU-bound points, with their numbers; or the closest point when there is none."""

@@ -25,8 +25,9 @@ from docutils.parsers.rst import directives
 from sphinx import addnodes
 from sphinx.application import Sphinx
 
+from attnprof import words
 from attnprof.analysis.summary import Analysis, cpu_cost
-from attnprof.noise import Figure
+from attnprof.noise import CPU_FLOOR, Figure
 from attnprof.records.results import CpuCosts
 from attnprof.render.columns import KERNEL_COLUMNS, NUMERIC_COLUMNS, kernel_cells
 from attnprof.sphinxext import lookup
@@ -190,8 +191,24 @@ class CompareTable(_VariantTable):
     table_class = "attnprof-compare-table"
     reveals_need_gpu = True
 
+    def run(self) -> list[nodes.Node]:
+        self.shown: list[Analysis] = []
+        out = super().run()
+        # what every row was measured at: the figures depend on the shape, the CPU's as well
+        ran = {(tuple(a.result.shape), a.result.dtype, a.result.environment.device_name)
+               for a in self.shown if a.result.ok}  # fmt: skip
+        if ran:
+            where = self.say("list.semi").join(
+                self.say("compare.where", shape="[" + ", ".join(map(str, shape)) + "]", dtype=dtype,
+                         device=words.device(device, self.lang))
+                for shape, dtype, device in sorted(ran)
+            )  # fmt: skip
+            out.insert(1, para(self.say("compare.conditions", where=where), classes=["attnprof-table-note"]))
+        return out
+
     def column_keys(self, analyses: list[Analysis]) -> list[str]:
         """The time column says CPU time when no row of the table ran on a GPU (the times are then CPU times)."""
+        self.shown = analyses
         keys = list(self.columns)
         if not any(a.result.ok and a.result.device == "cuda" for a in analyses):
             keys[0] = "col.cpu_ms"
@@ -216,38 +233,45 @@ class CpuCostTable(_VariantTable):
     """``cpu-cost-table [VARIANT ...]``: the CPU side of a call, with and without the profiler.
 
     Columns (from :func:`attnprof.analysis.summary.cpu_cost`): CPU events recorded per step, the CPU time of the
-    annotated call with the profiler, the dispatch cost measured without it, the share of the profiled time the
-    profiler adds, and the cost of entering and leaving the backend-forcing context alone. With the build's
-    side-by-side measurement the figures are its medians over the rounds, with their confidence intervals, under the
-    side-by-side labels; without it they are each variant's own-run figures, under the labels those have
-    everywhere else (one label, one definition).
+    annotated call with the profiler, the dispatch cost measured without it, and the share of the profiled time the
+    profiler adds. With the build's side-by-side measurement the figures are its medians over the rounds, with their
+    confidence intervals, under the side-by-side labels; without it they are each variant's own-run figures, under
+    the labels those have everywhere else (one label, one definition). Below the table, the build's one figure for
+    what forcing a backend costs and for what the profiler adds to each op (:mod:`attnprof.records.fixedcosts`):
+    neither depends on the backend or the shape, so neither is a column.
     """
 
-    numeric = (1, 2, 3, 4, 5)
+    numeric = (1, 2, 3, 4)
     table_class = "attnprof-cpu-cost-table"
     measured: CpuCosts | None = None
 
     def run(self) -> list[nodes.Node]:
         self.measured = self.cpu_costs()
         if self.measured is not None:
-            self.columns = ("col.cpu_events", "col.profiled_side_us", "col.dispatch_side_us", "col.profiler_share",
-                            "col.context_side_us")  # fmt: skip
-            note = self.say("cpu_costs.interleaved", rounds=self.measured.rounds)
+            self.columns = ("col.cpu_events", "col.profiled_side_us", "col.dispatch_side_us", "col.profiler_share")
+            note = self.say("cpu_costs.interleaved", rounds=self.measured.rounds, dtype=self.measured.dtype,
+                            shape="[" + ", ".join(map(str, self.measured.shape)) + "]")  # fmt: skip
         else:
-            self.columns = ("col.cpu_events", "col.cpu_step_us", "col.dispatch_us", "col.profiler_share",
-                            "col.context_own_us")  # fmt: skip
+            self.columns = ("col.cpu_events", "col.cpu_step_us", "col.dispatch_us", "col.profiler_share")
             note = self.say("cpu_costs.own_runs")
         out = super().run()
         out.insert(1, para(note, classes=["attnprof-table-note"]))
+        fixed = lookup.find_fixed_costs(self.env, self.get_location())
+        if fixed is not None and fixed.forcing is not None:
+            fields = self.band_fields(fixed.forcing, floor=CPU_FLOOR)
+            text = self.say("cpu_costs.forcing", calls=fixed.forcing_calls, **fields)
+            out.insert(2, para(text, classes=["attnprof-fixed-cost"]))
+        if fixed is not None and fixed.profiler_per_op is not None:
+            text = self.say("cpu_costs.profiler", op=fixed.op, events=self.na(fixed.events_per_call, fmt.count),
+                            **self.band_fields(fixed.profiler_per_op, floor=CPU_FLOOR))  # fmt: skip
+            out.insert(3, para(text, classes=["attnprof-fixed-cost"]))
         return out
 
-    def band(self, f: Figure | None) -> str:
+    def side_band(self, f: Figure | None) -> str:
         """``90.2 (88.9–93.1)`` with the side-by-side measurement; the median alone otherwise."""
-        if f is None:
-            return self.say("not_available")
-        if self.measured is None:
+        if f is not None and self.measured is None:
             return fmt.number(f.median)
-        return self.say("figure.band", median=fmt.number(f.median), lo=fmt.number(f.lo), hi=fmt.number(f.hi))
+        return self.band(f)
 
     def cells(self, a: Analysis) -> list[Any]:
         row = self.measured.row(a.variant) if self.measured is not None else None
@@ -256,10 +280,9 @@ class CpuCostTable(_VariantTable):
         events = sum(len(s.cpu_ops) for s in steps) / len(steps) if steps else None
         return [
             self.na(events, fmt.count),
-            self.band(cost.profiled),
-            self.band(cost.dispatch),
+            self.side_band(cost.profiled),
+            self.side_band(cost.dispatch),
             self.na(cost.profiler_share, lambda f: fmt.unit(f"{100 * f:.0f}", "%")),
-            self.band(cost.context),
         ]
 
 

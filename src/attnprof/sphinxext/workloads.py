@@ -35,8 +35,9 @@ from docutils.parsers.rst import directives
 from sphinx import addnodes
 from sphinx.application import Sphinx
 
-from attnprof import variants
-from attnprof.analysis.workload_rows import Build, DecisionRow, DecodeRow
+from attnprof import variants, words
+from attnprof.analysis.workload_rows import Build, Conditions, DecisionRow, DecodeRow
+from attnprof.noise import CPU_FLOOR, GPU_FLOOR
 from attnprof.sphinxext import lookup
 from attnprof.sphinxext.nodes import TABLE_OPTIONS, AttnprofDirective, Span, para, status_words
 from attnprof.words import fmt
@@ -63,6 +64,31 @@ class _BuildDirective(AttnprofDirective):
 
     def arrow(self, a: float | None, b: float | None, form: Callable[[float], str] = fmt.number) -> str:
         return self.say("graph.arrow", a=self.num(a, form), b=self.num(b, form))
+
+    def conditions_text(self, c: Conditions) -> str:
+        """``batch 8, 16 heads, head_dim 64, bfloat16, causal mask`` (grouped heads named for decoding)."""
+        mask = self.say("conditions.mask.causal" if c.causal else "conditions.mask.none")
+        fields = dict(batch=c.batch, heads=c.heads, head_dim=c.head_dim, dtype=c.dtype, mask=mask)
+        if c.kv_heads is not None:
+            return self.say("conditions.shape_gqa", kv_heads=c.kv_heads, **fields)
+        return self.say("conditions.shape", **fields)
+
+    def conditions_head(self, build: Build, shown: list[str]) -> list[nodes.Node]:
+        """What the rows of the ``shown`` workloads were measured on: the device (a CPU said to be one), then one
+        item per workload with its shape, dtype, mask and lengths."""
+        found = [c for w in shown if (c := build.conditions(w)) is not None]
+        if not found:
+            return []
+        first = found[0]
+        device = words.device(first.device, self.lang)
+        head = self.say("conditions.head.gpu" if first.on_gpu else "conditions.head.cpu", device=device)
+        items = nodes.bullet_list(classes=["attnprof-conditions"])
+        for c in found:
+            lengths = self.say("list.sep").join(self.say(f"workload.length.{c.workload}", n=n) for n in c.lengths)
+            text = self.say("conditions.item", workload=self.say(f"workload.{c.workload}"),
+                            conditions=self.conditions_text(c), lengths=lengths)  # fmt: skip
+            items += nodes.list_item("", para(text))
+        return [para(head, classes=["attnprof-conditions-head"]), items]
 
     def not_run(self, status: str, reason: str | None, width: int) -> Span:
         text = f"{status_words(status, self.lang)}: {reason or self.say('not_available')}"
@@ -91,7 +117,9 @@ class TrainTable(_BuildDirective):
             main = r.bwd_main.text(self.lang) if r.bwd_main else self.say("not_available")
             if r.backend is not None:
                 main = self.say("train.backend", kernel=main, backend=r.backend)
-            body.append([nodes.literal("", r.variant), self.num(r.step_ms), self.num(r.fwd_ms), self.num(r.bwd_ms),
+            # the step's time is what the decision compares: shown with its band, as the rule widens it
+            step = self.band(r.band.figure, floor=GPU_FLOOR) if r.band is not None else self.num(r.step_ms)
+            body.append([nodes.literal("", r.variant), step, self.num(r.fwd_ms), self.num(r.bwd_ms),
                          self.num(r.bwd_over_fwd), self.num(r.tflops), self.num(r.peak_mib), self.num(r.saved_mib),
                          kernels or self.say("not_available"), main])  # fmt: skip
         keys = ["col.variant", *self.columns]
@@ -139,6 +167,8 @@ class DecodeTable(_BuildDirective):
                     line.append(para(status_words(r.status, self.lang), classes=["attnprof-not-run"]))
                 else:
                     value = self.num(_decode_value(r, metric))
+                    if metric == "gpu_us" and r.band is not None:  # what the decision compares, with its band
+                        value = self.band(r.band.figure.scaled(1e3), floor=GPU_FLOOR)
                     bound = metric == "dispatch_us" and r.launch_bound
                     line.append(self.say("decode.launch_bound", value=value) if bound else value)
             body.append(line)
@@ -183,7 +213,21 @@ class DecodeKernelTable(_BuildDirective):
             body.append([nodes.literal("", r.variant), self.num(r.kernels_per_step, fmt.count), kernels, issue])
         keys = ["col.variant", "col.kernels_per_step", "col.kernels", "col.issue_vs_gpu"]
         title = self.caption_title(self.say("workload.length.decode", n=length))
-        return [self.table(keys, body, "attnprof-decode-kernel-table", title=title, numeric=(1,))]
+        out: list[nodes.Node] = [self.table(keys, body, "attnprof-decode-kernel-table", title=title, numeric=(1,))]
+        longer = [r for r in build.decode_rows() if r.status == "ok" and r.profiled_longer]
+        if longer:
+            items = self.say("list.semi").join(
+                self.say(
+                    "decode.profiled_item",
+                    variant=r.variant,
+                    length=r.kv_len,
+                    profiled=self.num(r.profiled_us),
+                    timed=self.num(r.gpu_us),
+                )
+                for r in longer
+            )
+            out.append(para(self.say("decode.profiled_note", items=items), classes=["attnprof-table-note"]))
+        return out
 
 
 class GraphTable(_BuildDirective):
@@ -230,22 +274,39 @@ class Decision(_BuildDirective):
         body = [self.cells(r) for r in rows]
         keys = ["col.workload", "col.length", "col.winner", "col.runner_up", "col.winner_memory",
                 "col.sdpa_forcing", "col.flex"]  # fmt: skip
-        return [self.table(keys, body, "attnprof-decision-table", numeric=(4,))]
+        shown = list(dict.fromkeys(r.workload for r in rows))
+        return [*self.conditions_head(self.build(), shown),
+                self.table(keys, body, "attnprof-decision-table", numeric=(4,))]  # fmt: skip
 
     def cells(self, r: DecisionRow) -> list[Any]:
         win, run = r.winner, r.runner_up
-        winner = self.say("decision.time", variant=win.variant, ms=fmt.number(win.band.median)) if win else None
+        winner: list[nodes.Node] = []
+        if win is not None:
+            fields = self.band_fields(win.band.figure, floor=GPU_FLOOR)
+            winner.append(para(self.say("decision.time", variant=win.variant, **fields)))
+        if r.unreliable:
+            items = self.say("list.semi").join(
+                self.say(
+                    "decision.unreliable_item", variant=e.variant, **self.band_fields(e.band.figure, floor=GPU_FLOOR)
+                )
+                for e in r.unreliable
+            )
+            winner.append(para(self.say("decision.unreliable", items=items), classes=["attnprof-unreliable"]))
         runner = None
-        if run is not None and r.margin is not None:
-            runner = [para(self.say("decision.margin", variant=run.variant, percent=fmt.number(100 * r.margin, 2)))]
+        if run is not None and r.margin_band is not None:
+            fields = self.band_fields(r.margin_band, fmt.signed_percent)
+            runner = [para(self.say("decision.margin", variant=run.variant, **fields))]
             if r.too_close:
                 runner.append(para(self.say("decision.tie"), classes=["attnprof-tie"]))
+        memory = self.na(win.peak_mib if win else None)
+        if win is not None and win.peak_mib is not None and win.inputs_mib is not None:
+            memory = self.say("decision.memory", peak=memory, inputs=fmt.number(win.inputs_mib))
         return [
             self.say(f"workload.{r.workload}"),
             self.say(f"workload.length.{r.workload}", n=r.length),
             winner or self.say("not_available"),
             runner or self.say("not_available"),
-            self.num(win.peak_mib if win else None),
+            memory,
             self.forcing(r),
             self.na(r.flex_ratio, lambda x: self.say("decision.flex", ratio=fmt.number(x))),
         ]
@@ -255,11 +316,15 @@ class Decision(_BuildDirective):
             return self.say("decision.forcing.unknown")
         picked_variant = variants.by_sdpa_family(r.auto.backend)
         picked = variants.get(picked_variant).short if picked_variant else r.auto.backend or "?"
-        saving = 1 - r.best_forced.band.median / r.auto.band.median if r.auto.band.median else 0.0
-        key = f"decision.forcing.{r.forcing}"
-        out = [para(self.say(key, picked=picked, best=r.best_forced.variant, percent=fmt.number(100 * saving, 2)))]
-        if r.forcing_cpu_us is not None and r.forcing_cpu_us > 0:
-            out.append(para(self.say("decision.forcing.cpu", us=fmt.number(r.forcing_cpu_us))))
+        fields = self.band_fields(r.auto.band.figure, floor=GPU_FLOOR)
+        out = [para(self.say("decision.forcing.picked", picked=picked, **fields))]
+        if r.forcing == "unreliable" or r.saving is None:
+            out.append(para(self.say("decision.forcing.unreliable"), classes=["attnprof-unreliable"]))
+        else:
+            saving = self.margin_text(r.saving)
+            out.append(para(self.say(f"decision.forcing.{r.forcing}", best=r.best_forced.variant, saving=saving)))
+        if r.forcing_cost is not None:
+            out.append(para(self.say("decision.forcing.cpu", **self.band_fields(r.forcing_cost, floor=CPU_FLOOR))))
         return out
 
 
@@ -270,25 +335,37 @@ class DecisionSummary(_BuildDirective):
     option_spec: ClassVar = {**TABLE_OPTIONS, "link": directives.unchanged_required}
 
     def run(self) -> list[nodes.Node]:
-        rows = self.build().decision_rows()
+        build = self.build()
+        rows = build.decision_rows()
         last: dict[str, DecisionRow] = {}
         for r in rows:
-            if r.winner is not None:
+            if r.winner is not None or r.unreliable:
                 last[r.workload] = r  # rows come by length: the last one is the longest
         if not last:
             return self.empty("train, prefill, decode")
         items = nodes.bullet_list(classes=["attnprof-decision-summary"])
+        head: list[nodes.Node] = []
         for r in last.values():
-            fields = dict(workload=self.say(f"workload.{r.workload}"),
-                          length=self.say(f"workload.length.{r.workload}", n=r.length),
+            c = build.conditions(r.workload)
+            length = self.say(f"workload.length.{r.workload}", n=r.length)
+            if c is not None and len(c.lengths) > 1:  # "the longest" only where there are several
+                length = self.say("conditions.longest", n=len(c.lengths), length=length)
+            if c is not None and not head:
+                key = "conditions.head.gpu" if c.on_gpu else "conditions.head.cpu"
+                head = [para(self.say(key, device=words.device(c.device, self.lang)),
+                             classes=["attnprof-conditions-head"])]  # fmt: skip
+            fields = dict(workload=self.say(f"workload.{r.workload}"), length=length,
+                          conditions=self.conditions_text(c) if c is not None else self.say("not_available"),
                           winner=variants.get(r.winner.variant).short if r.winner else "?")  # fmt: skip
-            if r.too_close and r.runner_up is not None:
+            if r.winner is None:  # every candidate measured with a band too wide to decide anything
+                text = self.say("decision.summary.undecided", **{k: v for k, v in fields.items() if k != "winner"})
+            elif r.too_close and r.runner_up is not None:
                 text = self.say("decision.summary.tie", runner=variants.get(r.runner_up.variant).short, **fields)
             else:
                 text = self.say("decision.summary.line", **fields)
             items += nodes.list_item("", para(self.link(text)))
         self.set_source_info(items)
-        return [items]
+        return [*head, items]
 
     def link(self, text: str) -> nodes.Node:
         target = self.options.get("link")

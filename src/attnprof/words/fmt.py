@@ -4,6 +4,8 @@
 ('0.162', '27.3', '303', '1250')
 >>> count(6.0), count(6.333), size(49152), dims([8, 8, 16])
 ('6', '6.3', '48\\xa0KiB', '8×8×16')
+>>> signed_percent(0.0623), signed_percent(-0.004)
+('+6.2\\xa0%', '\u22120.40\\xa0%')
 """
 
 from __future__ import annotations
@@ -31,6 +33,13 @@ def ratio(value: float) -> str:
 def percent(value: float) -> str:
     """A percentage with its unit: ``18.8 %`` (no-break space)."""
     return unit(ratio(value), "%")
+
+
+def signed_percent(fraction: float, digits: int = 2) -> str:
+    """A fraction as a signed percentage with its unit: ``0.0623`` -> ``+6.2 %``, ``-0.004`` -> ``−0.40 %`` (a true
+    minus sign; no-break space); zero has no sign."""
+    sign = "+" if fraction > 0 else "\u2212" if fraction < 0 else ""
+    return unit(sign + number(abs(100 * fraction), digits), "%")
 
 
 def count(value: float) -> str:

@@ -127,14 +127,14 @@ REPORT: dict[str, dict[str, str]] = {
     },
     "report.sweep.pick_fastest": {"en": "the fastest backend", "ja": "最速のバックエンド"},
     "report.sweep.pick_slower": {"en": "fastest backend is {backend}", "ja": "最速のバックエンドは {backend}"},
-    "report.sweep.pick_slowdown": {"en": " ({slowdown}% for the pick)", "ja": " (選ばれたものは {slowdown}%)"},
+    "report.sweep.pick_slowdown": {"en": " (SDPA's call {margin})", "ja": " (SDPA の呼び出しは {margin})"},
     "report.sweep.pick_tie": {
         "en": "too close to call with {backend}",
         "ja": "{backend} と僅差で判定できない",
     },
     "report.sweep.pick_tie_slowdown": {
-        "en": " ({slowdown}% for the pick, within the noise)",
-        "ja": " (選ばれたものは {slowdown}%、ノイズの範囲内)",
+        "en": " (SDPA's call {margin}, within the noise)",
+        "ja": " (SDPA の呼び出しは {margin}、ノイズの範囲内)",
     },
     "report.sweep.unstable": {
         "en": "unstable: {point}: timed calls spread {p10}-{p90} ms (10th-90th percentile) after {attempts} "
@@ -196,7 +196,6 @@ REPORT: dict[str, dict[str, str]] = {
     },
     "report.col.profiled_us": {"en": "profiled CPU us", "ja": "プロファイル下の CPU us"},
     "report.col.profiler_share": {"en": "profiler share", "ja": "プロファイラの割合"},
-    "report.col.context_us": {"en": "context us", "ja": "強制コンテキスト us"},
     "report.col.samples": {"en": "samples", "ja": "サンプル"},
     "report.calls": {"en": "{profiled} / {unprofiled} calls", "ja": "{profiled} / {unprofiled} 回"},
     "report.cpu.by_hand": {

@@ -154,12 +154,14 @@ SITE: dict[str, dict[str, str]] = {
     # --- timeline ---
     "timeline.download": {"en": "Download the raw trace", "ja": "元のトレースをダウンロード"},
     "cpu_costs.interleaved": {
-        "en": "CPU figures: medians of {rounds} rounds in which every backend above was measured in turn, so that "
-        "they share the machine's conditions, each with the 95% confidence interval of that median over the rounds "
-        "in brackets; CPU events per step come from each backend's own profiled run.",
-        "ja": "CPU の数値: 上のバックエンドを順番に計測する周回を {rounds} 回繰り返した中央値です "
-        "(全バックエンドが同じマシン状態で計測されます)。括弧内は周回にわたる中央値の 95% 信頼区間です。"
-        "ステップあたりの CPU イベント数は各バックエンド自身のプロファイル実行から取っています。",
+        "en": "CPU figures at shape {shape}, {dtype} (they depend on it): medians of {rounds} rounds in which every "
+        "backend above was measured in turn, so that they share the machine's conditions, each with the 95% "
+        "confidence interval of that median over the rounds in brackets; CPU events per step come from each "
+        "backend's own profiled run.",
+        "ja": "CPU の数値 (形状 {shape}、{dtype} での値で、形状によって変わります): 上のバックエンドを順番に計測する"
+        "周回を {rounds} 回繰り返した中央値です (全バックエンドが同じマシン状態で計測されます)。括弧内は周回に"
+        "わたる中央値の 95% 信頼区間です。ステップあたりの CPU イベント数は各バックエンド自身のプロファイル実行から"
+        "取っています。",
     },
     "cpu_costs.own_runs": {
         "en": "This build has no side-by-side measurement: CPU figures come from each backend's own run, measured "

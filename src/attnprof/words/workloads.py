@@ -16,7 +16,7 @@ WORKLOADS: dict[str, dict[str, str]] = {
     # --- timelines ---
     "timeline.row.thread": {"en": "{thread}, depth {depth}", "ja": "{thread} (深さ {depth})"},
     # --- train-table ---
-    "col.step_ms": {"en": "Training step (median, ms)", "ja": "学習ステップ (中央値, ms)"},
+    "col.step_ms": {"en": "Training step (median and band, ms)", "ja": "学習ステップ (中央値とノイズ幅, ms)"},
     "col.fwd_ms": {"en": "Forward (ms)", "ja": "フォワード (ms)"},
     "col.bwd_ms": {"en": "Backward (ms)", "ja": "バックワード (ms)"},
     "col.bwd_over_fwd": {"en": "Backward / forward", "ja": "バックワード / フォワード"},
@@ -32,7 +32,10 @@ WORKLOADS: dict[str, dict[str, str]] = {
     "train.backend": {"en": "{kernel} (SDPA ran {backend})", "ja": "{kernel} (SDPA は {backend} を実行)"},
     # --- decode-table ---
     "col.kv_len": {"en": "KV cache length", "ja": "KV キャッシュ長"},
-    "decode.metric.gpu_us": {"en": "GPU time per step (median, µs)", "ja": "ステップあたり GPU 時間 (中央値, µs)"},
+    "decode.metric.gpu_us": {
+        "en": "GPU time per step (median and band, µs)",
+        "ja": "ステップあたり GPU 時間 (中央値とノイズ幅, µs)",
+    },
     "decode.metric.gbs": {"en": "Achieved bandwidth (GB/s)", "ja": "実効帯域幅 (GB/s)"},
     "decode.metric.read_pct": {"en": "Share of the read bandwidth (%)", "ja": "読み出し帯域幅に対する割合 (%)"},
     "decode.metric.dispatch_us": {
@@ -76,21 +79,13 @@ WORKLOADS: dict[str, dict[str, str]] = {
     "col.length": {"en": "Length", "ja": "長さ"},
     "col.winner": {"en": "Fastest", "ja": "最速"},
     "col.runner_up": {"en": "Runner-up (slower by)", "ja": "次点 (遅い分)"},
-    "col.winner_memory": {"en": "Fastest's peak memory (MiB)", "ja": "最速のピークメモリ (MiB)"},
+    "col.winner_memory": {
+        "en": "Fastest's peak memory above its inputs (MiB)",
+        "ja": "最速のピークメモリ (入力を除く, MiB)",
+    },
     "col.sdpa_forcing": {"en": "SDPA's choice; force a backend?", "ja": "SDPA の選択、バックエンドを強制すべきか"},
     "col.flex": {"en": "FlexAttention vs fastest", "ja": "FlexAttention と最速の比"},
-    "decision.time": {"en": "{variant} ({ms} ms)", "ja": "{variant} ({ms} ms)"},
-    "decision.margin": {"en": "{variant} (+{percent}%)", "ja": "{variant} (+{percent}%)"},
     "decision.tie": {"en": "too close to call", "ja": "僅差で判定できない"},
-    "decision.forcing.helps": {
-        "en": "{picked}; forcing {best} saves {percent}% GPU time",
-        "ja": "{picked}。{best} を強制すると GPU 時間が {percent}% 減る",
-    },
-    "decision.forcing.no_gain": {"en": "{picked}; forcing gains nothing", "ja": "{picked}。強制しても得はない"},
-    "decision.forcing.cpu": {
-        "en": "forcing it costs {us} µs CPU per call",
-        "ja": "強制すると呼び出しごとに CPU が {us} µs 増える",
-    },
     "decision.forcing.unknown": {"en": "not measured", "ja": "計測なし"},
     "decision.flex": {"en": "{ratio}×", "ja": "{ratio} 倍"},
     "decision.none": {
@@ -98,12 +93,12 @@ WORKLOADS: dict[str, dict[str, str]] = {
         "ja": "このビルドにはワークロードの結果がありません",
     },
     "decision.summary.line": {
-        "en": "{workload} ({length}): {winner}",
-        "ja": "{workload} ({length}): {winner}",
+        "en": "{workload} at {length} ({conditions}): {winner}",
+        "ja": "{workload}、{length} ({conditions}): {winner}",
     },
     "decision.summary.tie": {
-        "en": "{workload} ({length}): {winner} or {runner}, too close to call",
-        "ja": "{workload} ({length}): {winner} か {runner} (僅差で判定できない)",
+        "en": "{workload} at {length} ({conditions}): {winner} or {runner}, too close to call",
+        "ja": "{workload}、{length} ({conditions}): {winner} か {runner} (僅差で判定できない)",
     },
     # --- claims C18-C26: shared ---
     "col.guess": {"en": "Our guess", "ja": "予想"},
@@ -214,11 +209,22 @@ WORKLOADS: dict[str, dict[str, str]] = {
         "ja": "SDPA がどのみち選ぶバックエンドを強制すると、ステップごとに CPU 時間がかかる",
     },
     "C26.measured": {
-        "en": "forcing adds {low} to {high} µs of CPU time per step ({n} cache lengths)",
-        "ja": "強制によりステップあたり CPU 時間が {low}〜{high} µs 増える (KV キャッシュ長 {n} 通り)",
+        "en": "forcing costs {cost} µs CPU per call ({lo}–{hi}), the same at every shape: {share}% of the {issue} µs "
+        "SDPA takes to issue a step at KV cache {length}",
+        "ja": "強制すると呼び出しごとに CPU 時間が {cost} µs ({lo}–{hi}) かかり、形状によらず同じ: KV キャッシュ "
+        "{length} で SDPA がステップの発行にかける {issue} µs の {share}%",
     },
     "C26.detail": {
-        "en": "judged at the shortest cache, KV {length}, where issuing the step limits it: {extra} µs more forced",
-        "ja": "判定は、ステップの発行が律速になる最短の KV キャッシュ {length} で行う: 強制すると {extra} µs 多い",
+        "en": "Holds when that cost is, beyond the noise, at least 5% of the issue time ({limit} µs): the "
+        "sdpa_kernel context measured alone, {calls} calls, not the difference of two dispatch costs.",
+        "ja": "その代償がノイズを超えて発行時間の 5% ({limit} µs) 以上なら成り立つ。sdpa_kernel コンテキストだけを "
+        "{calls} 回計測した値で、2 つのディスパッチコストの差ではない。",
+    },
+    "C26.cost": {"en": "forcing", "ja": "強制の代償"},
+    "C26.limit": {"en": "5% of the issue time", "ja": "発行時間の 5%"},
+    "C26.reason.no_fixed": {
+        "en": "this build did not measure the cost of forcing a backend once (examples/11-cpu-overhead.py writes it)",
+        "ja": "このビルドはバックエンドを強制するコストを 1 回計測していません (examples/11-cpu-overhead.py が"
+        "書き出します)",
     },
 }

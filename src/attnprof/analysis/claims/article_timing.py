@@ -4,8 +4,9 @@ most, and the advice to let SDPA choose.
 Orderings of measured figures go through the one comparison rule, :func:`attnprof.noise.compare`: each figure has
 a band, its 95% confidence interval widened to at least ±3% of its median for GPU times
 (:data:`attnprof.noise.GPU_FLOOR`) and ±10% for CPU times (:data:`attnprof.noise.CPU_FLOOR`); an order holds or
-differs only when the bands do not overlap, and is a ``tie`` when they do. The rules (each rule function states its
-own):
+differs only when the bands do not overlap and the medians differ by the minimum effect size
+(:data:`attnprof.noise.GPU_MIN_EFFECT`, :data:`attnprof.noise.CPU_MIN_EFFECT`), and is a ``tie`` otherwise. The
+rules (each rule function states its own):
 
 * C15 holds when flash is the fastest of efficient, flash and cuDNN by median GPU time without the profiler
   (by profiled GPU time when that was not measured), beyond the noise.
@@ -31,7 +32,7 @@ from attnprof.analysis.claims.framework import (
     short,
 )
 from attnprof.analysis.summary import Analysis, self_share
-from attnprof.noise import CPU_FLOOR, GPU_FLOOR, Figure
+from attnprof.noise import CPU_FLOOR, CPU_MIN_EFFECT, GPU_FLOOR, GPU_MIN_EFFECT, Figure
 from attnprof.words.fmt import number as _num
 
 
@@ -65,7 +66,7 @@ def _flash_is_fastest(ctx: Check) -> Verdict:
     basis: dict[str, Figure] = unprofiled if use_timing else profiled  # type: ignore[assignment]
     if len(basis) < len(FUSED_BACKENDS):
         return ctx.unmeasurable(ctx.not_recorded("gpu_time", [v for v in FUSED_BACKENDS if v not in basis]))
-    contenders = noise.extreme(basis, GPU_FLOOR, lowest=True)
+    contenders = noise.extreme(basis, GPU_FLOOR, lowest=True, min_effect=GPU_MIN_EFFECT)
     measured = ctx.t(
         "C15.measured",
         fastest=ctx.who(contenders),
@@ -106,7 +107,7 @@ def _cudnn_costs_most_cpu(ctx: Check) -> Verdict:
     if any(f is None for f in cpu.values()):
         return ctx.unmeasurable(ctx.not_recorded("profiled_cpu", [v for v, f in cpu.items() if f is None]))
     figs: dict[str, Figure] = cpu  # type: ignore[assignment]
-    contenders = noise.extreme(figs, CPU_FLOOR, lowest=False)
+    contenders = noise.extreme(figs, CPU_FLOOR, lowest=False, min_effect=CPU_MIN_EFFECT)
     share = self_share(rs["sdpa_cudnn"].result.steps, "aten::scaled_dot_product_attention")
     basis = "C16.basis.side_by_side" if all(c.interleaved for c in costs.values()) else "C16.basis.steps"
     measured = ctx.t(
@@ -130,7 +131,7 @@ def _cudnn_costs_most_cpu(ctx: Check) -> Verdict:
     else:
         d_figs: dict[str, Figure] = dispatch  # type: ignore[assignment]
         figures |= {f"dispatch_us {v}": d_figs[v] for v in FUSED_BACKENDS}
-        contenders_d = noise.extreme(d_figs, CPU_FLOOR, lowest=False)
+        contenders_d = noise.extreme(d_figs, CPU_FLOOR, lowest=False, min_effect=CPU_MIN_EFFECT)
         without_p = _order(contenders_d, "sdpa_cudnn")
         detail.append(
             ctx.t(
@@ -178,7 +179,8 @@ def _auto_choice_advice(ctx: Check) -> Verdict:
         choice = {"lower": "ok", "higher": "fail", "tie": "tie"}[noise.compare(auto_fig, limit, GPU_FLOOR)]
     dispatch_ok = d_cudnn is not None and d_flash is not None and finite(d_cudnn.median) and finite(d_flash.median)
     if dispatch_ok:
-        premise = {"higher": "ok", "lower": "fail", "tie": "tie"}[noise.compare(d_cudnn, d_flash, CPU_FLOOR)]  # type: ignore[arg-type]
+        outcome = noise.compare(d_cudnn, d_flash, CPU_FLOOR, min_effect=CPU_MIN_EFFECT)  # type: ignore[arg-type]
+        premise = {"higher": "ok", "lower": "fail", "tie": "tie"}[outcome]
     nr = ctx.t("not_recorded")
     measured = ctx.t(
         "C17.measured",

@@ -9,7 +9,8 @@ its own):
   Memset), because the article counts its Memcpy among the kernels; C8, C9 and C11 count kernels only and also
   require the decoded kind of the one kernel; C12 counts ``aten::transpose`` ops.
 * "About N" (C3, the ~13% of C10) holds within ±10% of N.
-* Ratios (C4) hold within ±20% of the published ratio.
+* C4 ("several times slower") holds when math's profiled time per step is at least twice naive_inplace's, beyond
+  the noise; the article's 3.7× is the A100's factor and is reported beside the measured one.
 * Naming claims compare what the names decode to (:func:`attnprof.analysis.kernels.decode`), not the names: C5 holds
   when every gemm of the math backend is FP32 off the tensor cores and every gemm of naive attention is a bf16
   tensor-core gemm; C6 and C7 need the named ops (and, on a GPU, kernels) in every step.
@@ -28,7 +29,6 @@ from attnprof.analysis import kernels, zero_occupancy
 from attnprof.analysis.claims.framework import (
     ABOUT_TOLERANCE,
     FUSED_BACKENDS,
-    RATIO_TOLERANCE,
     Check,
     Claim,
     Rule,
@@ -115,26 +115,40 @@ def _math_about_twenty_kernels(ctx: Check) -> Verdict:
     return ctx.verdict(within(n, 20, ABOUT_TOLERANCE), ctx.t("C3.measured", n=_count(n)))
 
 
+#: C4: "several times slower" holds from this factor on.
+SEVERAL_TIMES = 2.0
+
+
 def _math_over_inplace_time_ratio(ctx: Check) -> Verdict:
-    """Ratio: math's profiled GPU time per step (the median of the active steps) over naive_inplace's is within ±20%
-    of 3.7 (7.239 / 1.955); the ratio without the profiler is reported beside it. Tolerance: ±20%, far wider than
-    the noise of either time."""
+    """Several times slower: math's profiled GPU time per step (the median of the active steps, with their range)
+    is at least twice naive_inplace's, beyond the noise (bands at least ±3 %, noise.GPU_FLOOR); too close to call
+    when the bands meet twice naive_inplace's time. The article's 3.7× is the A100's factor: how many times slower
+    depends on the GPU, because math multiplies in fp32 off the tensor cores and the naive code in bf16 on them
+    (C5), so the finding, not the A100's factor, is what is checked; the factor is reported beside the published
+    one, and the ratio without the profiler beside it."""
     math_r, inplace = ctx.results["sdpa_math"].result, ctx.results["naive_inplace"].result
-    a, b = _profiled_gpu(math_r.steps), _profiled_gpu(inplace.steps)
-    if b <= 0:
+    a_steps, b_steps = [s.gpu_time_us for s in math_r.steps], [s.gpu_time_us for s in inplace.steps]
+    if not b_steps or noise.span(b_steps).median <= 0 or not a_steps:
         return ctx.unmeasurable(ctx.t("reason.no_kernel", variant="naive_inplace", family="GPU"))
-    ratio = a / b
-    measured = ctx.t("C4.measured", ratio=_num(ratio), math=_num(a), inplace=_num(b))
-    detail = ""
+    a, b = noise.span(a_steps), noise.span(b_steps)
+    measured = ctx.t("C4.measured", ratio=_num(a.median / b.median), math=_num(a.median), inplace=_num(b.median))
+    limit = b.scaled(SEVERAL_TIMES)
+    outcome = noise.compare(a, limit, noise.GPU_FLOOR)
+    detail = [ctx.t("C4.detail.rule")]
+    if outcome == "tie":
+        detail.append(ctx.tie_detail({"sdpa_math": a, ctx.t("C4.limit"): limit}, noise.GPU_FLOOR, "µs"))
     ta, tb = math_r.timing, inplace.timing
     if ta and tb and finite(ta.gpu_ms_median) and finite(tb.gpu_ms_median) and tb.gpu_ms_median > 0:
-        detail = ctx.t(
-            "C4.detail.unprofiled",
-            ratio=_num(ta.gpu_ms_median / tb.gpu_ms_median),
-            math=_num(ta.gpu_ms_median),
-            inplace=_num(tb.gpu_ms_median),
+        detail.append(
+            ctx.t(
+                "C4.detail.unprofiled",
+                ratio=_num(ta.gpu_ms_median / tb.gpu_ms_median),
+                math=_num(ta.gpu_ms_median),
+                inplace=_num(tb.gpu_ms_median),
+            )
         )
-    return ctx.verdict(within(ratio, 7.239 / 1.955, RATIO_TOLERANCE), measured, detail)
+    holds = {"higher": True, "lower": False}.get(outcome)
+    return ctx.verdict(holds, measured, detail, {"gpu_us sdpa_math": a, "gpu_us 2x naive_inplace": limit})
 
 
 def _gemm_precision_by_backend(ctx: Check) -> Verdict:
@@ -375,8 +389,16 @@ def _cudnn_zero_occupancy_explained(ctx: Check) -> Verdict:
         regs=cudnn.registers_per_thread,
         threads=o.warps_per_block * o.warp_size if o else "?",
         blocks="?" if o is None else o.blocks_per_sm,
-        counter=counter_text or ctx.t("none"),
     )
+    # two parts, each said: the 0% itself, and the article's explanation of it
+    zero = cudnn.reported_occupancy == 0
+    if zero and h1.counterexamples:
+        part = ctx.t("C14.part.explanation_fails", counter=counter_text)
+    elif zero:
+        part = ctx.t("C14.part.both_hold")
+    else:
+        part = ctx.t("C14.part.reported_fails", reported=_num(cudnn.reported_occupancy, 2),
+                     counter=counter_text or ctx.t("none"))  # fmt: skip
     best = zero_occupancy.supported(tests)
     if len(best) == 1:
         detail = ctx.t("C14.detail.best", best=best[0].hypothesis.key)
@@ -384,7 +406,7 @@ def _cudnn_zero_occupancy_explained(ctx: Check) -> Verdict:
         detail = ctx.t("C14.detail.tie", best=ctx.join(t.hypothesis.key for t in best))
     else:
         detail = ctx.t("C14.detail.no_best")
-    return ctx.verdict(cudnn.reported_occupancy == 0 and not h1.counterexamples, measured, detail)
+    return ctx.verdict(zero and not h1.counterexamples, measured, [part, detail])
 
 
 def _profiled_gpu(steps: Iterable[StepTrace]) -> float:
