@@ -196,6 +196,7 @@ def test_pages_depend_on_the_results_folder(built):
     assert "attnprof-results-listing.txt" in deps and "results" not in deps
     assert "sdpa_flash__train__8x16x1024x64__bfloat16__cuda.json" in deps
 
+
 def test_profiled_kernels_longer_than_the_timed_step_are_explained(project, tmp_path):
     # a build where the profiled kernels of a step took longer than the step's median without the profiler (the
     # H200 build's decoding page showed a kernel average above the step median without a word)
