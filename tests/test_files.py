@@ -97,11 +97,13 @@ def test_check_output_tries_the_folder_for_real_so_root_is_refused_where_it_cann
         files.check_output("/proc/self/attnprof-test.json")
 
 
-def test_check_output_accepts_regular_and_new_files_and_follows_links(arena):
+def test_check_output_accepts_regular_and_new_files_and_follows_links_only_when_forced(arena):
     before = snapshot(arena)
     assert files.check_output(arena / "file.txt") == arena / "file.txt"
     assert files.check_output(str(arena / "new.json")) == arena / "new.json"
-    assert files.check_output(arena / "file-link") == arena / "file.txt"
+    with pytest.raises(BadPath, match=r"is a symbolic link to .*file\.txt'; .* add --force"):
+        files.check_output(arena / "file-link")
+    assert files.check_output(arena / "file-link", force=True) == arena / "file.txt"
     assert snapshot(arena) == before  # the trial file in the folder is gone again
 
 
@@ -212,7 +214,10 @@ def test_load_trace_checks_the_gzip_beside_a_result(tmp_path):
 def test_read_bytes_refuses_more_than_its_limit(tmp_path):
     path = tmp_path / "big.json"
     path.write_bytes(b"[" + b"1," * 100 + b"1]")
-    with pytest.raises(UnreadableFile, match="more than the 64 attnprof reads"):
+    with pytest.raises(
+        UnreadableFile,
+        match="more than the 64 bytes .* attnprof reads from one file; to read it, raise the limit: ATTNPROF_MAX_READ_MB",
+    ):
         files.read_bytes(path, limit=64)
-    with pytest.raises(UnreadableFile, match="decompresses to more than"):
+    with pytest.raises(UnreadableFile, match="more than the 64 bytes"):
         files.gunzip(gzip.compress(b"x" * 1000), path, limit=64)

@@ -108,7 +108,8 @@ COMMANDS: dict[str, tuple[str, str, tuple[tuple[str, dict], ...]]] = {
                     metavar="FILE",
                     type=text("a file name"),
                     help="also write the Chrome trace to FILE: a regular file, or a new one in an existing folder; "
-                    "gzipped if FILE ends in .gz (default: no trace file)",
+                    "gzipped if FILE ends in .gz; - prints it instead of the tables; a read-only FILE or a link is "
+                    "refused unless --force (default: no trace file)",
                 ),
             ),
             ("--json", dict(action="store_true", help="print the result as JSON (default: tables)")),
@@ -229,16 +230,17 @@ COMMANDS: dict[str, tuple[str, str, tuple[tuple[str, dict], ...]]] = {
                 dict(
                     metavar="FILE",
                     type=text("a file name"),
-                    help="also write the sweep as JSON to FILE: a regular file, or a new one in an existing folder "
-                    "(default: no file)",
+                    help="also write the sweep as JSON to FILE: a regular file, or a new one in an existing folder; "
+                    "gzipped if FILE ends in .gz; - prints it instead of the tables; a read-only FILE or a link is "
+                    "refused unless --force (default: no file)",
                 ),
             ),
             (
                 "--force",
                 dict(
                     action="store_true",
-                    help="also run points whose estimated memory is more than this machine has (default: mark them "
-                    "oom without running them)",
+                    help="also run points whose estimated memory is more than this machine has, and replace a "
+                    "read-only --out FILE or write through a link (default: mark them oom without running them)",
                 ),
             ),
             DRY_RUN,
@@ -358,6 +360,14 @@ COMMANDS: dict[str, tuple[str, str, tuple[tuple[str, dict], ...]]] = {
                     type=text("a positive number of megabytes such as 1024"),
                     help="the most JSON read from the trace, after decompression, in megabytes; larger "
                     "traces are refused (default: 512)",
+                ),
+            ),
+            (
+                "--force",
+                dict(
+                    action="store_true",
+                    help="replace a read-only output FILE, or write the file a link points to (default: refuse, "
+                    "exit 2)",
                 ),
             ),
             (

@@ -102,12 +102,13 @@ def budget(value: str | None) -> float | None:
     return seconds
 
 
-def output(value: str | None, what: str) -> Path | None:
-    """The checked output path (:func:`attnprof.records.files.check_output`), or ``None`` when none was asked for."""
+def output(value: str | None, what: str, force: bool = False, stdout: bool = False) -> Path | None:
+    """The checked output path (:func:`attnprof.records.files.check_output`; ``-`` is standard output when
+    ``stdout``), or ``None`` when none was asked for."""
     if value is None:
         return None
     try:
-        return files.check_output(value, what)
+        return files.check_output(value, what, force=force, stdout=stdout)
     except files.BadPath as exc:
         raise BadInput(str(exc)) from None
 

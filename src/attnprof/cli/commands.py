@@ -22,12 +22,16 @@ class WriteFailed(Exception):
     """An output file could not be written at the end of a run (a full disk, ...): one line, exit status 1."""
 
 
-def _write(path: Path, data: bytes, shown: str, since: int) -> None:
-    """Write an output file atomically (:func:`attnprof.records.files.atomic_write`), unless interrupted on the
-    way."""
-    raise_if_interrupted(since)
+def write(shown: str, data: bytes | str, force: bool, out: IO[str], since: int | None = None) -> None:
+    """Write an output file through the one checked writer (:func:`attnprof.records.files.write_output`: checked
+    again, in the format its name asks for, atomically; ``-`` to ``out``), unless interrupted on the way. A failure
+    at the end of a long run is one line (:class:`WriteFailed`); what was printed before stays."""
+    if since is not None:
+        raise_if_interrupted(since)
     try:
-        files.atomic_write(path, data)
+        files.write_output(shown, data, force=force, out=out)
+    except files.BadPath as exc:
+        raise WriteFailed(f"cannot write {shown!r}: {exc}") from None
     except OSError as exc:
         raise WriteFailed(f"cannot write {shown!r}: {exc.strerror or exc}") from None
 
@@ -60,7 +64,9 @@ def cmd_list(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
 def cmd_profile(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     """``attnprof profile``: the kernel table and summary of one variant (or its result as JSON)."""
     (name,) = checks.variant_names([args.variant])
-    trace_to = checks.output(args.trace, "trace file")
+    trace_to = checks.output(args.trace, "trace file", args.force, stdout=True)
+    if args.trace == files.STDOUT and args.json:
+        raise checks.BadInput("--trace - and --json both ask for standard output; give the trace a file name")
     job = workload.name(args)
     workload.check_variant(name, job)
     (run,) = workload.setups(args)
@@ -76,8 +82,9 @@ def cmd_profile(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         trace = files.read_bytes(Path(tmp) / res.trace_file) if trace_to and res.trace_file else None
     if trace_to is not None:
         if trace is not None:
-            data = trace if trace_to.suffix == ".gz" else files.gunzip(trace, trace_to)
-            _write(trace_to, data, args.trace, args.interrupts_seen)
+            write(args.trace, trace, args.force, out, args.interrupts_seen)
+            if args.trace == files.STDOUT:
+                return 0
             err.write(f"Chrome trace written to {args.trace} (open it in Perfetto UI or chrome://tracing)\n")
         else:
             err.write(f"no trace written: {name} did not run ({res.status})\n")
@@ -124,7 +131,7 @@ def cmd_compare(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
 
 def cmd_sweep(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     """``attnprof sweep``: time every variant's forward over sequence lengths and head dims, without the profiler."""
-    out_path = checks.output(args.out, "output file")
+    out_path = checks.output(args.out, "output file", args.force, stdout=True)
     cfg = checks.sweep_config(args)
     limit = None if args.force else cost.available(cfg.device)
     points = [(v, d, s) for v in cfg.variants for d in cfg.head_dims for s in cfg.seqs_for(v)]
@@ -152,14 +159,16 @@ def cmd_sweep(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         bar(done, total, point)
 
     result = sweeprun.run_sweep(cfg, ceilings=ceilings, progress=progress, memory_limit=limit, strict_budget=True)
-    for metric in ("gpu_ms", "tflops"):
-        out.write(report.sweep_table(result, metric) + "\n\n")
-    out.write(report.sweep_summary(result) + "\n")
+    if args.out != files.STDOUT:  # "--out -": the JSON is what standard output shows
+        for metric in ("gpu_ms", "tflops"):
+            out.write(report.sweep_table(result, metric) + "\n\n")
+        out.write(report.sweep_summary(result) + "\n")
     if result.stopped:
         err.write(f"incomplete: {result.stopped}\n")
     if out_path is not None:
-        _write(out_path, sweep.dumps(result), args.out, args.interrupts_seen)
-        err.write(f"sweep written to {args.out}\n")
+        write(args.out, sweep.dumps(result), args.force, out, args.interrupts_seen)
+        if args.out != files.STDOUT:
+            err.write(f"sweep written to {args.out}\n")
     return 0
 
 

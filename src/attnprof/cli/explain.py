@@ -21,7 +21,7 @@ from attnprof.analysis import explain as ex
 from attnprof.analysis.explain import Asked, Explanation
 from attnprof.cli import checks
 from attnprof.cli.checks import BadInput
-from attnprof.cli.commands import WriteFailed
+from attnprof.cli.commands import write
 from attnprof.records import files, foreign
 from attnprof.render import explain as report
 from attnprof.render import explainhtml
@@ -37,7 +37,7 @@ BACKEND_NAMES = {"FLASH_ATTENTION": "flash", "EFFICIENT_ATTENTION": "mem_efficie
 
 def _mb(value: str | None) -> int:
     if value is None:
-        return foreign.MAX_BYTES
+        return files.max_read_bytes()
     try:
         mb = float(value)
     except ValueError:
@@ -47,11 +47,11 @@ def _mb(value: str | None) -> int:
     return int(mb * (1 << 20))
 
 
-def _out(value: str | None, what: str) -> Path | str | None:
+def _out(value: str | None, what: str, force: bool) -> Path | str | None:
     """An output: ``None``, ``"-"`` (standard output) or a checked path."""
-    if value is None or value == "-":
+    if value is None or value == files.STDOUT:
         return value
-    return checks.output(value, what)
+    return checks.output(value, what, force)
 
 
 def _options(args: argparse.Namespace) -> tuple[str, Any, int]:
@@ -130,17 +130,10 @@ def dumps(data: dict[str, Any]) -> str:
     return orjson.dumps(data, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2).decode() + "\n"
 
 
-def _write(path: Path, data: bytes, shown: str) -> None:
-    try:
-        files.atomic_write(path, data)
-    except OSError as exc:
-        raise WriteFailed(f"cannot write {shown!r}: {exc.strerror or exc}") from None
-
-
 def cmd_explain(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     """``attnprof explain``: the reading of any PyTorch profiler trace."""
     lang, gpu, max_bytes = _options(args)
-    json_to, html_to = _out(args.json, "JSON file"), _out(args.html, "HTML file")
+    json_to, html_to = _out(args.json, "JSON file", args.force), _out(args.html, "HTML file", args.force)
     started = time.perf_counter()
     err.write(f"reading {args.trace}\n")
     err.flush()
@@ -170,14 +163,14 @@ def cmd_explain(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         if json_to == "-":
             out.write(text)
         else:
-            _write(json_to, text.encode("utf-8"), args.json)
+            write(args.json, text, args.force, out)
             err.write(f"JSON written to {args.json}\n")
     if html_to is not None:
         page = explainhtml.page(x, asked, lang)
         if html_to == "-":
             out.write(page)
         else:
-            _write(html_to, page.encode("utf-8"), args.html)
+            write(args.html, page, args.force, out)
             err.write(f"HTML page written to {args.html}\n")
     if json_to != "-" and html_to != "-":
         out.write(report.text(x, asked, lang))

@@ -27,7 +27,7 @@ import stat
 import tempfile
 import zlib
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 #: The most bytes a reader takes from one file (or, for ``.gz``, decompresses from it).
 MAX_READ_BYTES = 1 << 30
@@ -90,28 +90,39 @@ def _why(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
-def check_output(path: str | os.PathLike[str], what: str = "output file") -> Path:
+def check_output(
+    path: str | os.PathLike[str], what: str = "output file", *, force: bool = False, stdout: bool = False
+) -> Path:
     """Check that ``path`` can be written, before any work starts; returns the path to write.
 
-    Accepted: an existing regular file (a link to one is followed: the file it points to is written), or a new
-    name in an existing folder where a file can really be created (tried with a temporary file, removed at once;
-    this also catches folders that even root cannot write, such as ``/proc``). Refused: an empty string, a
+    Accepted: an existing regular file that can be written, or a new name in an existing folder where a file can
+    really be created (tried with a temporary file, removed at once; this also catches folders that even root
+    cannot write, such as ``/proc``); with ``force``, also a read-only file (replaced, keeping its mode) and a
+    symbolic link to a regular file (the file it points to is written). ``-`` is standard output when ``stdout``
+    (then ``Path("-")`` is returned; a file named ``-`` is ``./-``), refused otherwise. Refused: an empty string, a
     directory, a device, a FIFO, a socket, a path under a regular file, a folder that does not exist.
 
     Raises:
-        BadPath: with one line naming ``path`` and what is accepted.
+        BadPath: with one line naming ``path``, what is wrong and what is accepted.
     """
     text = os.fspath(path)
     if not str(text).strip():
         raise BadPath(f"empty {what} path; {_ACCEPTED}")
     if "\0" in str(text):
         raise BadPath(f"bad {what} path {text!r}: it contains a NUL character; {_ACCEPTED}")
+    if text == STDOUT:
+        if stdout:
+            return Path(STDOUT)
+        raise BadPath(f"{what} '-' (standard output) is not accepted here; give a file name (./- for a file named -)")
     target = Path(os.path.realpath(text))
     st = _stat(target)
     if st is not None:
         kind = _kind(st.st_mode)
         if kind is not None:
             raise BadPath(f"{what} {text!r} is {kind}; {_ACCEPTED}")
+        if not force and (not stat.S_IMODE(st.st_mode) & 0o222 or not os.access(target, os.W_OK)):
+            raise BadPath(f"{what} {text!r} is read-only (mode {stat.S_IMODE(st.st_mode):04o}); make it writable, "
+                          "choose another name, or add --force to replace it")  # fmt: skip
     folder = target.parent
     fst = _stat(folder)
     if fst is None:
@@ -121,6 +132,9 @@ def check_output(path: str | os.PathLike[str], what: str = "output file") -> Pat
         raise BadPath(f"the folder of {what} {text!r} does not exist ({str(folder)!r}); {_ACCEPTED}")
     if not stat.S_ISDIR(fst.st_mode):
         raise BadPath(f"{what} {text!r} is under {str(folder)!r}, which is not a folder; {_ACCEPTED}")
+    if not force and os.path.islink(text):
+        raise BadPath(f"{what} {text!r} is a symbolic link to {str(target)!r}; attnprof does not write through a "
+                      "link: name the file itself, or add --force to write the file it points to")  # fmt: skip
     try:  # the real test: create a file there (permission bits, read-only mounts and /proc all answer here)
         fd, probe = tempfile.mkstemp(prefix=".attnprof-", suffix=".probe", dir=folder)
     except OSError as exc:
@@ -196,17 +210,106 @@ def holds(path: str | os.PathLike[str], data: bytes) -> bool:
         return False
 
 
-# --- reading --------------------------------------------------------------------------------------------------------
+# --- the one checked writer of a command's output -------------------------------------------------------------------
+
+#: The output path that means standard output.
+STDOUT = "-"
+_GZIP_MAGIC = b"\x1f\x8b"
 
 
-def read_bytes(path: str | os.PathLike[str], limit: int = MAX_READ_BYTES) -> bytes:
-    """The bytes of the regular file ``path``, at most ``limit`` of them.
+def wants_gzip(path: str | os.PathLike[str]) -> bool:
+    """Whether a file of this name holds gzip: its name ends in ``.gz`` (the one rule of every writer and reader)."""
+    return os.fspath(path).endswith(".gz")
+
+
+def encoded(path: str | os.PathLike[str], data: bytes) -> bytes:
+    """``data`` (plain, or already gzip) in the format ``path``'s name asks for: gzip (with a zero timestamp, so
+    that equal content gives equal files) when it ends in ``.gz``, plain otherwise."""
+    packed = data[:2] == _GZIP_MAGIC
+    if wants_gzip(path) and not packed:
+        return gzip.compress(data, mtime=0)
+    if packed and not wants_gzip(path):
+        return bytes(gunzip(data, path))
+    return data
+
+
+def write_output(
+    path: str | os.PathLike[str],
+    data: bytes | str,
+    *,
+    force: bool = False,
+    what: str = "output file",
+    out: IO[str] | None = None,
+) -> None:
+    """Write a command's output file: the path checked again (:func:`check_output`: a link or a read-only file is
+    refused unless ``force``), the content in the format the name asks for (:func:`encoded`), written atomically
+    (:func:`atomic_write`). ``path`` ``-`` writes the text to ``out`` (standard output) instead.
 
     Raises:
-        FileNotFoundError: if there is no such file.
-        UnreadableFile: if it is not a regular file, is larger than ``limit``, or cannot be read.
+        BadPath: if the path cannot be written (it changed since the command checked it: a folder that vanished, a
+            link put in its place, ...).
+        OSError: if writing fails (a full disk, ...).
     """
-    path = Path(path)
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    if os.fspath(path) == STDOUT:
+        if out is None:
+            raise BadPath(f"{what} '-' (standard output) is not accepted here; give a file name")
+        out.write(bytes(encoded("out.json", raw)).decode("utf-8"))
+        return
+    target = check_output(path, what, force=force)
+    atomic_write(target, encoded(path, raw))
+
+
+# --- reading --------------------------------------------------------------------------------------------------------
+
+#: The environment variable that raises (or lowers) the most bytes read from one file, decompressed, in megabytes.
+MAX_READ_MB_ENV = "ATTNPROF_MAX_READ_MB"
+#: The environment variable that raises (or lowers) the most JSON objects (``{``) one file may hold.
+MAX_OBJECTS_ENV = "ATTNPROF_MAX_OBJECTS"
+#: The most bytes a reader takes from one file (decompressed, for gzip) unless :data:`MAX_READ_MB_ENV` says more.
+MAX_READ_BYTES = 512 << 20
+#: The most ``{`` one file may hold (every JSON object opens with one: an event, its ``args``, a step...) unless
+#: :data:`MAX_OBJECTS_ENV` says more; counted while the bytes come in, before anything is built from them.
+MAX_OBJECTS = 8_000_000
+_CHUNK = 1 << 20
+
+
+def _env_limit(name: str, default: int, scale: int, example: str) -> int:
+    value = os.environ.get(name)
+    if value is None or not value.strip():
+        return default
+    try:
+        number = float(value)
+    except ValueError:
+        number = float("nan")
+    if not (0 < number < 1 << 40):
+        raise UnreadableFile(f"bad {name} {value[:40]!r}; expected a positive number such as {example}")
+    return max(1, int(number * scale))
+
+
+def max_read_bytes() -> int:
+    """The most bytes read from one file: :data:`MAX_READ_BYTES`, or ``$ATTNPROF_MAX_READ_MB`` megabytes."""
+    return _env_limit(MAX_READ_MB_ENV, MAX_READ_BYTES, 1 << 20, "2048")
+
+
+def max_objects() -> int:
+    """The most JSON objects read from one file: :data:`MAX_OBJECTS`, or ``$ATTNPROF_MAX_OBJECTS``."""
+    return _env_limit(MAX_OBJECTS_ENV, MAX_OBJECTS, 1, "20000000")
+
+
+#: How a reader's bounds are raised, said after a refusal.
+RAISE_HINT = f"to read it, raise the limit: {MAX_READ_MB_ENV}=<megabytes>"
+
+
+def _too_big(path: Path, limit: int, hint: str = RAISE_HINT) -> UnreadableFile:
+    return UnreadableFile(
+        f"{path} holds more than the {limit} bytes ({limit / (1 << 20):g} MB, decompressed) attnprof reads from "
+        f"one file; {hint}",
+        path,
+    )
+
+
+def _stat_input(path: Path, limit: int, hint: str = RAISE_HINT) -> os.stat_result:
     try:
         st = os.stat(path)
     except FileNotFoundError:
@@ -217,9 +320,21 @@ def read_bytes(path: str | os.PathLike[str], limit: int = MAX_READ_BYTES) -> byt
     if kind is not None:
         raise UnreadableFile(f"cannot read {path}: it is {kind}, not a file", path)
     if st.st_size > limit:
-        raise UnreadableFile(
-            f"{path} is {st.st_size} bytes, more than the {limit} attnprof reads from one file", path
-        )
+        raise _too_big(path, limit, hint)
+    return st
+
+
+def read_bytes(path: str | os.PathLike[str], limit: int | None = None) -> bytes:
+    """The bytes of the regular file ``path`` as they are on disk (not decompressed), at most ``limit`` of them
+    (:func:`max_read_bytes` by default).
+
+    Raises:
+        FileNotFoundError: if there is no such file.
+        UnreadableFile: if it is not a regular file, is larger than ``limit``, or cannot be read.
+    """
+    path = Path(path)
+    limit = max_read_bytes() if limit is None else limit
+    _stat_input(path, limit)
     try:
         with open(path, "rb") as f:
             data = f.read(limit + 1)
@@ -230,39 +345,92 @@ def read_bytes(path: str | os.PathLike[str], limit: int = MAX_READ_BYTES) -> byt
     return data
 
 
-def gunzip(data: bytes, path: str | os.PathLike[str], limit: int = MAX_READ_BYTES) -> bytes:
-    """Decompress the gzip ``data`` read from ``path``, checking its integrity (CRC and length), at most ``limit``
-    bytes out.
-
-    Raises:
-        UnreadableFile: for a truncated or corrupt gzip stream, or one that decompresses to more than ``limit``.
-    """
+def _drain(stream: IO[bytes], path: Path, limit: int, objects: int | None, hint: str = RAISE_HINT) -> bytearray:
+    """Everything ``stream`` gives, a megabyte at a time, refused as soon as it passes ``limit`` bytes or (when
+    given) ``objects`` JSON objects: nothing more than the limit is ever held."""
+    out = bytearray()
+    seen = 0
     try:
-        with gzip.GzipFile(fileobj=io.BytesIO(data)) as f:
-            out = f.read(limit + 1)
+        while chunk := stream.read(_CHUNK):
+            out += chunk
+            if len(out) > limit:
+                raise _too_big(path, limit, hint)
+            if objects is not None:
+                seen += chunk.count(b"{")
+                if seen > objects:
+                    raise UnreadableFile(
+                        f"{path} holds more than {objects} JSON objects, the most attnprof reads from one file; "
+                        f"to read it, raise the limit: {MAX_OBJECTS_ENV}=<count>",
+                        path,
+                    )
     except EOFError:
         raise UnreadableFile(
             f"{path} is a truncated gzip file (it ends before the compressed stream does)", path
         ) from None
-    except (gzip.BadGzipFile, zlib.error, OSError) as exc:
+    except (gzip.BadGzipFile, zlib.error) as exc:
         raise UnreadableFile(f"{path} is not a valid gzip file: {_why(exc)}", path) from None
-    if len(out) > limit:
-        raise UnreadableFile(f"{path} decompresses to more than the {limit} bytes attnprof reads", path)
+    except OSError as exc:
+        raise UnreadableFile(f"cannot read {path}: {_why(exc)}", path) from None
     return out
 
 
-def read_json(path: str | os.PathLike[str], limit: int = MAX_READ_BYTES) -> Any:
-    """The parsed JSON in ``path`` (gzip-compressed when the name ends in ``.gz``), integrity checked.
+def read_document(
+    path: str | os.PathLike[str],
+    limit: int | None = None,
+    objects: int | None = None,
+    gz: bool | None = None,
+    hint: str = RAISE_HINT,
+) -> bytearray:
+    """The content of the regular file ``path``, gunzipped as it streams in, integrity checked, bounded.
+
+    Args:
+        path: The file.
+        limit: The most bytes taken (decompressed): :func:`max_read_bytes` by default.
+        objects: The most ``{`` the content may hold: :func:`max_objects` by default.
+        gz: Whether the file is gzip: ``True`` (what a ``.gz`` name says; anything else is refused), ``False``
+            (read as it is), ``None`` (whatever its first bytes say).
 
     Raises:
         FileNotFoundError: if there is no such file.
-        UnreadableFile: for a file that is not a regular file, too large, truncated or corrupt gzip, or not JSON
-            (UTF-8).
+        UnreadableFile: for a file that is not a regular file, truncated or corrupt gzip, or more than either
+            limit (refused as soon as the limit is passed, the message naming it and how to raise it).
     """
     path = Path(path)
-    data = read_bytes(path, limit)
-    if path.suffix == ".gz":
-        data = gunzip(data, path, limit)
+    limit = max_read_bytes() if limit is None else limit
+    objects = max_objects() if objects is None else objects
+    _stat_input(path, limit, hint)
+    try:
+        with open(path, "rb") as f:
+            if gz is None:
+                gz = f.read(2) == _GZIP_MAGIC
+                f.seek(0)
+            if not gz:
+                return _drain(f, path, limit, objects, hint)
+            with gzip.GzipFile(fileobj=f) as stream:
+                return _drain(stream, path, limit, objects, hint)
+    except OSError as exc:
+        raise UnreadableFile(f"cannot read {path}: {_why(exc)}", path) from None
+
+
+def gunzip(data: bytes, path: str | os.PathLike[str], limit: int | None = None) -> bytearray:
+    """Decompress the gzip ``data`` read from ``path``, checking its integrity (CRC and length), at most ``limit``
+    bytes out (:func:`max_read_bytes` by default), a megabyte at a time.
+
+    Raises:
+        UnreadableFile: for a truncated or corrupt gzip stream, or one that decompresses to more than ``limit``.
+    """
+    limit = max_read_bytes() if limit is None else limit
+    with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
+        return _drain(stream, Path(path), limit, None)
+
+
+def parse_json(data: bytes | bytearray, path: str | os.PathLike[str]) -> Any:
+    """The JSON document in ``data`` (UTF-8) read from ``path``.
+
+    Raises:
+        UnreadableFile: for bytes that are not UTF-8 JSON, or nest too deeply.
+    """
+    path = Path(path)
     try:
         return json.loads(data.decode("utf-8"))
     except UnicodeDecodeError as exc:
@@ -271,3 +439,16 @@ def read_json(path: str | os.PathLike[str], limit: int = MAX_READ_BYTES) -> Any:
         raise UnreadableFile(f"{path.name} is not valid JSON: {exc}", path) from None
     except RecursionError:
         raise UnreadableFile(f"{path.name} is not valid JSON: nested too deeply", path) from None
+
+
+def read_json(path: str | os.PathLike[str], limit: int | None = None, objects: int | None = None) -> Any:
+    """The parsed JSON in ``path`` (gzip-compressed when the name ends in ``.gz``), integrity checked and bounded
+    (:func:`read_document`).
+
+    Raises:
+        FileNotFoundError: if there is no such file.
+        UnreadableFile: for a file that is not a regular file, too large or holding too many objects, truncated or
+            corrupt gzip, or not JSON (UTF-8).
+    """
+    data = read_document(path, limit, objects, gz=wants_gzip(path))
+    return parse_json(data, path)

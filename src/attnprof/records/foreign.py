@@ -52,12 +52,16 @@ except ImportError:  # pragma: no cover - exercised where orjson is missing
     _loads = _json.loads
     _DecodeError = ValueError
 
-#: Default bound on the JSON read from one trace (decompressed), bytes.
-MAX_BYTES = 512 << 20
+#: Default bound on the JSON read from one trace (decompressed), bytes: every reader's
+#: (:func:`attnprof.records.files.max_read_bytes`, raised by ``$ATTNPROF_MAX_READ_MB``).
+MAX_BYTES = files.MAX_READ_BYTES
 #: Default bound on the events kept from one trace.
 MAX_EVENTS = 4_000_000
 #: How the limits are raised.
-RAISE_HINT = "raise the limit with --max-mb (attnprof explain) or max_bytes= (records.foreign.load)"
+RAISE_HINT = (
+    f"raise the limit with --max-mb (attnprof explain), {files.MAX_READ_MB_ENV}=<megabytes> or max_bytes= "
+    "(records.foreign.load)"
+)
 
 #: Category (lower case) -> what the event is, for the categories kept.
 CATEGORIES: dict[str, str] = {
@@ -155,13 +159,11 @@ class ForeignTrace:
 # --- the bytes ------------------------------------------------------------------------------------------------------
 
 
-def read_document(path: Path, max_bytes: int) -> bytes:
-    """The JSON bytes of ``path`` (gunzipped when the file is gzip), at most ``max_bytes``: the one place this module
-    reads a file."""
-    data = files.read_bytes(path, max_bytes if not path.name.endswith(".gz") else max(max_bytes, 1 << 20))
-    if data[:2] == b"\x1f\x8b":
-        data = files.gunzip(data, path, max_bytes)
-    return data
+def read_document(path: Path, max_bytes: int) -> bytearray:
+    """The JSON bytes of ``path`` (gunzipped as they stream in when the file is gzip), at most ``max_bytes`` and at
+    most :func:`~attnprof.records.files.max_objects` objects, refused as soon as either is passed: the one place this
+    module reads a file."""
+    return files.read_document(path, max_bytes, gz=None, hint=RAISE_HINT)
 
 
 def _bad(path: Path, what: str) -> files.UnreadableFile:
@@ -422,7 +424,7 @@ def no_gc() -> Iterator[None]:
 
 def load(
     path: str | os.PathLike[str],
-    max_bytes: int = MAX_BYTES,
+    max_bytes: int | None = None,
     max_events: int = MAX_EVENTS,
     inputs_of: Callable[[str], bool] = lambda name: True,
 ) -> ForeignTrace:
@@ -430,7 +432,8 @@ def load(
 
     Args:
         path: The trace file.
-        max_bytes: The most JSON bytes read (decompressed); a larger trace is refused.
+        max_bytes: The most JSON bytes read (decompressed); a larger trace is refused. By default every reader's
+            bound (:func:`attnprof.records.files.max_read_bytes`).
         max_events: The most events kept; a trace with more is refused.
         inputs_of: Which ops (by name) keep their input shapes, types and concrete values: the shapes of every op
             of a large trace take more memory than the rest of it.
@@ -445,7 +448,7 @@ def load(
             or an event that is not an object or whose time is not a number.
     """
     with no_gc():
-        return _load(Path(path), max_bytes, max_events, inputs_of)
+        return _load(Path(path), files.max_read_bytes() if max_bytes is None else max_bytes, max_events, inputs_of)
 
 
 def _load(path: Path, max_bytes: int, max_events: int, inputs_of: Callable[[str], bool]) -> ForeignTrace:
