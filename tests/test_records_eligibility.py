@@ -31,7 +31,7 @@ def test_the_grid_file_round_trips_and_refuses_other_versions(saved, tmp_path):
     with pytest.raises(records.StaleResultError, match="schema version 0"):
         records.load(bad)
     bad.write_text('{"schema_version": 1, "rows": 3}')
-    with pytest.raises(UnreadableFile, match="not an eligibility grid"):
+    with pytest.raises(UnreadableFile, match="field rows: 3 is not a list of objects"):
         records.load(bad)
 
 

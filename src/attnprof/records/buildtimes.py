@@ -10,8 +10,9 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from attnprof.records import files
+from attnprof.records import schema
 from attnprof.records.results import json_bytes, write_if_changed
 
 #: The file's name, in the build's doctree folder.
@@ -57,9 +58,9 @@ def load(folder: str | Path) -> LanguageTimes:
         FileNotFoundError: if there are none.
         attnprof.records.files.UnreadableFile: for a file that does not hold them.
     """
-    path = Path(folder) / FILENAME
-    data = files.read_json(path)
-    try:
-        return LanguageTimes(**data)
-    except TypeError as exc:
-        raise files.UnreadableFile(f"{path} does not hold a build's times: {exc}", path) from None
+    return schema.load(Path(folder) / FILENAME, _build, "a build's times")
+
+
+def _build(data: Any) -> LanguageTimes:
+    schema.check(LanguageTimes, data)
+    return LanguageTimes(**data)

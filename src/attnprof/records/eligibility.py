@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from attnprof.noise import Figure
-from attnprof.records import files, results
+from attnprof.records import results, schema
 from attnprof.records.results import Environment, StaleResultError
 
 #: SDPA's backends, as ``torch.nn.attention.SDPBackend`` names them, in the order the tables show them.
@@ -346,6 +346,7 @@ class Grid:
                 f"eligibility grid schema version {version!r} is not the supported version {GRID_VERSION}; "
                 "measure it again"
             )
+        schema.check(cls, data)
         try:
             d = dict(data)
             d["base"] = Case.from_dict(d["base"])
@@ -376,11 +377,7 @@ def load(path: str | Path) -> Grid:
         attnprof.records.files.UnreadableFile: if it is not valid JSON; :class:`StaleResultError` (one kind of it)
             if it is not a grid of this schema version.
     """
-    path = Path(path)
-    try:
-        return Grid.from_dict(files.read_json(path))
-    except StaleResultError as exc:
-        raise StaleResultError(f"{path.name}: {exc}", path) from exc
+    return schema.load(path, Grid.from_dict, "an eligibility grid")
 
 
 def find(directory: str | Path) -> Path | None:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from attnprof.noise import Figure
-from attnprof.records import files
+from attnprof.records import schema
 from attnprof.records.results import Environment, StaleResultError, json_bytes, write_if_changed
 
 SCHEMA_VERSION = 1
@@ -92,6 +92,7 @@ class FixedCosts:
                 f"fixed-cost schema version {version!r} is not the supported version {SCHEMA_VERSION} (or not a "
                 "fixed-cost file); run examples/11-cpu-overhead.py again to regenerate it"
             )
+        schema.check(cls, data)
         try:
             d = dict(data)
             d["environment"] = Environment(**d["environment"])
@@ -123,11 +124,7 @@ def load(path: str | Path) -> FixedCosts:
             :class:`attnprof.records.results.StaleResultError` (one kind of it) if it is not a fixed-cost file of
             this schema version.
     """
-    path = Path(path)
-    try:
-        return FixedCosts.from_dict(files.read_json(path))
-    except StaleResultError as exc:
-        raise StaleResultError(f"{path.name}: {exc}", path) from exc
+    return schema.load(path, FixedCosts.from_dict, "a fixed-cost file")
 
 
 def find(directory: str | Path) -> Path | None:

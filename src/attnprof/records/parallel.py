@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from attnprof.records import files, results
+from attnprof.records import results, schema
 from attnprof.records.rank_trace import RankTrace
 from attnprof.records.results import Environment
 
@@ -299,6 +299,7 @@ class ParallelRun:
                 f"context-parallel schema version {version!r} is not the supported version {SCHEMA_VERSION}; "
                 "re-run examples/14-context-parallel.py"
             )
+        schema.check(cls, data)
         try:
             d = dict(data)
             cfg = dict(d["config"])
@@ -353,7 +354,7 @@ def load(path: str | Path) -> ParallelRun:
         kind of
             it) if it is not a context-parallel run of this schema version.
     """
-    return ParallelRun.from_dict(files.read_json(Path(path)))
+    return schema.load(path, ParallelRun.from_dict, "a context-parallel run file")
 
 
 def find(directory: str | Path) -> Path | None:

@@ -54,7 +54,7 @@ from pathlib import Path
 from typing import Any
 
 from attnprof.noise import CpuMedians, Figure
-from attnprof.records import files
+from attnprof.records import files, schema
 from attnprof.records.files import UnreadableFile
 
 SCHEMA_VERSION = 2
@@ -353,6 +353,7 @@ class Result:
                 f"result schema version {version!r} is not the supported version {SCHEMA_VERSION}; "
                 "re-run the variant to regenerate it"
             )
+        schema.check(cls, data)
         try:
             d = dict(data)
             d["environment"] = Environment(**d["environment"])
@@ -438,11 +439,7 @@ def load(path: Path) -> Result:
         attnprof.records.files.UnreadableFile: if it is not a regular file or not valid JSON;
             :class:`StaleResultError` (one kind of it) if it is not a result of this schema version.
     """
-    path = Path(path)
-    try:
-        return Result.from_dict(files.read_json(path))
-    except StaleResultError as exc:
-        raise StaleResultError(f"{path.name}: {exc}", path) from exc
+    return schema.load(path, Result.from_dict, "a result file")
 
 
 def load_trace(result_path: Path, result: Result) -> dict[str, Any] | None:
@@ -547,6 +544,7 @@ class CpuCosts:
             raise StaleResultError(
                 f"CPU-cost schema version {version!r} is not the supported version {CPU_COSTS_VERSION}; re-run it"
             )
+        schema.check(cls, data)
         try:
             d = dict(data)
             d["environment"] = Environment(**d["environment"])
@@ -572,11 +570,7 @@ def load_cpu_costs(path: Path) -> CpuCosts:
         it
             is not a CPU-cost file of this schema version.
     """
-    path = Path(path)
-    try:
-        return CpuCosts.from_dict(files.read_json(path))
-    except StaleResultError as exc:
-        raise StaleResultError(f"{path.name}: {exc}", path) from exc
+    return schema.load(path, CpuCosts.from_dict, "a CPU-cost file")
 
 
 def find_cpu_costs(directory: Path) -> Path | None:

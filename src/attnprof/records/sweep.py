@@ -31,7 +31,7 @@ from typing import Any
 from attnprof import noise, variants
 from attnprof.inputs import causal_flops, element_bytes
 from attnprof.noise import Figure
-from attnprof.records import files, results
+from attnprof.records import results, schema
 from attnprof.records.results import Environment
 
 SCHEMA_VERSION = 2
@@ -475,6 +475,7 @@ class Sweep:
                 f"sweep schema version {version!r} is not the supported version {SCHEMA_VERSION} (or not a sweep "
                 "file); run the sweep again to regenerate it"
             )
+        schema.check(cls, data)
         try:
             d = dict(data)
             d["environment"] = Environment(**d["environment"])
@@ -511,11 +512,7 @@ def load(path: str | Path) -> Sweep:
         (one
             kind of it) if it is not a sweep of this schema version.
     """
-    path = Path(path)
-    try:
-        return Sweep.from_dict(files.read_json(path))
-    except results.StaleResultError as exc:
-        raise results.StaleResultError(f"{path.name}: {exc}", path) from exc
+    return schema.load(path, Sweep.from_dict, "a sweep file")
 
 
 # --- roofline -------------------------------------------------------------------------------------------------------
