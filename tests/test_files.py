@@ -8,12 +8,17 @@ import json
 import os
 import socket
 import stat
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from attnprof.records import files, results, sweep, trace
 from attnprof.records.files import BadPath, UnreadableFile
 from helpers import trace_result
+
+SRC = Path(files.__file__).parent.parent.parent
 
 
 def _device_ids() -> dict[str, tuple[int, int, int]]:
@@ -221,3 +226,96 @@ def test_read_bytes_refuses_more_than_its_limit(tmp_path):
         files.read_bytes(path, limit=64)
     with pytest.raises(UnreadableFile, match="more than the 64 bytes"):
         files.gunzip(gzip.compress(b"x" * 1000), path, limit=64)
+
+
+# --- bombs: refused early, with memory bounded by the limit ---------------------------------------------------------
+
+
+def gzip_bomb(path: Path) -> Path:
+    """3 MB of gzip that decompresses to 3 GB of zeros (one 1 MB member, repeated: gzip allows many)."""
+    member = gzip.compress(b"\0" * (1 << 20), compresslevel=9)
+    path.write_bytes(member * ((3 << 20) // len(member)))
+    return path
+
+
+def object_bomb(path: Path) -> Path:
+    """100 KB of gzip holding a trace of about 34 million empty events: ``{"traceEvents": [{},{},...{}]}``."""
+    body = gzip.compress(b"{}," * (1 << 20), compresslevel=9)
+    path.write_bytes(gzip.compress(b'{"traceEvents": [') + body * ((100 << 10) // len(body)) + gzip.compress(b"{}]}"))
+    return path
+
+
+#: Reads a file with one reader in a fresh process; prints the refusal, the peak memory before and after the read
+#: (VmHWM, MiB: the child's own; ru_maxrss would carry the parent's over) and the seconds the read took.
+PROBE = """
+import re, sys, time
+from attnprof.records import files, foreign, results, sweep, trace
+def peak():
+    with open("/proc/self/status") as f:
+        return int(re.search(r"VmHWM:\\s+(\\d+) kB", f.read()).group(1)) // 1024
+read = {"results": results.load, "sweep": sweep.load, "trace": trace.read_trace, "foreign": foreign.load}[sys.argv[2]]
+base, t0 = peak(), time.perf_counter()
+try:
+    read(sys.argv[1])
+    print("read")
+except files.UnreadableFile as exc:
+    print(exc)
+print(base, peak(), time.perf_counter() - t0)
+"""
+
+
+def probe(path: Path, reader: str, **env: str) -> tuple[str, int, int, float]:
+    """(the one line, peak MiB before reading, peak MiB after, seconds)."""
+    run = subprocess.run([sys.executable, "-c", PROBE, str(path), reader], capture_output=True, text=True,
+                         timeout=120, env={**os.environ, "PYTHONPATH": str(SRC), **env})  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    line, figures = run.stdout.strip().splitlines()
+    base, peak, seconds = figures.split()
+    return line, int(base), int(peak), float(seconds)
+
+
+@pytest.mark.parametrize("reader", ["results", "sweep", "trace", "foreign"])
+def test_a_3_mb_gzip_bomb_is_refused_at_the_byte_limit_with_memory_near_the_limit(tmp_path, reader):
+    bomb = gzip_bomb(tmp_path / "bomb.json.gz")
+    assert 2 << 20 < bomb.stat().st_size <= 3 << 20
+    line, base, peak, seconds = probe(bomb, reader, ATTNPROF_MAX_READ_MB="64")
+    assert "more than the 67108864 bytes (64 MB, decompressed)" in line and "ATTNPROF_MAX_READ_MB" in line
+    assert peak - base < 64 * 1.5 and seconds < 10  # one buffer of at most the limit; never the 3 GB
+
+
+def test_the_gzip_bomb_at_the_default_limit_peaks_near_the_limit_not_the_content():
+    """The figure the issue asked for, at the default 512 MB (it was 1.05 GiB before streaming)."""
+    folder = Path(os.environ.get("TMPDIR", "/tmp"))
+    bomb = gzip_bomb(folder / f"attnprof-bomb-{os.getpid()}.json.gz")
+    try:
+        line, base, peak, seconds = probe(bomb, "trace")
+    finally:
+        bomb.unlink()
+    assert "more than the 536870912 bytes (512 MB" in line
+    assert peak - base < 512 * 1.25 and seconds < 30
+
+
+@pytest.mark.parametrize("reader", ["results", "sweep", "trace", "foreign"])
+def test_a_100_kb_gzip_of_empty_objects_is_refused_by_count_before_any_is_built(tmp_path, reader):
+    bomb = object_bomb(tmp_path / "events.json.gz")
+    assert 90 << 10 < bomb.stat().st_size <= 100 << 10
+    line, base, peak, seconds = probe(bomb, reader)
+    assert "holds more than 8000000 JSON objects" in line and "ATTNPROF_MAX_OBJECTS=<count>" in line
+    assert peak - base < 64 and seconds < 5  # about 24 MB of text read, no object built (it was 2.6 GB)
+
+
+def test_the_limits_are_raised_or_lowered_through_the_environment_and_a_bad_value_is_one_line(tmp_path, monkeypatch):
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"traceEvents": [{}] * 100}))
+    monkeypatch.setenv(files.MAX_OBJECTS_ENV, "50")
+    with pytest.raises(UnreadableFile, match="holds more than 50 JSON objects"):
+        trace.read_trace(path)
+    monkeypatch.setenv(files.MAX_OBJECTS_ENV, "200")
+    assert len(trace.read_trace(path)["traceEvents"]) == 100
+    monkeypatch.setenv(files.MAX_READ_MB_ENV, "0.0001")
+    with pytest.raises(UnreadableFile, match=r"more than the 104 bytes"):
+        trace.read_trace(path)
+    for bad in ("lots", "-1", "0", "inf"):
+        monkeypatch.setenv(files.MAX_READ_MB_ENV, bad)
+        with pytest.raises(UnreadableFile, match=f"^bad ATTNPROF_MAX_READ_MB '{bad}'; expected a positive number"):
+            trace.read_trace(path)
