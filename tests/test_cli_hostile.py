@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
 import os
 import signal
 import socket
@@ -81,10 +82,29 @@ def arena(tmp_path):
     (tmp_path / "dangling").symlink_to(tmp_path / "missing" / "x.json")
     whole = gzip.compress(b'{"traceEvents": []}' * 100)
     (tmp_path / "old.trace.json.gz").write_bytes(whole[: len(whole) // 2])  # a truncated gzip
+    (tmp_path / "readonly.json").write_text("keep me too")
+    (tmp_path / "readonly.json").chmod(0o444)
+    (tmp_path / "file-link").symlink_to(tmp_path / "file.txt")  # a link to a regular file
+    (tmp_path / "passwd-link").symlink_to(tmp_path / "readonly.json")
+    for name, events in HOSTILE_TRACES.items():
+        (tmp_path / name).write_text(json.dumps({"traceEvents": events}))
+    member = gzip.compress(b"\0" * (1 << 20), compresslevel=9)  # 3 MB of gzip, 3 GB of zeros
+    (tmp_path / "bomb.json.gz").write_bytes(member * ((3 << 20) // len(member)))
+    body = gzip.compress(b"{}," * (1 << 20), compresslevel=9)  # 100 KB of gzip, 34 million empty events
+    (tmp_path / "events.json.gz").write_bytes(gzip.compress(b'{"traceEvents": [') + body * ((100 << 10) // len(body))
+                                              + gzip.compress(b"{}]}"))  # fmt: skip
     yield tmp_path
     sock.close()
 
 
+#: Traces whose events are not what a trace holds.
+OP = {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "dur": 1}
+HOSTILE_TRACES = {
+    "scalars.json": [1, 2, "x", None],
+    "text-ts.json": [{**OP, "ts": "abc"}],
+    "list-dur.json": [{**OP, "ts": 1, "dur": [1]}],
+    "null-ts.json": [{**OP, "ts": None}, {**OP, "ts": True}],
+}
 E = "attnprof: argument"
 #: (id, arguments (``{t}`` is the case's folder), words the one line must contain)
 REFUSALS: list[tuple[str, list[str], list[str]]] = [
@@ -137,6 +157,22 @@ REFUSALS: list[tuple[str, list[str], list[str]]] = [
     ("dangling link", ["sweep", "--device", "cpu", "--out", "{t}/dangling"], ["does not exist"]),
     ("read-only folder", ["sweep", "--device", "cpu", "--out", "/proc/self/attnprof.json"], ["cannot create"]),
     ("name too long", ["profile", "naive", *TINY, "--trace", "{t}/" + "x" * 300], ["File name too long"]),
+    # files it should not touch: a read-only file, a link's target (--force does both), standard output where two
+    # outputs ask for it
+    (
+        "read-only out",
+        ["sweep", "--device", "cpu", "--out", "{t}/readonly.json"],
+        ["is read-only (mode 0444)", "--force"],
+    ),
+    ("read-only trace", ["profile", "naive", *TINY, "--trace", "{t}/readonly.json"], ["is read-only", "--force"]),
+    ("read-only json", ["explain", "{t}/text-ts.json", "--json", "{t}/readonly.json"], ["is read-only"]),
+    ("read-only html, relative", ["explain", "text-ts.json", "--html", "readonly.json"], ["'readonly.json' is read"]),
+    ("link out", ["sweep", "--device", "cpu", "--out", "{t}/file-link"], ["is a symbolic link to", "--force"]),
+    ("link trace", ["profile", "naive", *TINY, "--trace", "{t}/file-link"], ["is a symbolic link to"]),
+    ("link to a read-only file", ["sweep", "--device", "cpu", "--out", "{t}/passwd-link"], ["is read-only"]),
+    ("link html", ["explain", "{t}/text-ts.json", "--html", "{t}/file-link"], ["is a symbolic link to"]),
+    ("link json, dry run", ["profile", "naive", *TINY, "--trace", "file-link", "--dry-run"], ["symbolic link"]),
+    ("stdout twice", ["profile", "naive", *TINY, "--trace", "-", "--json"], ["--trace - and --json both ask"]),
     # cost before work: refused before allocating anything
     (
         "too much memory",
@@ -147,6 +183,35 @@ REFUSALS: list[tuple[str, list[str], list[str]]] = [
     ("too long on cpu", ["profile", "sdpa_flash", *SLOW], ["would take about", "(estimated), more than the 1 h"]),
     ("too long, dry run", ["compare", "sdpa_flash", "--dry-run", *SLOW], ["would take about"]),
 ]
+
+
+#: Files ``explain`` reads: bombs refused by their bounds, events of the wrong kind named (after its one progress
+#: line, "reading FILE").
+READ_REFUSALS: list[tuple[str, list[str], list[str]]] = [
+    ("gzip bomb", ["explain", "{t}/bomb.json.gz"], ["more than the 536870912 bytes", "--max-mb"]),
+    ("gzip bomb, small limit", ["explain", "bomb.json.gz", "--max-mb", "8"], ["more than the 8388608 bytes"]),
+    ("event bomb", ["explain", "{t}/events.json.gz"], ["more than 8000000 JSON objects", "ATTNPROF_MAX_OBJECTS"]),
+    ("events not objects", ["explain", "{t}/scalars.json"], ["event 1 is int '1', not an object"]),
+    ("text ts", ["explain", "{t}/text-ts.json"], ["'ts' is 'abc', not a number"]),
+    ("list dur", ["explain", "{t}/list-dur.json"], ["'dur' is '[1]', not a number"]),
+    ("null ts", ["explain", "{t}/null-ts.json"], ["'ts' is 'None', not a number"]),
+    ("truncated gzip trace", ["explain", "{t}/old.trace.json.gz"], ["truncated gzip"]),
+    ("plain json named gz", ["explain", "{t}/file.txt"], ["not valid JSON"]),
+]
+
+
+@pytest.mark.parametrize(("argv", "words"), [c[1:] for c in READ_REFUSALS], ids=[c[0] for c in READ_REFUSALS])
+def test_a_trace_that_is_a_bomb_or_holds_bad_events_is_refused_in_one_line_touching_nothing(arena, argv, words):
+    before = snapshot(arena)
+    t0 = time.perf_counter()
+    run = attnprof_cli(*[a.replace("{t}", str(arena)) for a in argv], cwd=arena, timeout=60)
+    assert run.returncode == 2 and run.stdout == "", run.stderr
+    progress, line = run.stderr.splitlines()
+    assert progress == f"reading {argv[1].replace('{t}', str(arena))}" and line.startswith("attnprof: ")
+    for word in words:
+        assert word in line
+    assert snapshot(arena) == before
+    assert time.perf_counter() - t0 < 30
 
 
 @pytest.mark.parametrize(("argv", "words"), [c[1:] for c in REFUSALS], ids=[c[0] for c in REFUSALS])
@@ -170,7 +235,7 @@ def test_the_table_covers_every_class_of_hostile_input():
         assert word in ids
 
 
-def test_writes_only_the_file_asked_for_even_over_a_truncated_gzip_or_through_a_link(arena):
+def test_writes_only_the_file_asked_for_even_over_a_truncated_gzip_or_through_a_link_with_force(arena):
     (arena / "target.json").write_text("old")
     (arena / "trace-link").symlink_to(arena / "target.json")
     before = snapshot(arena)
@@ -180,7 +245,7 @@ def test_writes_only_the_file_asked_for_even_over_a_truncated_gzip_or_through_a_
     after = snapshot(arena)
     assert {k for k in after if after[k] != before.get(k)} == {"old.trace.json.gz"}
     assert b"naive_fwd" in gzip.decompress((arena / "old.trace.json.gz").read_bytes())  # whole again
-    run = attnprof_cli("profile", "naive", *TINY, "--trace", "trace-link", "--json", cwd=arena)
+    run = attnprof_cli("profile", "naive", *TINY, "--trace", "trace-link", "--json", "--force", cwd=arena)
     assert run.returncode == 0, run.stderr
     final = snapshot(arena)
     assert {k for k in final if final[k] != after.get(k)} == {"target.json"}

@@ -30,7 +30,7 @@ def write(shown: str, data: bytes | str, force: bool, out: IO[str], since: int |
         raise_if_interrupted(since)
     try:
         files.write_output(shown, data, force=force, out=out)
-    except files.BadPath as exc:
+    except (files.BadPath, files.UnreadableFile) as exc:
         raise WriteFailed(f"cannot write {shown!r}: {exc}") from None
     except OSError as exc:
         raise WriteFailed(f"cannot write {shown!r}: {exc.strerror or exc}") from None

@@ -37,7 +37,10 @@ BACKEND_NAMES = {"FLASH_ATTENTION": "flash", "EFFICIENT_ATTENTION": "mem_efficie
 
 def _mb(value: str | None) -> int:
     if value is None:
-        return files.max_read_bytes()
+        try:
+            return files.max_read_bytes()
+        except files.UnreadableFile as exc:  # a bad ATTNPROF_MAX_READ_MB
+            raise BadInput(str(exc)) from None
     try:
         mb = float(value)
     except ValueError:
