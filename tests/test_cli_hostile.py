@@ -358,3 +358,104 @@ def test_random_strings_for_any_option_exit_0_or_2_and_never_a_traceback(tmp_pat
     assert "Traceback" not in err.getvalue() + out.getvalue()
     if code == 2:
         assert out.getvalue() == "" and err.getvalue().count("\n") == 1 and err.getvalue().startswith("attnprof: ")
+
+
+# --- output files: --force, gzip by name, standard output, a folder that vanishes before the end ------------------
+
+
+def test_force_replaces_a_read_only_file_keeping_its_mode_and_writes_through_a_link(arena):
+    before = snapshot(arena)
+    run = attnprof_cli("profile", "naive", *TINY, "--trace", "readonly.json", "--force", cwd=arena)
+    assert run.returncode == 0, run.stderr
+    after = snapshot(arena)
+    assert {k for k in after if after[k] != before[k]} == {"readonly.json"}
+    assert stat.S_IMODE(os.stat(arena / "readonly.json").st_mode) == 0o444
+    assert json.loads((arena / "readonly.json").read_text())["traceEvents"]  # plain JSON: the name has no .gz
+    run = attnprof_cli("profile", "naive", *TINY, "--trace", "file-link", "--force", cwd=arena)
+    assert run.returncode == 0, run.stderr
+    final = snapshot(arena)
+    assert {k for k in final if final[k] != after[k]} == {"file.txt"} and final["file-link"] == after["file-link"]
+
+
+def test_a_sweep_named_json_gz_is_gzip_that_the_reader_reads_and_dash_is_standard_output(arena):
+    before = snapshot(arena)
+    run = attnprof_cli("sweep", "--out", "s.json.gz", *HUGE_SWEEP, cwd=arena)
+    assert run.returncode == 0, run.stderr
+    assert (arena / "s.json.gz").read_bytes()[:2] == b"\x1f\x8b"
+    (point,) = sweep.load(arena / "s.json.gz").points
+    assert point.status == "oom"
+    (arena / "s.json.gz").unlink()
+    run = attnprof_cli("sweep", "--out", "-", *HUGE_SWEEP, cwd=arena)
+    assert run.returncode == 0 and "sweep written" not in run.stderr, run.stderr
+    assert json.loads(run.stdout)["kind"] == "sweep"  # the JSON alone, no tables
+    run = attnprof_cli("profile", "naive", *TINY, "--trace", "-", cwd=arena)
+    assert run.returncode == 0, run.stderr
+    assert any(e.get("name") == "naive_fwd" for e in json.loads(run.stdout)["traceEvents"])
+    assert snapshot(arena) == before  # no file named "-"
+
+
+def _vanishing(monkeypatch, module, name: str, folder: Path) -> None:
+    """Make ``module.name`` remove ``folder`` once it has done its work: the output's folder is gone at the end."""
+    real = getattr(module, name)
+
+    def run_then_remove(*args, **kwargs):
+        done = real(*args, **kwargs)
+        for path in folder.iterdir():
+            path.unlink()
+        folder.rmdir()
+        return done
+
+    monkeypatch.setattr(module, name, run_then_remove)
+
+
+#: A tiny profile of each workload.
+DECODE = ["--device", "cpu", "--dtype", "fp32", "--workload", "decode", "--shape", "1,2,1,8", "--kv-heads", "1"]
+WORKLOAD_RUNS = {
+    "prefill": ["profile", "naive", *TINY],
+    "train": ["profile", "naive", *TINY, "--workload", "train"],
+    "decode": ["profile", "naive", *DECODE, "--kv-len", "16"],
+}
+
+
+@pytest.mark.parametrize("workload", list(WORKLOAD_RUNS))
+def test_a_trace_whose_folder_vanished_during_the_run_is_one_line_and_the_tables_are_kept(tmp_path, monkeypatch,
+                                                                                          workload):  # fmt: skip
+    from attnprof.measure import profiling
+
+    folder = tmp_path / "gone"
+    folder.mkdir()
+    _vanishing(monkeypatch, profiling, "profile", folder)
+    out, err = io.StringIO(), io.StringIO()
+    code = cli.main([*WORKLOAD_RUNS[workload], "--trace", str(folder / "t.json.gz")], out=out, err=err)
+    assert code == 1 and "Traceback" not in err.getvalue()
+    last = err.getvalue().splitlines()[-1]
+    assert last.startswith(f"attnprof: cannot write '{folder / 't.json.gz'}': the folder of output file")
+    assert "does not exist" in last and not folder.exists()
+    assert "naive" in out.getvalue()  # the kernel table and summary were shown before the write
+
+
+def test_a_sweep_whose_folder_vanished_is_one_line_after_its_tables(tmp_path, monkeypatch):
+    from attnprof.measure import sweeprun
+
+    folder = tmp_path / "gone"
+    folder.mkdir()
+    _vanishing(monkeypatch, sweeprun, "run_sweep", folder)
+    out, err = io.StringIO(), io.StringIO()
+    code = cli.main(["sweep", *HUGE_SWEEP, "--out", str(folder / "s.json")], out=out, err=err)
+    assert code == 1 and "Traceback" not in err.getvalue()
+    assert err.getvalue().splitlines()[-1].startswith(f"attnprof: cannot write '{folder / 's.json'}'")
+    assert "naive" in out.getvalue()  # what was measured is still shown
+
+
+def test_an_explain_page_whose_folder_vanished_is_one_line(tmp_path, monkeypatch):
+    from attnprof.records import foreign
+
+    folder = tmp_path / "gone"
+    folder.mkdir()
+    _vanishing(monkeypatch, foreign, "load", folder)
+    trace = tmp_path / "t.json"
+    trace.write_text(json.dumps({"traceEvents": [{**OP, "ts": 1}]}))
+    out, err = io.StringIO(), io.StringIO()
+    code = cli.main(["explain", str(trace), "--no-why", "--json", str(folder / "r.json")], out=out, err=err)
+    assert code == 1 and "Traceback" not in err.getvalue(), err.getvalue()
+    assert err.getvalue().splitlines()[-1].startswith(f"attnprof: cannot write '{folder / 'r.json'}'")

@@ -80,19 +80,19 @@ def cmd_profile(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         res = profiling.profile(name, run, workload=job, save_to=tmp if trace_to else None)
         raise_if_interrupted(args.interrupts_seen)
         trace = files.read_bytes(Path(tmp) / res.trace_file) if trace_to and res.trace_file else None
+    if args.trace != files.STDOUT:  # the tables first: a trace that cannot be written at the end keeps them
+        if args.json:
+            out.write(results.dumps(res).decode())
+        else:
+            summary = report.summary(res) if workloads.get(job).article else workloadreport.workload_summary(res)
+            out.write(report.kernel_table(res) + "\n\n" + summary + "\n")
     if trace_to is not None:
         if trace is not None:
             write(args.trace, trace, args.force, out, args.interrupts_seen)
-            if args.trace == files.STDOUT:
-                return 0
-            err.write(f"Chrome trace written to {args.trace} (open it in Perfetto UI or chrome://tracing)\n")
+            if args.trace != files.STDOUT:
+                err.write(f"Chrome trace written to {args.trace} (open it in Perfetto UI or chrome://tracing)\n")
         else:
             err.write(f"no trace written: {name} did not run ({res.status})\n")
-    if args.json:
-        out.write(results.dumps(res).decode())
-        return 0
-    summary = report.summary(res) if workloads.get(job).article else workloadreport.workload_summary(res)
-    out.write(report.kernel_table(res) + "\n\n" + summary + "\n")
     return 0
 
 
