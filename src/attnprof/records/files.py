@@ -1,17 +1,24 @@
-"""Safe file I/O: check an output path before any work, write atomically, read with a size bound.
+"""Safe file I/O: check an output path before any work, write through one checked writer, read with bounds.
 
 Every file attnprof writes goes through :func:`atomic_write` (a temporary file in the same folder, flushed to disk,
-then renamed over the target; removed again on any failure or interrupt), and a command checks where it will write
-with :func:`check_output` before it starts measuring, so a bad path is refused in one line instead of after the
-work. Only regular files (or new paths in an existing, writable folder) are written: a device node, a directory, a
-FIFO or a socket is refused without being opened.
+then renamed over the target; removed again on any failure or interrupt). A command checks where it will write with
+:func:`check_output` before it starts measuring, so a bad path is refused in one line instead of after the work,
+and writes with :func:`write_output`, the one checked writer: the path checked again, the content gzipped when the
+name ends in ``.gz`` (plain otherwise), ``-`` to standard output. Only regular files (or new paths in an existing,
+writable folder) are written: a device node, a directory, a FIFO or a socket is refused without being opened; a
+read-only file or a symbolic link is refused unless the command was given ``--force``.
 
 Every reader of the library (:func:`attnprof.records.results.load`, :func:`attnprof.records.results.load_cpu_costs`,
-:func:`attnprof.records.results.load_trace`, :func:`attnprof.records.trace.read_trace`,
-:func:`attnprof.records.sweep.load`) raises one error type for a file it cannot use, :class:`UnreadableFile` (a
-``ValueError``): truncated or corrupt gzip, not JSON, not of the expected format or schema version, not a regular
-file, too large. A path with no file at all raises ``FileNotFoundError``.
-:class:`attnprof.records.results.StaleResultError` (another schema version) is a kind of :class:`UnreadableFile`.
+:func:`attnprof.records.trace.read_trace`, :func:`attnprof.records.sweep.load`,
+:func:`attnprof.records.parallel.load`, :func:`attnprof.records.foreign.load`, ...) reads through
+:func:`read_document`: gzip is decompressed as it streams in, and the reading stops as soon as it passes
+:func:`max_read_bytes` bytes or holds more than :func:`max_objects` JSON objects (counted by their ``{``, before
+anything is built), so a gzip bomb or a file of a million empty events costs memory near the limit, not near its
+content. ``ATTNPROF_MAX_READ_MB`` and ``ATTNPROF_MAX_OBJECTS`` raise the limits. Every reader raises one error type
+for a file it cannot use, :class:`UnreadableFile` (a ``ValueError``): truncated or corrupt gzip, not JSON, not of the
+expected format or schema version, a field of the wrong type (:mod:`attnprof.records.schema`), not a regular file, too
+large. A path with no file at all raises ``FileNotFoundError``. :class:`attnprof.records.results.StaleResultError`
+(another schema version) is a kind of :class:`UnreadableFile`.
 
 No torch here.
 """
