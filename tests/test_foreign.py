@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from attnprof.records import files, foreign
 from helpers import older_layout
@@ -158,3 +160,47 @@ def test_only_the_ops_asked_for_keep_their_inputs():
     trace = foreign.load(SITE / "sdpa_math.json.gz", inputs_of=lambda name: name == "aten::bmm")
     kept = {e.name for e in trace.cpu if e.dims is not None}
     assert kept == {"aten::bmm"} and trace.shapes
+
+
+# --- any value in any field: a trace or one UnreadableFile ----------------------------------------------------------
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 3) | st.floats(allow_nan=False) | st.text(max_size=3),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+    max_leaves=5,
+)
+EVENT_KEYS = ["ph", "cat", "name", "pid", "tid", "ts", "dur", "args", "id"]
+ARG_KEYS = ["correlation", "grid", "block", "registers per thread", "Input Dims", "Input type", "Concrete Inputs",
+            "device", "stream", "Sequence number", "Fwd thread id", "name", "Input Strides", "bytes",
+            "blocks per SM"]  # fmt: skip
+
+
+@st.composite
+def any_event(draw) -> dict:
+    """A plausible event (kept kinds, flows, metadata) with a few fields replaced by anything JSON holds."""
+    e = {"ph": draw(st.sampled_from(["X", "M", "s", "f"])), "cat": draw(st.sampled_from(["cpu_op", "kernel", "ac2g",
+         "cuda_runtime"])), "name": draw(st.sampled_from(["aten::mm", "thread_name"])), "pid": 1, "tid": 1, "ts": 1.0,
+         "dur": 1.0, "args": {}}  # fmt: skip
+    for key in draw(st.lists(st.sampled_from(EVENT_KEYS), max_size=2)):
+        e[key] = draw(JSON)
+    if isinstance(e.get("args"), dict):
+        for key in draw(st.lists(st.sampled_from(ARG_KEYS), max_size=3)):
+            e["args"][key] = draw(JSON)
+    return e
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(found=st.lists(any_event(), min_size=1, max_size=4), wrapped=st.booleans())
+def test_any_value_in_any_field_gives_a_trace_or_one_unreadable_file(tmp_path, found, wrapped):
+    path = write(tmp_path / "t.json", {"traceEvents": found} if wrapped else found)
+    try:
+        foreign.load(path)
+    except files.UnreadableFile as exc:
+        assert str(exc).startswith("t.json: ") and "\n" not in str(exc)
+
+
+def test_a_list_where_a_thread_id_belongs_is_named(tmp_path):
+    op = {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 1, "dur": 1}
+    path = write(tmp_path / "t.json", {"traceEvents": [op, {**op, "tid": ["a"]}]})
+    with pytest.raises(files.UnreadableFile, match=r"^t.json: event 2 \('aten::mm'\): 'tid' is \"\['a'\]\", not"):
+        foreign.load(path)

@@ -297,13 +297,27 @@ class _Reader:
         self.kind_of[cat] = k
         return k
 
-    def read(self, events: list[Any]) -> None:  # the hot loop of a large trace: locals, few calls
+    def read(self, events: list[Any]) -> None:
+        """Read one piece of the event list (every problem one :class:`~attnprof.records.files.UnreadableFile`)."""
+        start = self.t.events
+        try:
+            self._read(events, start, self.max_events - len(self.t.cpu) - len(self.t.gpu))
+        except (TypeError, ValueError, AttributeError) as exc:  # a list or an object where a number or name belongs
+            if isinstance(exc, files.UnreadableFile):
+                raise
+            n = self.t.events  # the event being read
+            e = events[n - start - 1]
+            what = _odd(e) or f"a field of the wrong kind ({exc})"
+            raise _bad(self.path, f"event {n} ({str(e.get('name'))[:60]!r}): {what}") from None
+
+    def _read(
+        self, events: list[Any], n: int, limit: int
+    ) -> None:  # the hot loop of a large trace: locals, few calls
         t, path, cats, share, shared = self.t, self.path, self.t.categories, self.share, self.shared
         kind_of, wanted_of, cpu, gpu = self.kind_of, self.wanted, t.cpu, t.gpu
-        n = t.events
-        limit = self.max_events - len(cpu) - len(gpu)
         for e in events:
             n += 1
+            t.events = n
             if type(e) is not dict:
                 raise _bad(path, f"event {n} is {type(e).__name__} {str(e)[:40]!r}, not an object")
             ph = e.get("ph")
@@ -376,7 +390,9 @@ class _Reader:
                 fid = _int(e.get("id"))
                 if fid is not None:
                     if ph == "s":
-                        self.flows_s[fid] = (e.get("pid"), e.get("tid"), e.get("ts"))
+                        start = (e.get("pid"), e.get("tid"), e.get("ts"))
+                        hash(start)  # a list where a number belongs: refused here, named by read()
+                        self.flows_s[fid] = start
                     else:
                         self.flows_f[e.get("ts")] = fid  # the kernel's start: its pid and tid may be spelt otherwise
         t.events = n
@@ -392,6 +408,19 @@ class _Reader:
         for g in self.t.gpu:
             if g.correlation is None:
                 g.correlation = self.flows_f.get(g.ts)
+
+
+_SCALARS = (int, float, str, bool, type(None))
+
+
+def _odd(e: dict) -> str | None:
+    """What, in an event, is a list or an object where a number or a name belongs (``None``: nothing)."""
+    args = e.get("args") if type(e.get("args")) is dict else {}
+    for where, v in (("pid", e.get("pid")), ("tid", e.get("tid")), ("ts", e.get("ts")), ("id", e.get("id")),
+                     ("args.device", args.get("device")), ("args.stream", args.get("stream"))):  # fmt: skip
+        if type(v) not in _SCALARS:
+            return f"{where!r} is {str(v)[:40]!r}, not a number or a string"
+    return None
 
 
 def _freeze(v: Any) -> Any:
