@@ -319,3 +319,45 @@ def test_the_limits_are_raised_or_lowered_through_the_environment_and_a_bad_valu
         monkeypatch.setenv(files.MAX_READ_MB_ENV, bad)
         with pytest.raises(UnreadableFile, match=f"^bad ATTNPROF_MAX_READ_MB '{bad}'; expected a positive number"):
             trace.read_trace(path)
+
+
+# --- the checked writer ---------------------------------------------------------------------------------------------
+
+
+def test_write_output_refuses_links_and_read_only_files_unless_forced_and_keeps_the_mode(arena):
+    (arena / "ro.json").write_text("old")
+    (arena / "ro.json").chmod(0o444)
+    before = snapshot(arena)
+    with pytest.raises(BadPath, match=r"'.*ro\.json' is read-only \(mode 0444\); .* add --force to replace it$"):
+        files.write_output(arena / "ro.json", "{}")
+    with pytest.raises(BadPath, match="is a symbolic link to"):
+        files.write_output(arena / "file-link", "{}")
+    assert snapshot(arena) == before
+    files.write_output(arena / "ro.json", "{}", force=True)
+    files.write_output(arena / "file-link", "[]", force=True)
+    assert (arena / "ro.json").read_text() == "{}" and stat.S_IMODE(os.stat(arena / "ro.json").st_mode) == 0o444
+    assert (arena / "file.txt").read_text() == "[]" and os.path.islink(arena / "file-link")
+
+
+def test_write_output_follows_the_name_gzip_or_plain_and_dash_is_standard_output_only_where_allowed(tmp_path):
+    import io
+
+    files.write_output(tmp_path / "a.json.gz", '{"a": 1}')
+    assert gzip.decompress((tmp_path / "a.json.gz").read_bytes()) == b'{"a": 1}'
+    files.write_output(tmp_path / "b.json", gzip.compress(b'{"b": 2}'))  # gzip data, plain name: written plain
+    assert (tmp_path / "b.json").read_bytes() == b'{"b": 2}'
+    out = io.StringIO()
+    files.write_output("-", gzip.compress(b'{"c": 3}'), out=out)
+    assert out.getvalue() == '{"c": 3}' and not (tmp_path / "-").exists()
+    with pytest.raises(BadPath, match=r"^output file '-' \(standard output\) is not accepted here"):
+        files.write_output("-", "{}")
+    with pytest.raises(BadPath, match=r"^trace file '-' \(standard output\) is not accepted here; give a file name"):
+        files.check_output("-", "trace file")
+    assert files.check_output("-", stdout=True) == Path("-")
+    assert files.check_output(str(tmp_path / "-"), stdout=True) == tmp_path / "-"  # a file named "-", by its path
+
+
+def test_write_output_into_a_folder_that_vanished_is_one_line(tmp_path):
+    gone = tmp_path / "gone"
+    with pytest.raises(BadPath, match=r"^the folder of output file '.*gone/s\.json' does not exist"):
+        files.write_output(gone / "s.json", "{}")

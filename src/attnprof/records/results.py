@@ -394,8 +394,9 @@ def json_bytes(data: dict[str, Any]) -> bytes:
 def write_if_changed(path: Path, data: bytes) -> bool:
     """Write ``data`` to ``path`` unless the file already holds exactly that. Returns True if written.
 
-    Keeping unchanged files untouched keeps their timestamps, so Sphinx does not rebuild pages that depend
-    on them. The old content is compared only when ``path`` is a regular file of the same size
+    ``data`` is written in the format the name asks for (:func:`attnprof.records.files.encoded`: gzip when it ends
+    in ``.gz``). Keeping unchanged files untouched keeps their timestamps, so Sphinx does not rebuild pages that
+    depend on them. The old content is compared only when ``path`` is a regular file of the same size
     (:func:`attnprof.records.files.holds`); the new content is written atomically
     (:func:`attnprof.records.files.atomic_write`), the folder made first if needed.
 
@@ -404,6 +405,7 @@ def write_if_changed(path: Path, data: bytes) -> bool:
         ...).
     """
     path = Path(path)
+    data = files.encoded(path, data)  # the name says the format: gzip for .gz, plain otherwise
     if files.holds(path, data):
         return False
     path.parent.mkdir(parents=True, exist_ok=True)
