@@ -199,6 +199,11 @@ DOCS = {
     "sweep": (lambda: h200_sweep().to_dict(), sweep.load),
     "parallel": (lambda: runner_h200x2().to_dict(), parallel.load),
     "cpu costs": (lambda: _cpu_costs().to_dict(), results.load_cpu_costs),
+    "fixed costs": (lambda: fixed_costs(Figure(5.0, 4.0, 6.0, 10)).to_dict(), fixedcosts.load),
+    "build times": (
+        lambda: buildtimes.LanguageTimes("en", {"a.py": 1.0}, read_docs=["index"]).__dict__,
+        lambda p: buildtimes.load(p.parent),
+    ),
 }
 
 
@@ -209,12 +214,26 @@ def test_any_value_in_any_field_gives_a_record_or_one_unreadable_file(tmp_path, 
     make, load = DOCS[kind]
     doc = make()
     where = data.draw(st.sampled_from(_paths(doc)))
-    path = tmp_path / "f.json"
+    path = tmp_path / ("f.json" if kind != "build times" else buildtimes.FILENAME)
     path.write_text(json.dumps(_set(doc, list(where), value)))
     try:
         load(path)
     except UnreadableFile as exc:
-        assert str(exc).startswith("f.json: ") and "\n" not in str(exc)
+        assert str(exc).startswith(f"{path.name}: ") and "\n" not in str(exc)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data(), value=JSON)
+def test_any_value_in_any_field_of_an_eligibility_grid_gives_a_grid_or_one_unreadable_file(tmp_path, cpu_grid, data,
+                                                                                           value):  # fmt: skip
+    doc = cpu_grid.to_dict()
+    where = data.draw(st.sampled_from(_paths(doc)))
+    path = tmp_path / "eligibility__cpu.json"
+    path.write_text(json.dumps(_set(doc, list(where), value)))
+    try:
+        eligibility.load(path)
+    except UnreadableFile as exc:
+        assert str(exc).startswith("eligibility__cpu.json: ") and "\n" not in str(exc)
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
