@@ -448,14 +448,21 @@ def load_trace(result_path: Path, result: Result) -> dict[str, Any] | None:
     """The Chrome trace saved beside a result, parsed, or ``None`` when there is none.
 
     Raises:
-        attnprof.records.files.UnreadableFile: for a trace file that is truncated or corrupt gzip, or not JSON.
+        attnprof.records.files.UnreadableFile: for a trace file that is truncated or corrupt gzip, not JSON, not a
+            Chrome trace, or holds events of the wrong kind (:func:`attnprof.records.schema.event_problem`).
     """
     if not result.trace_file:
         return None
     trace_path = Path(result_path).parent / result.trace_file
     if not trace_path.exists():
         return None
-    return files.read_json(trace_path)
+    data = files.read_json(trace_path)
+    if not isinstance(data, dict) or not isinstance(data.get("traceEvents"), list):
+        raise UnreadableFile(f"{trace_path.name} is not a Chrome trace (no traceEvents list)", trace_path)
+    found = schema.event_problem(data["traceEvents"])
+    if found is not None:
+        raise UnreadableFile(f"{trace_path.name}: {found}", trace_path)
+    return data
 
 
 def find(directory: Path, variant: str, workload: str = "prefill") -> list[Path]:

@@ -158,6 +158,52 @@ def check(cls: type, data: Any) -> None:
         raise files.UnreadableFile(f"field {found}")
 
 
+# --- Chrome trace events -------------------------------------------------------------------------------------------
+
+#: What each field of an event that the trace readers read must be (``None`` is allowed where it is absent).
+_NUMBER, _TEXT, _ID = "a number", "a string", "a number or a string"
+EVENT_FIELDS = {"ts": _NUMBER, "dur": _NUMBER, "name": _TEXT, "cat": _TEXT, "ph": _TEXT, "pid": _ID, "tid": _ID}
+#: The same, for the ``args`` of an event.
+ARGS_FIELDS = {"correlation": _NUMBER, "stream": _NUMBER, "registers per thread": _NUMBER, "shared memory": _NUMBER,
+               "blocks per SM": _NUMBER, "warps per SM": _NUMBER, "est. achieved occupancy %": _NUMBER,
+               "bytes": _NUMBER, "name": _ID}  # fmt: skip
+
+
+def _is(kind: str, v: Any) -> bool:
+    number = type(v) in (int, float) and v == v and v not in (float("inf"), float("-inf"))
+    return number if kind == _NUMBER else type(v) is str if kind == _TEXT else number or type(v) is str
+
+
+def event_problem(events: list[Any]) -> str | None:
+    """The first event of ``events`` that is not what the trace readers read, in words (``traceEvents[3]: field
+    'ts' is 'abc', not a number``), or ``None``: every event an object, times numbers, names and categories strings,
+    ``args`` an object whose launch figures are numbers and whose ``grid`` and ``block`` are lists of integers."""
+    for i, e in enumerate(events):
+        if type(e) is not dict:
+            return f"traceEvents[{i}] is {str(e)[:40]!r}, not an object"
+        for key, kind in EVENT_FIELDS.items():
+            v = e.get(key)
+            if v is not None and not _is(kind, v):
+                return f"traceEvents[{i}]: field {key!r} is {str(v)[:40]!r}, not {kind}"
+        args = e.get("args")
+        if args is None:
+            continue
+        if type(args) is not dict:
+            return f"traceEvents[{i}]: field 'args' is {str(args)[:40]!r}, not an object"
+        for key, kind in ARGS_FIELDS.items():
+            v = args.get(key)
+            if v is not None and not _is(kind, v):
+                return f"traceEvents[{i}]: field 'args.{key}' is {str(v)[:40]!r}, not {kind}"
+        for key in ("grid", "block"):
+            v = args.get(key)
+            if v is not None and (type(v) is not list or any(type(n) is not int for n in v)):
+                return f"traceEvents[{i}]: field 'args.{key}' is {str(v)[:40]!r}, not a list of integers"
+    return None
+
+
+# --- reading -------------------------------------------------------------------------------------------------------
+
+
 def load(path: str | os.PathLike[str], build: Callable[[Any], T], what: str) -> T:
     """Read the record file ``path`` (:func:`attnprof.records.files.read_json`) and build it with ``build``.
 
