@@ -26,7 +26,7 @@ build_report() {
 log "stage $STAGE on $(nvidia-smi --query-gpu=name --format=csv,noheader | sort | uniq -c | xargs)"
 python3 -m pip install -q --no-index --find-links .whl sphinx==9.0.4 'docutils<0.23' myst-nb==1.4.0 \
   sphinx-gallery==0.22.1 furo==2025.12.19 nox sphinx-copybutton sphinx-intl matplotlib-fontja 'setuptools>=70.1' \
-  hypothesis 2>&1 | grep -v "^WARNING: Location" | tail -3
+  hypothesis orjson 2>&1 | grep -v "^WARNING: Location" | tail -3
 python3 -m pip install -q --no-build-isolation --no-deps -e . 2>&1 | tail -3
 nvidia-smi --query-gpu=index,name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv >> "$OUT/summary.txt"
 
@@ -34,7 +34,7 @@ if [ "$STAGE" = tests ]; then
   log "gpu tests"
   t0=$(date +%s.%N)
   python3 -m pytest -m gpu -q -s -p no:cacheprovider ${GPU_TESTS:-tests/test_gpu.py tests/test_gpu_workloads.py \
-    tests/test_parallel_gpu.py} > "$OUT/gpu-tests.log" 2>&1
+    tests/test_parallel_gpu.py tests/test_eligibility_gpu.py tests/test_sweep_gpu.py} > "$OUT/gpu-tests.log" 2>&1
   log "gpu tests took $(since $t0) s: $(tail -1 "$OUT/gpu-tests.log")"
   log "attnprof compare (README's shape)"
   attnprof compare --shape 8,16,1024,64 --dtype bf16 > "$OUT/compare.txt" 2>&1; log "compare rc=$?"
