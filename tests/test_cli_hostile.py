@@ -196,7 +196,7 @@ READ_REFUSALS: list[tuple[str, list[str], list[str]]] = [
     ("list dur", ["explain", "{t}/list-dur.json"], ["'dur' is '[1]', not a number"]),
     ("null ts", ["explain", "{t}/null-ts.json"], ["'ts' is 'None', not a number"]),
     ("truncated gzip trace", ["explain", "{t}/old.trace.json.gz"], ["truncated gzip"]),
-    ("plain json named gz", ["explain", "{t}/file.txt"], ["not valid JSON"]),
+    ("not json", ["explain", "{t}/file.txt"], ["not valid JSON"]),
 ]
 
 
@@ -231,8 +231,12 @@ def test_bad_or_hostile_input_is_one_line_exit_2_and_touches_nothing(arena, argv
 def test_the_table_covers_every_class_of_hostile_input():
     assert len(REFUSALS) >= 40
     ids = " ".join(c[0] for c in REFUSALS)
-    for word in ("empty", "fifo", "socket", "/dev/null", "directory", "under a file", "read-only", "memory", "long"):
+    classes = ("empty", "fifo", "socket", "/dev/null", "directory", "under a file", "read-only", "memory", "long")
+    for word in (*classes, "link out", "read-only out", "stdout"):
         assert word in ids
+    read = " ".join(c[0] for c in READ_REFUSALS)
+    for word in ("gzip bomb", "event bomb", "events not objects", "text ts", "truncated"):
+        assert word in read
 
 
 def test_writes_only_the_file_asked_for_even_over_a_truncated_gzip_or_through_a_link_with_force(arena):
