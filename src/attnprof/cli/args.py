@@ -4,20 +4,36 @@ device) and the values it accepts, and an example per command. A declarative tab
 from __future__ import annotations
 
 import argparse
+import re
+from collections.abc import Sequence
 from typing import NoReturn
 
 from attnprof import __version__
 from attnprof.cli.checks import DTYPES, VARIANTS, BadInput, text
 from attnprof.measure import sweeprun
 from attnprof.records.eligibility import LAYOUTS, MASKS
+from attnprof.words.fmt import shorten
 
 
 class Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line (with the usage folded in), raised instead of exiting."""
+    """An argument parser whose errors are one line (with the usage folded in), raised instead of exiting; an
+    unknown option is answered with the usage of the command it was given to."""
+
+    commands: dict[str, argparse.ArgumentParser]
 
     def error(self, message: str) -> NoReturn:
         usage = " ".join(self.format_usage().split())
+        message = re.sub(r"\S{80,}", lambda m: shorten(m.group(0), 60), message)  # argparse echoes a value whole
         raise BadInput(f"{message}; {usage}")
+
+    def parse_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> argparse.Namespace:
+        found, extras = self.parse_known_args(args, namespace)
+        if extras:
+            where = getattr(self, "commands", {}).get(getattr(found, "command", None), self)
+            where.error(f"unrecognized arguments: {shorten(' '.join(extras), 60)}")
+        return found
 
 
 def _join(values: tuple[object, ...], sep: str = " ") -> str:
@@ -383,6 +399,7 @@ def parser() -> argparse.ArgumentParser:
     )
     top.add_argument("--version", action="version", version=f"attnprof {__version__}")
     sub = top.add_subparsers(dest="command", required=True, metavar="{" + ",".join(COMMANDS) + "}")
+    top.commands = {}
     for name, (summary, example, options) in COMMANDS.items():
         p = sub.add_parser(
             name,
@@ -393,4 +410,5 @@ def parser() -> argparse.ArgumentParser:
         )
         for flag, keywords in options:
             p.add_argument(flag, **keywords)
+        top.commands[name] = p
     return top

@@ -16,6 +16,7 @@ from typing import IO
 from attnprof import inputs, variants
 from attnprof.measure import cost, profiling, sweeprun
 from attnprof.records import files
+from attnprof.words.fmt import quoted
 
 #: Accepted spellings, as the messages and the help list them.
 DTYPES = ", ".join(inputs.DTYPE_ALIASES)
@@ -33,7 +34,7 @@ def text(accepted: str) -> Callable[[str], str]:
 
     def check(value: str) -> str:
         if not value.strip():
-            raise argparse.ArgumentTypeError(f"empty value {value!r}; expected {accepted}")
+            raise argparse.ArgumentTypeError(f"empty value {quoted(value)}; expected {accepted}")
         return value
 
     return check
@@ -41,8 +42,11 @@ def text(accepted: str) -> Callable[[str], str]:
 
 def device(name: str | None) -> str:
     """The device to use: ``name`` if it is there, CUDA when available if ``None``."""
-    if name is not None and name not in inputs.DEVICES:
-        raise BadInput(f"unknown device {name!r}; choose one of: {DEVICES}")
+    if name is not None:
+        try:
+            name = inputs.canonical_device(name)
+        except ValueError as exc:
+            raise BadInput(str(exc)) from None
     if name == "cpu":
         return name  # no torch needed to say so
     if name is None:
@@ -84,7 +88,8 @@ def items(option: str, values: Sequence[str] | None) -> list[str] | None:
     for value in values:
         if not all(part.strip() for part in value.split(",")):
             raise BadInput(
-                f"empty item in {option} {value!r}; expected values separated by commas or spaces, such as 512,1024"
+                f"empty item in {option} {quoted(value)}; expected values separated by commas or spaces, such as "
+                "512,1024"
             )
     return [part.strip() for value in values for part in value.split(",")]
 
@@ -93,12 +98,9 @@ def budget(value: str | None) -> float | None:
     """A time budget in seconds: a finite positive number."""
     if value is None:
         return None
-    try:
-        seconds = float(value)
-    except ValueError:
-        seconds = math.nan
-    if not (math.isfinite(seconds) and seconds > 0):
-        raise BadInput(f"bad time budget {value!r}; expected a positive number of seconds such as 45")
+    seconds = inputs.plain_number(value)
+    if seconds is None or not (math.isfinite(seconds) and seconds > 0):
+        raise BadInput(f"bad time budget {quoted(value)}; expected a positive number of seconds such as 45")
     return seconds
 
 

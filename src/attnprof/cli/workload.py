@@ -20,10 +20,10 @@ from attnprof.render import report, workloadreport
 
 def name(args: argparse.Namespace) -> str:
     """``--workload``, checked: one of the registry's workloads."""
-    chosen = args.workload or workloads.article()
-    if chosen not in workloads.WORKLOADS:
-        raise BadInput(f"unknown workload {chosen!r}; choose one of: {', '.join(map(repr, workloads.WORKLOADS))}")
-    return chosen
+    try:
+        return workloads.get(args.workload or workloads.article()).name
+    except ValueError as exc:
+        raise BadInput(str(exc)) from None
 
 
 def check_variant(variant: str, workload: str) -> None:
@@ -38,10 +38,19 @@ def setup(args: argparse.Namespace, kv_len: int | str | None = None, shape: str 
     """The setup of ``--workload``: the shape (``shape``, ``--shape``, or the workload's default), dtype, device, and
     for decoding the KV cache (``--kv-heads``, ``--kv-len``; the workload's defaults when no shape is given)."""
     workload = name(args)
-    where = checks.device(args.device)
-    base = workloads.default_setup(workload, where)
     shape = shape or getattr(args, "shape", None)
     kv_heads, kv_len = args.kv_heads, kv_len or args.kv_len
+    try:  # every value given, before the device is looked at (which may import torch)
+        for given, check in ((shape, inputs.parse_shape), (args.dtype, inputs.canonical_dtype)):
+            if given is not None:
+                check(given)
+        for option, given, example in (("kv_heads", kv_heads, "8"), ("kv_len", kv_len, "4096")):
+            if given is not None:
+                inputs.positive_int(option, given, example)
+    except ValueError as exc:
+        raise BadInput(str(exc)) from None
+    where = checks.device(args.device)
+    base = workloads.default_setup(workload, where)
     if workloads.get(workload).kv_cache and shape is None:
         kv_heads, kv_len = kv_heads or base.kv_heads, kv_len or base.kv_len
     try:

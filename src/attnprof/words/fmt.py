@@ -72,8 +72,8 @@ ELLIPSIS = "…"
 def shorten(text: str, width: int) -> str:
     """``text`` in at most ``width`` characters: whole when it fits, else cut at the last word boundary that fits
     and ended with ``…``, so that no word and no number is cut in two (a cut between ``row <=`` and ``102`` drops
-    the number whole). Spaces are the preferred boundaries, then punctuation (``_``, ``,``, ``(``); a single word
-    longer than ``width`` is cut where it must be.
+    the number whole). Spaces are the preferred boundaries, then punctuation (``_``, ``,``, ``(``) in the second
+    half; a single word longer than ``width`` is cut where it must be.
 
     >>> shorten("No viable backend for scaled_dot_product_attention was found.", 30)
     'No viable backend for…'
@@ -91,9 +91,9 @@ def shorten(text: str, width: int) -> str:
     spaces = [i for i in range(1, room + 1) if text[i].isspace() and not text[i - 1].isspace()]
     if spaces:
         return text[: spaces[-1]].rstrip() + ELLIPSIS
-    bounds = [i for i in range(1, room + 1) if not (text[i - 1].isalnum() and text[i].isalnum())]
+    bounds = [i for i in range(room // 2, room + 1) if not (text[i - 1].isalnum() and text[i].isalnum())]
     cut = bounds[-1] if bounds else room
-    return text[:cut] + ELLIPSIS
+    return text[: max(cut, 1)] + ELLIPSIS
 
 
 def quoted(value: object, width: int = 60) -> str:
