@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 from typing import NoReturn
 
-from attnprof import __version__
+from attnprof import __version__, workloads
 from attnprof.cli.checks import DTYPES, VARIANTS, BadInput, text
 from attnprof.measure import sweeprun
 from attnprof.records.eligibility import LAYOUTS, MASKS
@@ -83,7 +83,9 @@ WORKLOAD = (
         dict(
             metavar="N",
             type=text("a positive integer dividing the query heads, such as 8"),
-            help="decode: KV heads, a divisor of the query heads (default: the decoding workload's, 8)",
+            help="decode: KV heads, a divisor of the query heads (default: the decoding workload's, "
+            f"{workloads.DECODE_KV_HEADS} on CUDA and {workloads.CPU_DECODE_KV_HEADS} on the CPU; with --shape, as "
+            "many as the query heads: no grouping)",
         ),
     ),
     (

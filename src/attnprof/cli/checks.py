@@ -136,12 +136,13 @@ def sweep_config(args: argparse.Namespace) -> sweeprun.SweepConfig:
 # --- cost before work -----------------------------------------------------------------------------------------------
 
 
-def plan(names: Sequence[str], run: inputs.Setup, force: bool) -> tuple[list[cost.Estimate], cost.Limit | None]:
+def plan(names: Sequence[str], run: inputs.Setup, force: bool,
+         dry_run: bool = False) -> tuple[list[cost.Estimate], cost.Limit | None]:  # fmt: skip
     """The estimates of profiling ``names`` at ``run`` and the memory there is; refuses a run that cannot fit
-    (:func:`attnprof.measure.cost.check`) unless ``force``."""
+    (:func:`attnprof.measure.cost.check`) unless ``force`` or ``dry_run`` (whose plan says it, :func:`dry_run`)."""
     limit = cost.available(run.device)
     estimates = [cost.estimate(n, run, limit=limit) for n in names]
-    if not force:
+    if not (force or dry_run):
         try:
             cost.check(estimates, limit)
         except cost.TooCostly as exc:
@@ -165,8 +166,21 @@ def describe_plan(command: str, estimates: Sequence[cost.Estimate], limit: cost.
     return line
 
 
-def dry_run(out: IO[str], command: str, estimates: Sequence[cost.Estimate], limit: cost.Limit | None) -> int:
-    """What ``--dry-run`` prints: the run, and each variant's estimates; exit status 0."""
+def refusal(estimates: Sequence[cost.Estimate], limit: cost.Limit | None, force: bool) -> str | None:
+    """Why the run would be refused (:func:`attnprof.measure.cost.check`), or ``None``: what a dry run says last."""
+    if force:
+        return None
+    try:
+        cost.check(estimates, limit)
+    except cost.TooCostly as exc:
+        return str(exc)
+    return None
+
+
+def dry_run(out: IO[str], command: str, estimates: Sequence[cost.Estimate], limit: cost.Limit | None,
+            force: bool = False) -> int:  # fmt: skip
+    """What ``--dry-run`` prints: the run, each variant's estimates, and why the run would be refused (unless
+    ``force``); exit status 0."""
     out.write(f"dry run; would run {describe_plan(command, estimates, limit)}\n")
     for e in estimates:
         line = (
@@ -177,4 +191,7 @@ def dry_run(out: IO[str], command: str, estimates: Sequence[cost.Estimate], limi
         if e.seconds is not None:
             line += f", about {cost.human_seconds(e.seconds)}"
         out.write(line + "\n")
+    refused = refusal(estimates, limit, force)
+    if refused is not None:
+        out.write(f"would be refused: {refused}\n")
     return 0

@@ -78,11 +78,9 @@ def cmd_why(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     described = describe(asked)
     calls = not args.no_call
     estimates, limit = _estimate(asked, device)
-    if calls and not args.force:
-        try:
-            cost.check(estimates, limit)
-        except cost.TooCostly as exc:
-            raise BadInput(f"{exc} (or --no-call to ask the checks only)") from None
+    refused = checks.refusal(estimates, limit, args.force or not calls)
+    if refused is not None and not args.dry_run:
+        raise BadInput(f"{refused} (or --no-call to ask the checks only)")
     if args.dry_run:
         plan = "the checks and one call of each backend, timed" if calls else "the checks only"
         line = f"dry run; would ask {plan}: {described} on {device}"
@@ -91,6 +89,8 @@ def cmd_why(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
             if estimates[0].seconds is not None:
                 line += f", about {cost.human_seconds(estimates[0].seconds)} of calls"
         out.write(line + "\n")
+        if refused is not None:
+            out.write(f"would be refused: {refused} (or --no-call to ask the checks only)\n")
         return 0
     import_torch()
     from attnprof.measure import eligibility
