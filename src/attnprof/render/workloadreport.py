@@ -19,7 +19,7 @@ from attnprof.noise import GPU_FLOOR, Figure
 from attnprof.records.parallel import PLAIN_COMMAND, TORCHRUN_COMMAND, ParallelCase, ParallelConfig, ParallelRun
 from attnprof.records.results import Result
 from attnprof.render.report import analysed, cell, describe, status_word, summary, table, time_column
-from attnprof.words.fmt import shorten
+from attnprof.words.fmt import number, shorten
 
 if TYPE_CHECKING:
     from attnprof.inputs import Setup
@@ -120,7 +120,7 @@ def workload_summary(result: Result | Analysis, lang: str | None = None) -> str:
         if d.read_fraction is not None:
             ceiling = words.text("wreport.read_ceiling", lang, pct=f"{100 * d.read_fraction:.0f}",
                                  gbs=f"{d.read_ceiling_gbs:.0f}")  # fmt: skip
-        lines.append(words.text("wreport.decode_step", lang, mib=f"{d.bytes / 2**20:.1f}", gbs=f"{d.gbs:.0f}",
+        lines.append(words.text("wreport.decode_step", lang, mib=f"{d.bytes / 2**20:.1f}", gbs=number(d.gbs),
                                 ceiling=ceiling))  # fmt: skip
         g = d.graph
         if g is not None and g.status == "ok":
@@ -177,7 +177,7 @@ def decode_table(rows: Iterable[DecodeRow], lang: str | None = None) -> str:
         issue = cell(r.dispatch_us, ".1f") + bound
         gpu = _banded(r.band.figure.scaled(1e3), ".1f") if r.band is not None else cell(r.gpu_us, ".1f")
         decoded = shorten(", ".join(k.text(lang) for k in r.kernels), 60)
-        body.append([r.variant, str(r.kv_len), gpu, cell(r.gbs, ".0f"), share, issue,
+        body.append([r.variant, str(r.kv_len), gpu, "-" if r.gbs is None else number(r.gbs), share, issue,
                      cell(r.kernels_per_step, "g"), decoded])  # fmt: skip
     keys = ("variant", "kv_len", None, "gbs", "read_share", "issue_us", "kernels", "decoded")
     headers = [_headers([k], lang)[0] if k else time_column(cpu, lang, unit="us") for k in keys]
