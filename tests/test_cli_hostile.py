@@ -274,6 +274,7 @@ ACCEPTED: list[tuple[str, list[str], str, bool]] = [
      False),
     ("any case sweep", ["sweep", "--device", "CPU", "--variants", "NAIVE", "--dtype", "FP32", "--dry-run"],
      "dry run; would run sweep: 1 variants", False),
+    ("any case command", ["PROFILE", "naive", *TINY, "--dry-run"], "dry run; would run profile: naive at", False),
     ("any case shape separator", ["profile", "naive", "--device", "cpu", "--shape", "1X1X8X8", "--dry-run"],
      "dry run; would run profile: naive at [1, 1, 8, 8]", False),
     ("dry run of a refused run", ["compare", "sdpa_flash", "--dry-run", *SLOW],

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
@@ -29,9 +30,13 @@ class Parser(argparse.ArgumentParser):
     def parse_args(  # type: ignore[override]
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> argparse.Namespace:
+        args = list(sys.argv[1:] if args is None else args)
+        commands = getattr(self, "commands", {})
+        if args and args[0] not in commands and args[0].lower() in commands:  # a command's name in any case
+            args[0] = args[0].lower()
         found, extras = self.parse_known_args(args, namespace)
         if extras:
-            where = getattr(self, "commands", {}).get(getattr(found, "command", None), self)
+            where = commands.get(getattr(found, "command", None), self)
             where.error(f"unrecognized arguments: {shorten(' '.join(extras), 60)}")
         return found
 
