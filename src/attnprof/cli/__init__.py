@@ -30,13 +30,16 @@ accepted, with exit status 2: an unknown variant, dtype or device, a malformed s
 every option), a device that is not there, an output path that cannot be written
 (:func:`attnprof.records.files.check_output`), and a run estimated to need more memory than the device has, or more
 than an hour on the CPU (:mod:`attnprof.measure.cost`; ``--force`` runs it anyway). ``--dry-run`` stops after the
-checks and prints the plan with its estimates. Progress goes to standard error (:mod:`attnprof.cli.progress`). Ctrl-C
-stops the command at once with one line and exit status 130, leaving no partial or temporary file; a file that cannot
-be written at the end (a full disk) is one line and exit status 1.
+checks and prints the plan with its estimates, and why the run would be refused, if it would. Names are taken in any
+case, numbers as plain digits. Progress goes to standard error (:mod:`attnprof.cli.progress`), without the
+profiler's own lines (:mod:`attnprof.cli.streams`). Ctrl-C, SIGTERM and SIGHUP stop the command at once with one line
+and exit status 128 + the signal (130, 143, 129), leaving no partial or temporary file; a file or standard output that
+cannot be written (a full disk, a closed stream) is one line and exit status 1; a reader of standard output that went
+away (``attnprof list | head -1``) ends the command silently, with status 141.
 
 The package: :mod:`.args` (the parser: every option, its default and accepted values), :mod:`.checks` (checking
 input and cost before work), :mod:`.commands` (the commands that measure), :mod:`.why` (``why``), :mod:`.explain`
-(reading any PyTorch profiler trace).
+(reading any PyTorch profiler trace), :mod:`.streams` (standard output and error).
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import select
 import sys
 import threading
 from collections.abc import Iterator
@@ -106,11 +107,15 @@ def silence(fd: int) -> None:
 
 
 class _Filter:
-    """Copies what arrives on a pipe to ``target`` (a file descriptor), line by line, leaving out :data:`NOISE`."""
+    """Copies what arrives on a pipe to ``target`` (a file descriptor), line by line, leaving out :data:`NOISE`.
+
+    It stops when told to (:meth:`close`) and nothing more is waiting: a child process that still holds the pipe
+    (torch's compile workers live until the interpreter exits) cannot keep the command from ending."""
 
     def __init__(self, read_fd: int, target: int) -> None:
         self.read_fd = read_fd
         self.target = target
+        self.stop = threading.Event()
         self.thread = threading.Thread(target=self._run, name="attnprof-stderr", daemon=True)
         self.thread.start()
 
@@ -121,14 +126,27 @@ class _Filter:
 
     def _run(self) -> None:
         pending = b""
-        with os.fdopen(self.read_fd, "rb", buffering=0) as pipe:
-            while chunk := pipe.read(65536):
-                pending += chunk
-                *lines, pending = pending.split(b"\n")
-                for line in lines:
-                    self._emit(line + b"\n")
+        while True:
+            ready, _, _ = select.select([self.read_fd], [], [], 0.05)
+            if not ready:
+                if self.stop.is_set():
+                    break
+                continue
+            chunk = os.read(self.read_fd, 65536)
+            if not chunk:
+                break
+            pending += chunk
+            *lines, pending = pending.split(b"\n")
+            for line in lines:
+                self._emit(line + b"\n")
         if pending:
             self._emit(pending)
+
+    def close(self) -> None:
+        """Copy what is waiting, then stop."""
+        self.stop.set()
+        self.thread.join(timeout=5)
+        os.close(self.read_fd)
 
 
 @contextlib.contextmanager
@@ -164,8 +182,8 @@ def program_streams() -> Iterator[tuple[Output, BestEffort]]:
         if sys.stderr is not None:
             with contextlib.suppress(OSError, ValueError):
                 sys.stderr.flush()
-        os.dup2(saved, 2)  # closes the pipe's last writer: the filter drains what is left and ends
-        flt.thread.join(timeout=5)
+        os.dup2(saved, 2)
+        flt.close()
         os.close(saved)
         with contextlib.suppress(OSError):
             real.close()
