@@ -181,7 +181,80 @@ REFUSALS: list[tuple[str, list[str], list[str]]] = [
     ),
     ("huge dims", ["compare", "--device", "cpu", "--shape", "1,1,99999999999999999999,1"], ["needs about"]),
     ("too long on cpu", ["profile", "sdpa_flash", *SLOW], ["would take about", "(estimated), more than the 1 h"]),
-    ("too long, dry run", ["compare", "sdpa_flash", "--dry-run", *SLOW], ["would take about"]),
+    ("too much memory, why", ["why", *SLOW], ["needs about", "--no-call"]),
+    # one rule for numbers: plain ASCII integers only, whatever Python's int() also takes
+    ("underscore dim", ["profile", "naive", "--device", "cpu", "--shape", "1,1,2_56,8"], ["bad shape '1,1,2_56,8'"]),
+    ("plus sign dim", ["compare", "naive", "--device", "cpu", "--shape", "1,+1,8,8"], ["bad shape '1,+1,8,8'"]),
+    ("arabic digit dim", ["profile", "naive", "--device", "cpu", "--shape", "1,1,٣,8"], ["bad shape '1,1,٣,8'"]),
+    ("spaced digits dim", ["profile", "naive", "--device", "cpu", "--shape", "1,1,2 56,8"], ["bad shape"]),
+    ("underscore seqs", ["sweep", "--device", "cpu", "--seqs", "2_56"], ["bad sequence length '2_56'"]),
+    ("underscore batch", ["sweep", "--device", "cpu", "--batch", "1_0"], ["bad batch size '1_0'"]),
+    ("underscore budget", ["sweep", "--device", "cpu", "--budget-s", "4_5"], ["bad time budget '4_5'"]),
+    (
+        "underscore kv-len",
+        ["profile", "sdpa_auto", "--workload", "decode", "--device", "cpu", "--kv-len", "4_096"],
+        ["bad kv_len '4_096'"],
+    ),
+    (
+        "underscore lengths",
+        ["compare", "--workload", "train", "--device", "cpu", "--lengths", "1_024"],
+        ["bad length '1_024'"],
+    ),
+    ("underscore dropout", ["why", "--device", "cpu", "--dropout", "0.1_0"], ["bad dropout '0.1_0'"]),
+    ("underscore gpu id", ["explain", "{t}/old.trace.json.gz", "--gpu", "0_0"], ["bad --gpu '0_0'"]),
+    ("underscore max-mb", ["explain", "{t}/old.trace.json.gz", "--max-mb", "1_0"], ["bad --max-mb '1_0'"]),
+    ("hex dim", ["profile", "naive", "--device", "cpu", "--shape", "1,1,0x10,8"], ["bad shape '1,1,0x10,8'"]),
+    ("fullwidth digit dim", ["profile", "naive", "--device", "cpu", "--shape", "1,1,１６,8"], ["bad shape"]),
+    ("underscore heads", ["sweep", "--device", "cpu", "--heads", "1_6"], ["bad number of heads '1_6'"]),
+    ("underscore head dims", ["sweep", "--device", "cpu", "--head-dims", "6_4"], ["bad head_dim '6_4'"]),
+    ("underscore compiled seqs", ["sweep", "--device", "cpu", "--compiled-seqs", "1_0"], ["'1_0'"]),
+    ("exponent seqs", ["sweep", "--device", "cpu", "--seqs", "1e3"], ["bad sequence length '1e3'"]),
+    # a long bad value is echoed shortened, not whole
+    ("10k-char layout", ["why", "--device", "cpu", "--layout", "l" * 10_000], ["unknown --layout 'lll"]),
+    ("10k-char lang", ["explain", "t.json", "--lang", "j" * 10_000], ["unknown --lang 'jjj"]),
+    (
+        "10k-char kv-heads",
+        ["profile", "sdpa_auto", "--workload", "decode", "--kv-heads", "k" * 10_000],
+        ["bad kv_heads 'kkk"],
+    ),
+    ("unknown option, top level", ["--frob"], ["usage: attnprof [-h] [--version]"]),
+    ("10k-char variant", ["profile", "v" * 10_000, "--device", "cpu"], ["unknown variant '" + "v" * 59 + "…'"]),
+    (
+        "10k-char dtype",
+        ["compare", "--device", "cpu", "--dtype", "d" * 10_000],
+        ["unknown dtype '" + "d" * 59 + "…'"],
+    ),
+    ("10k-char device", ["list", "--device", "c" * 10_000], ["unknown device '" + "c" * 59 + "…'"]),
+    ("10k-char shape", ["profile", "naive", "--device", "cpu", "--shape", "1," * 5_000], ["bad shape '1,1,1,"]),
+    ("10k-char workload", ["compare", "--device", "cpu", "--workload", "w" * 10_000], ["unknown workload 'www"]),
+    ("10k-char mask", ["why", "--device", "cpu", "--mask", "m" * 10_000], ["unknown --mask 'mmm"]),
+    ("10k-char seqs", ["sweep", "--device", "cpu", "--seqs", "9" * 10_000 + "x"], ["bad sequence length '999"]),
+    ("10k-char command", ["c" * 10_000], ["invalid choice: 'ccc", "usage: attnprof [-h]"]),
+    ("10k-char unknown option", ["sweep", "--" + "o" * 10_000], ["unrecognized arguments: --ooo"]),
+    (
+        "10k spaced words",
+        ["profile", "naive", "--device", "cpu", "--dtype", "word " * 2_000],
+        ["unknown dtype 'word"],
+    ),
+    # an unknown option is answered with its command's usage
+    ("unknown option, profile", ["profile", "naive", "--bogus"], ["arguments: --bogus; usage: attnprof profile"]),
+    ("unknown option, compare", ["compare", "--frob"], ["arguments: --frob; usage: attnprof compare"]),
+    ("unknown option, sweep", ["sweep", "--frob", "8"], ["arguments: --frob 8; usage: attnprof sweep"]),
+    ("unknown option, why", ["why", "--masks", "bool"], ["arguments: --masks bool; usage: attnprof why"]),
+    ("unknown option, list", ["list", "--all"], ["arguments: --all; usage: attnprof list"]),
+    ("unknown option, explain", ["explain", "t.json", "--xml", "x"], ["--xml x; usage: attnprof explain"]),
+    # in any case, but still checked
+    ("upper-case typo", ["profile", "NAIVEE", "--device", "CPU"], ["unknown variant 'NAIVEE'"]),
+    ("upper-case bad device", ["profile", "NAIVE", "--device", "TPU"], ["unknown device 'TPU'"]),
+    # decoding values checked before torch is imported (--device left out: finding it imports torch)
+    (
+        "decode kv-heads typo",
+        ["profile", "sdpa_auto", "--workload", "decode", "--kv-heads", "x"],
+        ["bad kv_heads 'x'"],
+    ),
+    ("decode kv-len typo", ["compare", "--workload", "decode", "--kv-len", "4k"], ["bad kv_len '4k'"]),
+    ("decode shape typo", ["profile", "naive", "--workload", "decode", "--shape", "1,8,1,6_4"], ["bad shape"]),
+    ("decode dtype typo", ["compare", "--workload", "decode", "--dtype", "bf61"], ["unknown dtype 'bf61'"]),
 ]
 
 
@@ -224,19 +297,75 @@ def test_bad_or_hostile_input_is_one_line_exit_2_and_touches_nothing(arena, argv
     assert run.stderr.count("\n") == 1 and run.stderr.startswith("attnprof: "), run.stderr
     for word in words:
         assert word.replace("{t}", str(arena)) in run.stderr
+    assert len(run.stderr) < 1000  # a long value is echoed shortened
     assert snapshot(arena) == before and _devices() == devices
     assert time.perf_counter() - t0 < 30  # refused up front, not after work (generous: CI machines are shared)
 
 
 def test_the_table_covers_every_class_of_hostile_input():
-    assert len(REFUSALS) >= 40
-    ids = " ".join(c[0] for c in REFUSALS)
-    classes = ("empty", "fifo", "socket", "/dev/null", "directory", "under a file", "read-only", "memory", "long")
-    for word in (*classes, "link out", "read-only out", "stdout"):
+    assert len(REFUSALS) >= 90 and len(STREAMS) >= 12 and len(STOPS) >= 4 and len(ACCEPTED) >= 10
+    ids = " ".join(c[0] for c in [*REFUSALS, *STREAMS, *STOPS, *ACCEPTED])
+    for word in ("empty", "fifo", "socket", "/dev/null", "directory", "under a file", "read-only", "memory", "long",
+                 "underscore", "10k", "unknown option", "upper-case", "decode", "full", "closed", "broken pipe",
+                 "SIGTERM", "SIGHUP", "any case", "dry run", "link out", "read-only out", "stdout"):  # fmt: skip
         assert word in ids
     read = " ".join(c[0] for c in READ_REFUSALS)
     for word in ("gzip bomb", "event bomb", "events not objects", "text ts", "truncated"):
         assert word in read
+
+
+def test_decoding_typos_are_refused_without_importing_torch():
+    probe = (
+        "import sys, io; from attnprof import cli; err = io.StringIO(); "
+        "code = cli.main(['profile', 'sdpa_auto', '--workload', 'decode', '--kv-heads', 'x'], out=io.StringIO(), "
+        "err=err); print(code, 'torch' in sys.modules, err.getvalue().strip())"
+    )
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    run = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=60)
+    assert run.stdout.strip() == "2 False attnprof: bad kv_heads 'x'; expected a positive integer such as 8"
+
+
+# --- accepted in any case, and what a dry run shows -----------------------------------------------------------------
+
+#: (id, arguments, what standard output starts with, whether the plan says the run would be refused): each exits 0,
+#: writes only to standard output, touches nothing.
+ACCEPTED: list[tuple[str, list[str], str, bool]] = [
+    ("any case variant", ["profile", "NAIVE", *TINY, "--dry-run"], "dry run; would run profile: naive at", False),
+    ("any case device", ["profile", "naive", "--device", "CPU", "--shape", "1,1,8,8", "--dry-run"],
+     "dry run; would run profile: naive at [1, 1, 8, 8] bfloat16 on cpu", False),
+    ("any case dtype", ["compare", "naive", "--device", "cpu", "--dtype", "FP16", "--dry-run"],
+     "dry run; would run compare: naive at [1, 4, 256, 64] float16 on cpu", False),
+    ("any case workload", ["compare", "Naive", "--workload", "DECODE", "--device", "Cpu", "--dry-run"],
+     "dry run; would run compare: naive at [1, 8, 1, 64] bfloat16 on cpu, KV cache [1, 2, ", False),
+    ("any case mask and layout", ["why", "--device", "cpu", "--mask", "BOOL", "--layout", "Contiguous", "--dry-run"],
+     "dry run; would ask the checks and one call of each backend, timed: [1, 4, 256, 64] bfloat16, boolean mask",
+     False),
+    ("any case sweep", ["sweep", "--device", "CPU", "--variants", "NAIVE", "--dtype", "FP32", "--dry-run"],
+     "dry run; would run sweep: 1 variants", False),
+    ("any case command", ["PROFILE", "naive", *TINY, "--dry-run"], "dry run; would run profile: naive at", False),
+    ("any case shape separator", ["profile", "naive", "--device", "cpu", "--shape", "1X1X8X8", "--dry-run"],
+     "dry run; would run profile: naive at [1, 1, 8, 8]", False),
+    ("dry run of a refused run", ["compare", "sdpa_flash", "--dry-run", *SLOW],
+     "dry run; would run compare: sdpa_flash at [1, 1, 4194304, 8]", True),
+    ("dry run of a refused why", ["why", "--dry-run", *SLOW], "dry run; would ask the checks and one call", True),
+    ("dry run of the readme's shape", ["compare", "--shape", "8,16,4096,64", "--device", "cpu", "--dry-run"],
+     "dry run; would run compare: 9 variants at [8, 16, 4096, 64] bfloat16 on cpu", True),
+    ("decode lengths keep the workload's KV heads",
+     ["compare", "--workload", "decode", "--device", "cpu", "--lengths", "1024", "16384", "--dry-run"],
+     "dry run; would run compare: 7 variants at [1, 8, 1, 64] bfloat16 on cpu, KV cache [1, 2, 1024, 64]; ", False),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("argv", "start", "refused"), [c[1:] for c in ACCEPTED], ids=[c[0] for c in ACCEPTED])
+def test_names_in_any_case_and_dry_runs_are_accepted_and_touch_nothing(arena, argv, start, refused):
+    before = snapshot(arena)
+    run = attnprof_cli(*argv, cwd=arena, timeout=60)
+    assert run.returncode == 0 and run.stderr == "", run.stderr
+    assert run.stdout.startswith(start), run.stdout
+    last = run.stdout.splitlines()[-1]
+    assert last.startswith("would be refused: ") == refused
+    assert ("--force" in last) == refused
+    assert snapshot(arena) == before
 
 
 def test_writes_only_the_file_asked_for_even_over_a_truncated_gzip_or_through_a_link_with_force(arena):
@@ -269,10 +398,12 @@ def test_a_sweep_writes_its_file_and_a_dry_run_writes_nothing(arena):
     assert point.status == "oom" and point.reason.startswith("not run: needs about")
 
 
-def _interrupt_after_progress(arena: Path, argv: list[str], wait_for: str) -> tuple[subprocess.Popen, str, float]:
-    """Start ``attnprof argv``, wait for a progress line containing ``wait_for``, send SIGINT; (process, the
-    standard error so far, seconds until the first line)."""
-    env = {**os.environ, "PYTHONPATH": str(SRC)}
+def _interrupt_after_progress(
+    arena: Path, argv: list[str], wait_for: str, sig: int = signal.SIGINT, tmp: Path | None = None
+) -> tuple[subprocess.Popen, str, float]:
+    """Start ``attnprof argv`` (temporary files in ``tmp`` when given), wait for a progress line containing
+    ``wait_for``, send ``sig``; (process, the standard error so far, seconds until the first line)."""
+    env = {**os.environ, "PYTHONPATH": str(SRC), **({"TMPDIR": str(tmp)} if tmp else {})}
     proc = subprocess.Popen([sys.executable, "-m", "attnprof", *argv], cwd=arena, env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
     t0 = time.perf_counter()
@@ -284,7 +415,7 @@ def _interrupt_after_progress(arena: Path, argv: list[str], wait_for: str) -> tu
             first = first if first is not None else time.perf_counter() - t0
             seen += line
         time.sleep(2.5)  # inside the run
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(sig)
         _, rest = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
@@ -298,7 +429,7 @@ def test_compare_at_readmes_shape_shows_progress_at_once_and_ctrl_c_stops_it(are
     proc, err, first = _interrupt_after_progress(
         arena, ["compare", "--shape", "8,16,1024,64", "--device", "cpu"], "[1/9] naive"
     )
-    lines = [line for line in err.splitlines() if not line.startswith(("USDT:", "STAGE:"))]  # Kineto's own chatter
+    lines = err.splitlines()  # Kineto's own chatter (USDT:, STAGE:) is filtered out
     assert first < 5.0  # the plan comes before torch is even imported
     assert lines[0].startswith("compare: 9 variants at [8, 16, 1024, 64] bfloat16 on cpu: about ")
     assert lines[1].startswith("[1/9] naive: about ")
@@ -315,6 +446,96 @@ def test_ctrl_c_during_a_sweep_leaves_no_file_and_no_temporary_file(arena):
     assert proc.returncode == 130, err
     assert err.rstrip().endswith("attnprof: interrupted (Ctrl-C)") and "Traceback" not in err
     assert snapshot(arena) == before
+
+
+# --- standard output that fails, and signals that stop a run --------------------------------------------------------
+
+#: (id, arguments, what standard output is, exit status, the one line on standard error ("" for none))
+FULL = "attnprof: cannot write to standard output: No space left on device"
+CLOSED = "attnprof: cannot write to standard output: it is closed"
+STREAMS: list[tuple[str, list[str], str, int, str]] = [
+    ("full device, list", ["list", "--device", "cpu", "--no-compile"], "full", 1, FULL),
+    ("full device, profile json", ["profile", "naive", *TINY, "--json"], "full", 1, FULL),
+    ("full device, compare dry run", ["compare", "--device", "cpu", "--dry-run"], "full", 1, FULL),
+    ("full device, sweep dry run", ["sweep", *HUGE_SWEEP, "--dry-run"], "full", 1, FULL),
+    ("full device, why dry run", ["why", "--device", "cpu", "--dry-run"], "full", 1, FULL),
+    ("full device, help", ["profile", "--help"], "full", 1, FULL),
+    ("closed stdout, list", ["list", "--device", "cpu", "--no-compile"], "closed", 1, CLOSED),
+    ("closed stdout, profile", ["profile", "naive", *TINY], "closed", 1, CLOSED),
+    ("closed stdout, help", ["--help"], "closed", 1, CLOSED),
+    ("broken pipe, list", ["list", "--device", "cpu", "--no-compile"], "pipe", 141, ""),
+    ("broken pipe, profile", ["profile", "naive", *TINY], "pipe", 141, ""),
+    ("broken pipe, compare dry run", ["compare", "--device", "cpu", "--dry-run"], "pipe", 141, ""),
+    ("broken pipe, help", ["sweep", "--help"], "pipe", 141, ""),
+    ("full stderr, profile", ["profile", "naive", *TINY, "--trace", "t.json"], "stderr full", 0, ""),
+]
+
+
+def _run_with_stdout(argv: list[str], how: str, cwd: Path) -> tuple[int, str]:
+    """Run ``attnprof argv`` with its standard output full (``/dev/full``), closed, or a pipe whose reader has gone;
+    or with its standard error full. Returns the exit status and standard error."""
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    cmd = [sys.executable, "-m", "attnprof", *argv]
+    if how == "stderr full":
+        with open("/dev/full", "w") as full:
+            run = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=full, timeout=120)
+        return run.returncode, ""
+    if how == "pipe":
+        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc.stdout.close()  # the reader goes away before anything is written
+        _, err = proc.communicate(timeout=120)
+        return proc.returncode, err.decode()
+    if how == "closed":
+        run = subprocess.run(cmd, cwd=cwd, env=env, capture_output=False, stderr=subprocess.PIPE, timeout=120,
+                             preexec_fn=lambda: os.close(1))  # fmt: skip
+        return run.returncode, run.stderr.decode()
+    with open("/dev/full", "w") as full:
+        run = subprocess.run(cmd, cwd=cwd, env=env, stdout=full, stderr=subprocess.PIPE, timeout=120)
+    return run.returncode, run.stderr.decode()
+
+
+@pytest.mark.parametrize(("argv", "how", "code", "line"), [c[1:] for c in STREAMS], ids=[c[0] for c in STREAMS])
+def test_standard_output_that_fails_ends_in_one_line_or_silently_for_a_broken_pipe(arena, argv, how, code, line):
+    before = snapshot(arena)
+    status, err = _run_with_stdout(argv, how, arena)
+    assert status == code, err
+    assert err == (line + "\n" if line else ""), err  # never a traceback, nor Python's "Exception ignored"
+    after = snapshot(arena)
+    assert {k for k in after if after[k] != before.get(k)} == ({"t.json"} if "--trace" in argv else set())
+
+
+#: (id, signal, arguments, the progress line to wait for): the run is stopped inside its work.
+SLOW_PROFILE = ["--device", "cpu", "--shape", "1,8,2048,64", "--dtype", "fp32"]
+STOPS: list[tuple[str, int, list[str], str]] = [
+    ("SIGTERM during profile --trace", signal.SIGTERM, ["profile", "naive", *SLOW_PROFILE, "--trace", "t.json.gz"],
+     "[1/1] naive"),
+    ("SIGHUP during profile --trace", signal.SIGHUP, ["profile", "naive", *SLOW_PROFILE, "--trace", "t.json"],
+     "[1/1] naive"),
+    ("SIGTERM during a sweep", signal.SIGTERM, ["sweep", "--device", "cpu", "--variants", "naive", "--seqs", "1024",
+     "2048", "--batch", "8", "--heads", "16", "--out", "s.json"], "sweep: 1 variants"),
+    ("SIGHUP during compare", signal.SIGHUP, ["compare", "naive", "sdpa_math", *SLOW_PROFILE], "[1/2] naive"),
+]  # fmt: skip
+STOPPED = {signal.SIGTERM: "attnprof: terminated (SIGTERM)", signal.SIGHUP: "attnprof: hung up (SIGHUP)"}
+
+
+@pytest.mark.parametrize(("sig", "argv", "wait_for"), [c[1:] for c in STOPS], ids=[c[0] for c in STOPS])
+def test_sigterm_and_sighup_stop_like_ctrl_c_leaving_no_file_and_no_temporary_folder(arena, sig, argv, wait_for):
+    tmp = arena / "tmp"
+    tmp.mkdir()
+    before = snapshot(arena)
+    proc, err, _ = _interrupt_after_progress(arena, argv, wait_for, sig=sig, tmp=tmp)
+    assert proc.returncode == 128 + sig, err
+    assert err.rstrip().splitlines()[-1] == STOPPED[sig] and "Traceback" not in err
+    cache = "tmp/torchinductor_"  # torch's compile cache, kept on purpose between runs (a sweep imports dynamo)
+    assert {k: v for k, v in snapshot(arena).items() if not k.startswith(cache)} == before  # no file left
+
+
+def test_the_profilers_own_lines_stay_out_of_standard_error(arena):
+    run = attnprof_cli("compare", "naive", "sdpa_math", *TINY, cwd=arena)
+    assert run.returncode == 0, run.stderr
+    assert run.stderr.startswith("compare: 2 variants at [1, 1, 16, 8] float32 on cpu")
+    assert not [line for line in run.stderr.splitlines() if line.startswith(("USDT:", "STAGE:"))], run.stderr
+    assert "CPU ms" in run.stdout.splitlines()[2] and "GPU ms" not in run.stdout
 
 
 # --- random strings for every option --------------------------------------------------------------------------------

@@ -43,3 +43,32 @@ def test_ratios_percentages_counts_sizes_and_dims():
                                                                    "48\u00a0KiB", "1.50\u00a0KiB"]  # fmt: skip
     assert (fmt.dims([8, 8, 16]), fmt.dims(None), fmt.dims([])) == ("8×8×16", "", "")
     assert fmt.unit("3", "ms") == "3\u00a0ms"
+
+
+@given(st.text(max_size=300), st.integers(min_value=2, max_value=120))
+def test_shorten_fits_the_width_and_keeps_a_prefix(text, width):
+    short = fmt.shorten(text, width)
+    assert len(short) <= width
+    if len(text) <= width:
+        assert short == text
+    else:
+        assert short.endswith("…") and text.startswith(short[:-1])
+
+
+@given(st.lists(st.integers(min_value=0, max_value=10**9), min_size=1, max_size=30), st.integers(4, 80))
+def test_shorten_never_cuts_a_number_in_two(numbers, width):
+    text = "row <= " + " and ".join(map(str, numbers))
+    kept = fmt.shorten(text, width).rstrip("…")
+    assert set(kept.split()) <= set(text.split())  # every number kept is whole
+
+
+def test_shorten_cuts_at_a_word_and_refuses_a_bad_width():
+    reason = "No viable backend for scaled_dot_product_attention was found."
+    assert fmt.shorten(reason, 50) == "No viable backend for…"
+    assert fmt.shorten("kernel_row_102_tile", 12) == "kernel_row_…"
+    with pytest.raises(ValueError, match="bad width 0"):
+        fmt.shorten("abc", 0)
+
+
+def test_a_long_bad_value_is_quoted_short():
+    assert fmt.quoted("x" * 10_000) == repr("x" * 59 + "…") and fmt.quoted(12) == "12"

@@ -91,3 +91,21 @@ def test_relative_error():
     assert inputs.relative_error(torch.tensor([1.0, 1.0, 1.0, 3.0]), ref) == pytest.approx(1.0)
     nan = torch.tensor([1.0, float("nan"), 1.0, 1.0])
     assert math.isnan(inputs.relative_error(nan, ref))  # NaN anywhere gives NaN
+
+
+@pytest.mark.parametrize("text", ["2_56", "+8", "٣", " ", "1e3", "0x10", "8.0", "nan"])
+def test_numbers_are_plain_integers_only(text):
+    assert inputs.plain_int(text) is None
+    with pytest.raises(ValueError, match="expected a positive integer"):
+        inputs.positive_int("kv_len", text, "4096")
+    with pytest.raises(ValueError, match="bad shape"):
+        inputs.parse_shape(f"1,{text},8,8")
+
+
+def test_plain_numbers_and_names_in_any_case():
+    assert [inputs.plain_number(v) for v in ("45", "0.1", ".5", "1e3", "1_0", "inf", "-5")] == [
+        45.0, 0.1, 0.5, 1000.0, None, None, None
+    ]  # fmt: skip
+    assert inputs.make_setup("1X1X8X8", "FP16", "CPU").describe() == "[1, 1, 8, 8] float16 on cpu"
+    with pytest.raises(ValueError, match=r"^unknown device 'x{59}…'; choose one of: cuda, cpu$"):
+        inputs.canonical_device("x" * 10_000)

@@ -78,3 +78,21 @@ def test_outside_the_main_thread_the_blocks_run_without_a_handler():
     thread.start()
     thread.join()
     assert ran == [signal.default_int_handler]  # nothing installed: only the main thread may
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_sigterm_and_sighup_stop_like_ctrl_c_and_are_named(sig):
+    before = {s: signal.getsignal(s) for s in interrupts.STOP_SIGNALS}
+    with interrupts.counting_interrupts():
+        seen = interrupts.interrupts_seen()
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), sig)
+            time.sleep(1)
+        assert interrupts.interrupts_seen() == seen + 1 and interrupts.last_signal() == sig
+    done = []
+    with pytest.raises(KeyboardInterrupt), interrupts.deferred_interrupts():
+        os.kill(os.getpid(), sig)
+        time.sleep(0.2)
+        done.append("held")
+    assert done == ["held"] and interrupts.last_signal() == sig
+    assert {s: signal.getsignal(s) for s in interrupts.STOP_SIGNALS} == before  # every handler given back

@@ -119,3 +119,32 @@ def _without_profiler(fixed):
 @pytest.mark.parametrize(("text", "width"), [("abc", 3), ("カーネル", 8), ("GPU 時間", 8), ("", 0)])
 def test_display_width(text, width):
     assert report.display_width(text) == width
+
+
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_compare_table_names_the_device_that_ran_and_says_na_for_gpu_figures_on_a_cpu(lang):
+    result, _ = trace_result("naive")
+    gpu = report.compare_table([result], lang).splitlines()
+    assert "GPU ms" in gpu[0] and "CPU ms" not in gpu[0]
+    on_cpu = dataclasses.replace(result, device="cpu")
+    header, _, row = report.compare_table([on_cpu], lang).splitlines()
+    na = words.text("report.na", lang)
+    assert "CPU ms" in header and "GPU ms" not in header
+    assert row.split()[2:4] == [na, na] and "0.0" not in row.split()  # GPU activities, kernels, TFLOP/s: n/a
+    assert row.split().count(na) == 3
+    assert na in report.summary(on_cpu, lang).splitlines()[2] and "0.0 TFLOP/s" not in report.summary(on_cpu, lang)
+
+
+def test_reasons_and_kernel_labels_are_shortened_at_a_word_never_inside_a_number():
+    result, _ = trace_result("naive")
+    reason = "RuntimeError: No viable backend for scaled_dot_product_attention was found on this device."
+    failed = type(result)("sdpa_cudnn", [1, 4, 256, 64], "bfloat16", "cpu", "no_cuda", h200_environment(), reason)
+    last = report.compare_table([failed]).splitlines()[-1]
+    assert last.endswith("No viable backend for…") and "scaled_dot_product_atten" not in last
+    full = report.kernel_table(result, width=200).splitlines()[2:]
+    for width in (8, 12, 20, 33):
+        for wide, short in zip(full, report.kernel_table(result, width=width).splitlines()[2:], strict=True):
+            label, cut = wide.split("  ")[0], short.split("  ")[0]
+            assert len(cut) <= width and (cut == label or cut.endswith("…"))
+            for number in re.findall(r"\d+", cut.rstrip("…")):  # every number shown is one of the label's, whole
+                assert re.search(rf"(?<!\d){number}(?!\d)", label), (cut, label)

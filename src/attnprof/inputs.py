@@ -6,9 +6,12 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from attnprof.words.fmt import quoted
 
 if TYPE_CHECKING:
     import torch
@@ -32,6 +35,11 @@ DTYPE_ALIASES: dict[str, str] = {
     "float64": "float64",
 }
 DEVICES = ("cuda", "cpu")
+
+#: A number as every command and option takes it: ASCII digits, a decimal point, an exponent; nothing Python's
+#: ``int``/``float`` also take (``2_56``, ``+8``, ``٣``, ``nan``, ``inf``).
+_PLAIN_INT = re.compile(r"[0-9]+")
+_PLAIN_NUMBER = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
 @dataclass(frozen=True)
@@ -63,6 +71,44 @@ class Setup:
         return text
 
 
+def plain_int(value: object) -> int | None:
+    """``value`` as an integer when it is one, or a string of ASCII digits (spaces around allowed); else ``None``.
+
+    >>> plain_int("256"), plain_int(" 8 "), plain_int("2_56"), plain_int("+8"), plain_int("٣"), plain_int(True)
+    (256, 8, None, None, None, None)
+    """
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and _PLAIN_INT.fullmatch(value.strip()):
+        return int(value.strip())
+    return None
+
+
+def plain_number(value: object) -> float | None:
+    """``value`` as a float when it is a number written plainly (``45``, ``0.1``, ``.5``, ``1e3``); ``None`` for
+    anything else (``1_0``, ``nan``, ``inf``, ``-5``, ``٣``).
+
+    >>> plain_number("0.1"), plain_number("1e3"), plain_number("1_0"), plain_number("nan"), plain_number(2)
+    (0.1, 1000.0, None, None, 2.0)
+    """
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, str) and _PLAIN_NUMBER.fullmatch(value.strip()):
+        return float(value.strip())
+    return None
+
+
+def canonical_device(name: str) -> str:
+    """``"CPU"`` -> ``"cpu"``: a device name in any case.
+
+    Raises:
+        ValueError: for an unknown name, listing the accepted ones.
+    """
+    if not isinstance(name, str) or name.lower() not in DEVICES:
+        raise ValueError(f"unknown device {quoted(name)}; choose one of: {', '.join(DEVICES)}")
+    return name.lower()
+
+
 def canonical_dtype(name: str) -> str:
     """``"bf16"`` -> ``"bfloat16"``.
 
@@ -72,7 +118,7 @@ def canonical_dtype(name: str) -> str:
     try:
         return DTYPE_ALIASES[str(name).lower()]
     except KeyError:
-        raise ValueError(f"unknown dtype {name!r}; choose one of: {', '.join(DTYPE_ALIASES)}") from None
+        raise ValueError(f"unknown dtype {quoted(name)}; choose one of: {', '.join(DTYPE_ALIASES)}") from None
 
 
 def parse_shape(text: str | Iterable[int]) -> tuple[int, int, int, int]:
@@ -81,13 +127,11 @@ def parse_shape(text: str | Iterable[int]) -> tuple[int, int, int, int]:
     Raises:
         ValueError: unless there are exactly four positive integers.
     """
-    parts = text.replace("x", ",").split(",") if isinstance(text, str) else list(text)
-    try:
-        dims = tuple(int(p) for p in parts)
-    except (TypeError, ValueError):
-        dims = ()
-    if len(dims) != 4 or any(d <= 0 for d in dims):
-        raise ValueError(f"bad shape {text!r}; expected four positive integers B,H,S,D such as 8,16,1024,64")
+    parts = text.lower().replace("x", ",").split(",") if isinstance(text, str) else list(text)
+    found = [plain_int(p) for p in parts]
+    dims = tuple(d for d in found if d is not None)
+    if len(dims) != 4 or len(found) != 4 or any(d <= 0 for d in dims):
+        raise ValueError(f"bad shape {quoted(text)}; expected four positive integers B,H,S,D such as 8,16,1024,64")
     return dims  # type: ignore[return-value]
 
 
@@ -97,12 +141,9 @@ def positive_int(name: str, value: object, example: str) -> int:
     Raises:
         ValueError: naming ``name``, the bad value and an example of a good one.
     """
-    try:
-        n = int(str(value).strip())
-    except (TypeError, ValueError):
-        n = 0
-    if n <= 0:
-        raise ValueError(f"bad {name} {value!r}; expected a positive integer such as {example}")
+    n = plain_int(value)
+    if n is None or n <= 0:
+        raise ValueError(f"bad {name} {quoted(value)}; expected a positive integer such as {example}")
     return n
 
 
@@ -127,8 +168,7 @@ def make_setup(
         ValueError: for a malformed shape, an unknown dtype or device name, a cache size that is not a positive
             integer, or query heads that are not a multiple of the KV heads.
     """
-    if device not in DEVICES:
-        raise ValueError(f"unknown device {device!r}; choose one of: {', '.join(DEVICES)}")
+    device = canonical_device(device)
     dims = parse_shape(shape)
     heads = None if kv_heads is None else positive_int("kv_heads", kv_heads, "8")
     length = None if kv_len is None else positive_int("kv_len", kv_len, "4096")

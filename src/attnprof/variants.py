@@ -20,6 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from attnprof.words.fmt import quoted
+
 if TYPE_CHECKING:
     import torch
 
@@ -422,10 +424,10 @@ def get(name: str) -> Variant:
     Raises:
         ValueError: for an unknown name, listing the known ones.
     """
-    try:
-        return VARIANTS[name]
-    except KeyError:
-        raise ValueError(f"unknown variant {name!r}; choose one of: {', '.join(VARIANTS)}") from None
+    found = VARIANTS.get(name) or (VARIANTS.get(name.lower()) if isinstance(name, str) else None)
+    if found is None:
+        raise ValueError(f"unknown variant {quoted(name)}; choose one of: {', '.join(VARIANTS)}")
+    return found
 
 
 def names(**facts: object) -> tuple[str, ...]:

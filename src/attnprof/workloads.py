@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 from attnprof import inputs, variants
 from attnprof.inputs import Setup
+from attnprof.words.fmt import quoted
 
 #: FLOPs of the backward over the forward's: five matrix products where the forward has two.
 BACKWARD_FLOP_FACTOR = 2.5
@@ -162,10 +163,10 @@ def get(name: str) -> Workload:
     Raises:
         ValueError: for an unknown name, listing the known ones.
     """
-    try:
-        return WORKLOADS[name]
-    except KeyError:
-        raise ValueError(f"unknown workload {name!r}; choose one of: {', '.join(WORKLOADS)}") from None
+    found = WORKLOADS.get(name) or (WORKLOADS.get(name.lower()) if isinstance(name, str) else None)
+    if found is None:
+        raise ValueError(f"unknown workload {quoted(name)}; choose one of: {', '.join(WORKLOADS)}")
+    return found
 
 
 def check(variant: str, workload: str) -> variants.Variant:

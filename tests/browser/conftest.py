@@ -73,12 +73,19 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("viewport", list(VIEWPORTS))
 
 
+#: The node ids of the selected tests marked ``browser``: a report is counted by its test's marker, not by the word
+#: "browser" among its keywords (which every test under tests/browser/, and any test named for the browser, has).
+_SELECTED: set[str] = set()
+
+
 def _is_browser_test(item: Any) -> bool:
-    return "browser" in getattr(item, "keywords", {})
+    return getattr(item, "nodeid", None) in _SELECTED
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    count = sum(1 for item in session.items if _is_browser_test(item))
+    _SELECTED.clear()
+    _SELECTED.update(item.nodeid for item in session.items if item.get_closest_marker("browser") is not None)
+    count = len(_SELECTED)
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     if count and reporter is not None:
         reporter.write_line(

@@ -123,6 +123,7 @@ class TrainRow:
     fwd_kernels: float | None = None
     bwd_kernels: float | None = None
     bwd_main: KernelInfo | None = None
+    device: str = "cuda"
     backend: str | None = None
     grad_error: float | None = None
     band: Band | None = None
@@ -131,7 +132,7 @@ class TrainRow:
 def train_row(a: Analysis) -> TrainRow:
     """The training row of one analysed training result."""
     r = a.result
-    row = TrainRow(r.variant, r.status, r.reason, r.shape[2])
+    row = TrainRow(r.variant, r.status, r.reason, r.shape[2], device=r.device)
     t, f = r.timing, r.train_figures
     if not r.ok or t is None:
         return row

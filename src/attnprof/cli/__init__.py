@@ -30,30 +30,34 @@ accepted, with exit status 2: an unknown variant, dtype or device, a malformed s
 every option), a device that is not there, an output path that cannot be written
 (:func:`attnprof.records.files.check_output`), and a run estimated to need more memory than the device has, or more
 than an hour on the CPU (:mod:`attnprof.measure.cost`; ``--force`` runs it anyway). ``--dry-run`` stops after the
-checks and prints the plan with its estimates. Progress goes to standard error (:mod:`attnprof.cli.progress`). Ctrl-C
-stops the command at once with one line and exit status 130, leaving no partial or temporary file; a file that cannot
-be written at the end (a full disk) is one line and exit status 1.
+checks and prints the plan with its estimates, and why the run would be refused, if it would. Names are taken in any
+case, numbers as plain digits. Progress goes to standard error (:mod:`attnprof.cli.progress`), without the
+profiler's own lines (:mod:`attnprof.cli.streams`). Ctrl-C, SIGTERM and SIGHUP stop the command at once with one line
+and exit status 128 + the signal (130, 143, 129), leaving no partial or temporary file; a file or standard output that
+cannot be written (a full disk, a closed stream) is one line and exit status 1; a reader of standard output that went
+away (``attnprof list | head -1``) ends the command silently, with status 141.
 
 The package: :mod:`.args` (the parser: every option, its default and accepted values), :mod:`.checks` (checking
 input and cost before work), :mod:`.commands` (the commands that measure), :mod:`.why` (``why``), :mod:`.explain`
-(reading any PyTorch profiler trace).
+(reading any PyTorch profiler trace), :mod:`.streams` (standard output and error).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from typing import IO
 
-from attnprof.cli import commands
+from attnprof.cli import commands, streams
 from attnprof.cli.args import parser
 from attnprof.cli.checks import BadInput
 from attnprof.cli.commands import WriteFailed
 from attnprof.cli.explain import cmd_explain
 from attnprof.cli.progress import ProgressBar
-from attnprof.measure.interrupts import counting_interrupts, interrupts_seen
+from attnprof.measure.interrupts import counting_interrupts, interrupts_seen, last_signal
 from attnprof.measure.profiling import CHECK_SHAPE, check_variant
 
 __all__ = ["CHECK_SHAPE", "INTERRUPTED", "USAGE_ERROR", "BadInput", "ProgressBar", "check_variant", "main", "parser"]
@@ -62,38 +66,62 @@ __all__ = ["CHECK_SHAPE", "INTERRUPTED", "USAGE_ERROR", "BadInput", "ProgressBar
 COMMANDS = {**commands.COMMANDS, "explain": cmd_explain}
 #: Exit status for bad input (and for runs refused before they start).
 USAGE_ERROR = 2
-#: Exit status after Ctrl-C (128 + SIGINT, as shells report it).
+#: Exit status after Ctrl-C (128 + SIGINT, as shells report it); SIGTERM and SIGHUP give 128 + theirs.
 INTERRUPTED = 130
-#: Exit status when an output file could not be written at the end.
+#: Exit status when an output file, or standard output, could not be written.
 WRITE_ERROR = 1
+#: Exit status when the reader of standard output went away (128 + SIGPIPE, as a shell reports ``yes | head -1``).
+OUTPUT_GONE = 141
+#: What the one line says for each signal that stops a run.
+STOPPED_BY = {signal.SIGINT: "interrupted (Ctrl-C)", signal.SIGTERM: "terminated (SIGTERM)"}
+if hasattr(signal, "SIGHUP"):
+    STOPPED_BY[signal.SIGHUP] = "hung up (SIGHUP)"
 
 
 def main(argv: Sequence[str] | None = None, *, out: IO[str] | None = None, err: IO[str] | None = None) -> int:
     """Run the command line ``argv`` (``sys.argv[1:]`` when ``None``); returns the exit status.
 
-    Run as the program (``argv`` left out), an interrupt ends the process right after its one line, with status
-    130: an interrupt that lands inside torch's import can leave Python resolved to end the process by SIGINT at
-    exit, whatever the status it was given.
+    Run as the program (``argv`` and the streams left out), the program's streams are
+    :func:`attnprof.cli.streams.program_streams`', and a run stopped by a signal ends the process right after its
+    one line, with status 128 + the signal: an interrupt that lands inside torch's import can leave Python resolved
+    to end the process by SIGINT at exit, whatever the status it was given.
 
     Args:
         argv: The arguments after the program name.
         out: Where tables (and ``--help``) go (standard output by default).
         err: Where progress and errors go (standard error by default).
     """
-    out = out or sys.stdout
-    err = err or sys.stderr
+    if argv is None and out is None and err is None:
+        with streams.program_streams() as (out_, err_):
+            code = _run(None, out_, err_)
+            with contextlib.suppress(streams.OutputGone, streams.OutputFailed):
+                out_.flush()
+        if code in (OUTPUT_GONE, WRITE_ERROR) or code > 128:
+            streams.silence(1)  # nothing left for Python's own flush at exit to fail on
+        if code > 128 and code != OUTPUT_GONE:
+            os._exit(code)  # see above
+        return code
+    return _run(argv, streams.Output(out or sys.stdout), streams.BestEffort(err or sys.stderr))
+
+
+def _run(argv: Sequence[str] | None, out: streams.Output, err: streams.BestEffort) -> int:
     since = interrupts_seen()
     try:
         with counting_interrupts():
             try:
-                with contextlib.redirect_stdout(out):
+                with contextlib.redirect_stdout(out):  # type: ignore[type-var]
                     args = parser().parse_args(argv)
             except SystemExit as exc:  # --help and --version print and stop here
+                out.flush()
                 return exc.code if isinstance(exc.code, int) else 0
             args.interrupts_seen = since
             try:
-                return COMMANDS[args.command](args, out, err)
-            except Exception:
+                code = COMMANDS[args.command](args, out, err)
+                out.flush()
+                return code
+            except Exception as exc:
+                if isinstance(exc, (streams.OutputGone, streams.OutputFailed)):
+                    raise
                 if interrupts_seen() > since:  # what an interrupt broke on its way (a half-imported torch)
                     raise KeyboardInterrupt from None
                 raise
@@ -101,12 +129,12 @@ def main(argv: Sequence[str] | None = None, *, out: IO[str] | None = None, err: 
         err.write(f"attnprof: {exc}\n")
         return USAGE_ERROR
     except KeyboardInterrupt:
-        err.write("attnprof: interrupted (Ctrl-C)\n")
-        if argv is None:  # the program itself: leave now, with this status (see above)
-            for stream in (out, err):
-                stream.flush()
-            os._exit(INTERRUPTED)
-        return INTERRUPTED
-    except WriteFailed as exc:
+        sig = last_signal() if interrupts_seen() > since else signal.SIGINT
+        err.write(f"attnprof: {STOPPED_BY.get(sig, sig.name)}\n")
+        err.flush()
+        return 128 + int(sig)
+    except (WriteFailed, streams.OutputFailed) as exc:
         err.write(f"attnprof: {exc}\n")
         return WRITE_ERROR
+    except streams.OutputGone:
+        return OUTPUT_GONE

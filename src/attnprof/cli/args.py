@@ -4,20 +4,41 @@ device) and the values it accepts, and an example per command. A declarative tab
 from __future__ import annotations
 
 import argparse
+import re
+import sys
+from collections.abc import Sequence
 from typing import NoReturn
 
-from attnprof import __version__
+from attnprof import __version__, workloads
 from attnprof.cli.checks import DTYPES, VARIANTS, BadInput, text
 from attnprof.measure import sweeprun
 from attnprof.records.eligibility import LAYOUTS, MASKS
+from attnprof.words.fmt import shorten
 
 
 class Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line (with the usage folded in), raised instead of exiting."""
+    """An argument parser whose errors are one line (with the usage folded in), raised instead of exiting; an
+    unknown option is answered with the usage of the command it was given to."""
+
+    commands: dict[str, argparse.ArgumentParser]
 
     def error(self, message: str) -> NoReturn:
         usage = " ".join(self.format_usage().split())
+        message = re.sub(r"\S{80,}", lambda m: shorten(m.group(0), 60), message)  # argparse echoes a value whole
         raise BadInput(f"{message}; {usage}")
+
+    def parse_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> argparse.Namespace:
+        args = list(sys.argv[1:] if args is None else args)
+        commands = getattr(self, "commands", {})
+        if args and args[0] not in commands and args[0].lower() in commands:  # a command's name in any case
+            args[0] = args[0].lower()
+        found, extras = self.parse_known_args(args, namespace)
+        if extras:
+            where = commands.get(getattr(found, "command", None), self)
+            where.error(f"unrecognized arguments: {shorten(' '.join(extras), 60)}")
+        return found
 
 
 def _join(values: tuple[object, ...], sep: str = " ") -> str:
@@ -67,7 +88,9 @@ WORKLOAD = (
         dict(
             metavar="N",
             type=text("a positive integer dividing the query heads, such as 8"),
-            help="decode: KV heads, a divisor of the query heads (default: the decoding workload's, 8)",
+            help="decode: KV heads, a divisor of the query heads (default: the decoding workload's, "
+            f"{workloads.DECODE_KV_HEADS} on CUDA and {workloads.CPU_DECODE_KV_HEADS} on the CPU; with --shape, as "
+            "many as the query heads: no grouping)",
         ),
     ),
     (
@@ -393,6 +416,7 @@ def parser() -> argparse.ArgumentParser:
     )
     top.add_argument("--version", action="version", version=f"attnprof {__version__}")
     sub = top.add_subparsers(dest="command", required=True, metavar="{" + ",".join(COMMANDS) + "}")
+    top.commands = {}
     for name, (summary, example, options) in COMMANDS.items():
         p = sub.add_parser(
             name,
@@ -403,4 +427,5 @@ def parser() -> argparse.ArgumentParser:
         )
         for flag, keywords in options:
             p.add_argument(flag, **keywords)
+        top.commands[name] = p
     return top

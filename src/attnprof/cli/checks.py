@@ -16,6 +16,7 @@ from typing import IO
 from attnprof import inputs, variants
 from attnprof.measure import cost, profiling, sweeprun
 from attnprof.records import files
+from attnprof.words.fmt import quoted
 
 #: Accepted spellings, as the messages and the help list them.
 DTYPES = ", ".join(inputs.DTYPE_ALIASES)
@@ -33,7 +34,7 @@ def text(accepted: str) -> Callable[[str], str]:
 
     def check(value: str) -> str:
         if not value.strip():
-            raise argparse.ArgumentTypeError(f"empty value {value!r}; expected {accepted}")
+            raise argparse.ArgumentTypeError(f"empty value {quoted(value)}; expected {accepted}")
         return value
 
     return check
@@ -41,8 +42,11 @@ def text(accepted: str) -> Callable[[str], str]:
 
 def device(name: str | None) -> str:
     """The device to use: ``name`` if it is there, CUDA when available if ``None``."""
-    if name is not None and name not in inputs.DEVICES:
-        raise BadInput(f"unknown device {name!r}; choose one of: {DEVICES}")
+    if name is not None:
+        try:
+            name = inputs.canonical_device(name)
+        except ValueError as exc:
+            raise BadInput(str(exc)) from None
     if name == "cpu":
         return name  # no torch needed to say so
     if name is None:
@@ -84,7 +88,8 @@ def items(option: str, values: Sequence[str] | None) -> list[str] | None:
     for value in values:
         if not all(part.strip() for part in value.split(",")):
             raise BadInput(
-                f"empty item in {option} {value!r}; expected values separated by commas or spaces, such as 512,1024"
+                f"empty item in {option} {quoted(value)}; expected values separated by commas or spaces, such as "
+                "512,1024"
             )
     return [part.strip() for value in values for part in value.split(",")]
 
@@ -93,12 +98,9 @@ def budget(value: str | None) -> float | None:
     """A time budget in seconds: a finite positive number."""
     if value is None:
         return None
-    try:
-        seconds = float(value)
-    except ValueError:
-        seconds = math.nan
-    if not (math.isfinite(seconds) and seconds > 0):
-        raise BadInput(f"bad time budget {value!r}; expected a positive number of seconds such as 45")
+    seconds = inputs.plain_number(value)
+    if seconds is None or not (math.isfinite(seconds) and seconds > 0):
+        raise BadInput(f"bad time budget {quoted(value)}; expected a positive number of seconds such as 45")
     return seconds
 
 
@@ -135,12 +137,13 @@ def sweep_config(args: argparse.Namespace) -> sweeprun.SweepConfig:
 # --- cost before work -----------------------------------------------------------------------------------------------
 
 
-def plan(names: Sequence[str], run: inputs.Setup, force: bool) -> tuple[list[cost.Estimate], cost.Limit | None]:
+def plan(names: Sequence[str], run: inputs.Setup, force: bool,
+         dry_run: bool = False) -> tuple[list[cost.Estimate], cost.Limit | None]:  # fmt: skip
     """The estimates of profiling ``names`` at ``run`` and the memory there is; refuses a run that cannot fit
-    (:func:`attnprof.measure.cost.check`) unless ``force``."""
+    (:func:`attnprof.measure.cost.check`) unless ``force`` or ``dry_run`` (whose plan says it, :func:`dry_run`)."""
     limit = cost.available(run.device)
     estimates = [cost.estimate(n, run, limit=limit) for n in names]
-    if not force:
+    if not (force or dry_run):
         try:
             cost.check(estimates, limit)
         except cost.TooCostly as exc:
@@ -164,8 +167,21 @@ def describe_plan(command: str, estimates: Sequence[cost.Estimate], limit: cost.
     return line
 
 
-def dry_run(out: IO[str], command: str, estimates: Sequence[cost.Estimate], limit: cost.Limit | None) -> int:
-    """What ``--dry-run`` prints: the run, and each variant's estimates; exit status 0."""
+def refusal(estimates: Sequence[cost.Estimate], limit: cost.Limit | None, force: bool) -> str | None:
+    """Why the run would be refused (:func:`attnprof.measure.cost.check`), or ``None``: what a dry run says last."""
+    if force:
+        return None
+    try:
+        cost.check(estimates, limit)
+    except cost.TooCostly as exc:
+        return str(exc)
+    return None
+
+
+def dry_run(out: IO[str], command: str, estimates: Sequence[cost.Estimate], limit: cost.Limit | None,
+            force: bool = False) -> int:  # fmt: skip
+    """What ``--dry-run`` prints: the run, each variant's estimates, and why the run would be refused (unless
+    ``force``); exit status 0."""
     out.write(f"dry run; would run {describe_plan(command, estimates, limit)}\n")
     for e in estimates:
         line = (
@@ -176,4 +192,7 @@ def dry_run(out: IO[str], command: str, estimates: Sequence[cost.Estimate], limi
         if e.seconds is not None:
             line += f", about {cost.human_seconds(e.seconds)}"
         out.write(line + "\n")
+    refused = refusal(estimates, limit, force)
+    if refused is not None:
+        out.write(f"would be refused: {refused}\n")
     return 0

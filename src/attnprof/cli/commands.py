@@ -70,9 +70,9 @@ def cmd_profile(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     job = workload.name(args)
     workload.check_variant(name, job)
     (run,) = workload.setups(args)
-    estimates, limit = checks.plan([name], run, args.force)
+    estimates, limit = checks.plan([name], run, args.force, args.dry_run)
     if args.dry_run:
-        return checks.dry_run(out, "profile", estimates, limit)
+        return checks.dry_run(out, "profile", estimates, limit, args.force)
     if (estimates[0].seconds or 0) >= QUIET_BELOW_S:
         err.write(checks.describe_plan("profile", estimates, limit) + "\n")
     import_torch()
@@ -106,10 +106,10 @@ def cmd_compare(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     runs = workload.setups(args)
     estimates, limit = [], None
     for run in runs:
-        some, limit = checks.plan(names, run, args.force)
+        some, limit = checks.plan(names, run, args.force, args.dry_run)
         estimates += some
     if args.dry_run:
-        return checks.dry_run(out, "compare", estimates, limit)
+        return checks.dry_run(out, "compare", estimates, limit, args.force)
     err.write(checks.describe_plan("compare", estimates, limit) + "\n")
     err.flush()
     import_torch()

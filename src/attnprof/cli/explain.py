@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
+from attnprof import inputs
 from attnprof.analysis import attention
 from attnprof.analysis import explain as ex
 from attnprof.analysis.explain import Asked, Explanation
@@ -25,6 +26,7 @@ from attnprof.cli.commands import write
 from attnprof.records import files, foreign
 from attnprof.render import explain as report
 from attnprof.render import explainhtml
+from attnprof.words.fmt import quoted
 
 #: ``--lang`` values.
 LANGUAGES = ("en", "ja")
@@ -41,12 +43,9 @@ def _mb(value: str | None) -> int:
             return files.max_read_bytes()
         except files.UnreadableFile as exc:  # a bad ATTNPROF_MAX_READ_MB
             raise BadInput(str(exc)) from None
-    try:
-        mb = float(value)
-    except ValueError:
-        mb = float("nan")
-    if not (mb > 0 and mb < 1 << 20):
-        raise BadInput(f"bad --max-mb {value!r}; expected a positive number of megabytes such as 1024")
+    mb = inputs.plain_number(value)
+    if mb is None or not (0 < mb < 1 << 20):
+        raise BadInput(f"bad --max-mb {quoted(value)}; expected a positive number of megabytes such as 1024")
     return int(mb * (1 << 20))
 
 
@@ -60,13 +59,12 @@ def _out(value: str | None, what: str, force: bool) -> Path | str | None:
 def _options(args: argparse.Namespace) -> tuple[str, Any, int]:
     lang = (args.lang or "en").lower()
     if lang not in LANGUAGES:
-        raise BadInput(f"unknown --lang {args.lang!r}; choose one of: {', '.join(LANGUAGES)}")
+        raise BadInput(f"unknown --lang {quoted(args.lang)}; choose one of: {', '.join(LANGUAGES)}")
     gpu: Any = None
     if args.gpu is not None:
-        try:
-            gpu = int(args.gpu)
-        except ValueError:
-            raise BadInput(f"bad --gpu {args.gpu!r}; expected a GPU id such as 0") from None
+        gpu = inputs.plain_int(args.gpu)
+        if gpu is None:
+            raise BadInput(f"bad --gpu {quoted(args.gpu)}; expected a GPU id such as 0")
     if args.json == "-" and args.html == "-":
         raise BadInput("--json - and --html - both ask for standard output; give one of them a file name")
     return lang, gpu, _mb(args.max_mb)

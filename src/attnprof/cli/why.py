@@ -17,6 +17,7 @@ from attnprof.measure import cost
 from attnprof.measure.interrupts import import_torch, raise_if_interrupted
 from attnprof.records.eligibility import LAYOUTS, MASKS, Case
 from attnprof.render.eligibility import why_report
+from attnprof.words.fmt import quoted
 
 #: Calls of one backend with calls on: the confirming call, one warm-up and five timed (the grid's plan).
 CALLS_PER_BACKEND = 7
@@ -26,12 +27,10 @@ def dropout(value: str | None) -> float:
     """``--dropout``: a probability from 0 up to (not including) 1."""
     if value is None:
         return 0.0
-    try:
-        p = float(value)
-    except ValueError:
-        p = math.nan
-    if not (math.isfinite(p) and 0.0 <= p < 1.0):
-        raise BadInput(f"bad dropout {value!r}; expected a probability from 0 up to (not including) 1, such as 0.1")
+    p = inputs.plain_number(value)
+    if p is None or not (math.isfinite(p) and 0.0 <= p < 1.0):
+        raise BadInput(f"bad dropout {quoted(value)}; expected a probability from 0 up to (not including) 1, such as "
+                       "0.1")  # fmt: skip
     return p
 
 
@@ -39,9 +38,9 @@ def choice(option: str, value: str | None, accepted: tuple[str, ...], default: s
     """``value`` when it is one of ``accepted`` (``default`` when not given)."""
     if value is None:
         return default
-    if value not in accepted:
-        raise BadInput(f"unknown {option} {value!r}; choose one of: {', '.join(accepted)}")
-    return value
+    if value.lower() not in accepted:
+        raise BadInput(f"unknown {option} {quoted(value)}; choose one of: {', '.join(accepted)}")
+    return value.lower()
 
 
 def case(args: argparse.Namespace) -> tuple[Case, str]:
@@ -79,11 +78,9 @@ def cmd_why(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     described = describe(asked)
     calls = not args.no_call
     estimates, limit = _estimate(asked, device)
-    if calls and not args.force:
-        try:
-            cost.check(estimates, limit)
-        except cost.TooCostly as exc:
-            raise BadInput(f"{exc} (or --no-call to ask the checks only)") from None
+    refused = checks.refusal(estimates, limit, args.force or not calls)
+    if refused is not None and not args.dry_run:
+        raise BadInput(f"{refused} (or --no-call to ask the checks only)")
     if args.dry_run:
         plan = "the checks and one call of each backend, timed" if calls else "the checks only"
         line = f"dry run; would ask {plan}: {described} on {device}"
@@ -92,6 +89,8 @@ def cmd_why(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
             if estimates[0].seconds is not None:
                 line += f", about {cost.human_seconds(estimates[0].seconds)} of calls"
         out.write(line + "\n")
+        if refused is not None:
+            out.write(f"would be refused: {refused} (or --no-call to ask the checks only)\n")
         return 0
     import_torch()
     from attnprof.measure import eligibility

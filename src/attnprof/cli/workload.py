@@ -20,10 +20,10 @@ from attnprof.render import report, workloadreport
 
 def name(args: argparse.Namespace) -> str:
     """``--workload``, checked: one of the registry's workloads."""
-    chosen = args.workload or workloads.article()
-    if chosen not in workloads.WORKLOADS:
-        raise BadInput(f"unknown workload {chosen!r}; choose one of: {', '.join(map(repr, workloads.WORKLOADS))}")
-    return chosen
+    try:
+        return workloads.get(args.workload or workloads.article()).name
+    except ValueError as exc:
+        raise BadInput(str(exc)) from None
 
 
 def check_variant(variant: str, workload: str) -> None:
@@ -34,14 +34,25 @@ def check_variant(variant: str, workload: str) -> None:
         raise BadInput(str(exc)) from None
 
 
-def setup(args: argparse.Namespace, kv_len: int | str | None = None, shape: str | None = None) -> inputs.Setup:
+def setup(args: argparse.Namespace, kv_len: int | str | None = None, shape: str | None = None,
+          kv_heads: int | None = None) -> inputs.Setup:  # fmt: skip
     """The setup of ``--workload``: the shape (``shape``, ``--shape``, or the workload's default), dtype, device, and
-    for decoding the KV cache (``--kv-heads``, ``--kv-len``; the workload's defaults when no shape is given)."""
+    for decoding the KV cache (``--kv-heads`` or ``kv_heads``, ``--kv-len`` or ``kv_len``; the workload's defaults
+    when no shape is given)."""
     workload = name(args)
+    shape = shape or getattr(args, "shape", None)
+    kv_heads, kv_len = args.kv_heads or kv_heads, kv_len or args.kv_len
+    try:  # every value given, before the device is looked at (which may import torch)
+        for given, check in ((shape, inputs.parse_shape), (args.dtype, inputs.canonical_dtype)):
+            if given is not None:
+                check(given)
+        for option, given, example in (("kv_heads", kv_heads, "8"), ("kv_len", kv_len, "4096")):
+            if given is not None:
+                inputs.positive_int(option, given, example)
+    except ValueError as exc:
+        raise BadInput(str(exc)) from None
     where = checks.device(args.device)
     base = workloads.default_setup(workload, where)
-    shape = shape or getattr(args, "shape", None)
-    kv_heads, kv_len = args.kv_heads, kv_len or args.kv_len
     if workloads.get(workload).kv_cache and shape is None:
         kv_heads, kv_len = kv_heads or base.kv_heads, kv_len or base.kv_len
     try:
@@ -69,9 +80,10 @@ def setups(args: argparse.Namespace) -> list[inputs.Setup]:
         ns = [inputs.positive_int("length", n, "4096") for n in lengths]
     except ValueError as exc:
         raise BadInput(str(exc)) from None
-    b, h, _, d = setup(args).shape
-    if w.kv_cache:
-        return [setup(args, kv_len=n, shape=f"{b},{h},1,{d}") for n in ns]
+    base = setup(args)
+    b, h, _, d = base.shape
+    if w.kv_cache:  # the KV heads of the workload's default (or --kv-heads) at every length
+        return [setup(args, kv_len=n, shape=f"{b},{h},1,{d}", kv_heads=base.kv_heads) for n in ns]
     return [setup(args, shape=f"{b},{h},{n},{d}") for n in ns]
 
 

@@ -49,9 +49,43 @@ def raise_if_interrupted(since: int) -> None:
         raise KeyboardInterrupt
 
 
+#: The signals that stop a run as Ctrl-C does (a ``kill``, a closed terminal): each raises ``KeyboardInterrupt``, so
+#: that every ``finally`` and ``with`` on the way out runs and no temporary file or folder is left behind.
+STOP_SIGNALS: tuple[signal.Signals, ...] = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+_LAST = [signal.SIGINT]
+
+
+def last_signal() -> signal.Signals:
+    """The last of :data:`STOP_SIGNALS` counted (``SIGINT`` when none was)."""
+    return _LAST[0]
+
+
+@contextmanager
+def _handling(handler: Any) -> Iterator[bool]:
+    """Within the block, ``handler`` handles every one of :data:`STOP_SIGNALS`; yields whether it could be
+    installed (only the main thread can)."""
+    previous = {}
+    try:
+        for sig in STOP_SIGNALS:
+            previous[sig] = signal.signal(sig, handler)
+    except ValueError:  # not the main thread
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+        yield False
+        return
+    try:
+        yield True
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
 @contextmanager
 def counting_interrupts() -> Iterator[None]:
-    """Within the block, SIGINT counts itself (:func:`interrupts_seen`) and raises ``KeyboardInterrupt`` as usual.
+    """Within the block, SIGINT, SIGTERM and SIGHUP (:data:`STOP_SIGNALS`) count themselves
+    (:func:`interrupts_seen`, :func:`last_signal`) and raise ``KeyboardInterrupt``, as SIGINT does by default.
 
     Counting lets :func:`reraise_interrupt` recognise an interrupt that a library swallowed on its way out. Only the
     main thread can install a handler; elsewhere the block runs without one.
@@ -59,37 +93,26 @@ def counting_interrupts() -> Iterator[None]:
 
     def handler(signum: int, frame: Any) -> None:
         _SIGINTS[0] += 1
+        _LAST[0] = signal.Signals(signum)
         raise KeyboardInterrupt
 
-    try:
-        previous = signal.signal(signal.SIGINT, handler)
-    except ValueError:  # not the main thread
+    with _handling(handler):
         yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 @contextmanager
 def deferred_interrupts() -> Iterator[None]:
-    """Within the block, SIGINT is counted and held; it is raised as ``KeyboardInterrupt`` when the block ends."""
+    """Within the block, the :data:`STOP_SIGNALS` are counted and held; the first is raised as
+    ``KeyboardInterrupt`` when the block ends."""
     held: list[int] = []
 
     def handler(signum: int, frame: Any) -> None:
         _SIGINTS[0] += 1
+        _LAST[0] = signal.Signals(signum)
         held.append(signum)
 
-    try:
-        previous = signal.signal(signal.SIGINT, handler)
-    except ValueError:  # not the main thread
+    with _handling(handler):
         yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
     if held:
         raise KeyboardInterrupt
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import math
 import statistics
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -62,6 +63,7 @@ from attnprof.noise import Figure
 from attnprof.records import results, trace
 from attnprof.records.files import UnreadableFile
 from attnprof.records.sweep import Ceilings, Sweep, SweepPoint
+from attnprof.words.fmt import quoted
 
 if TYPE_CHECKING:
     import torch
@@ -137,12 +139,9 @@ class SweepConfig:
 
 
 def _positive(name: str, value: Any, example: str) -> int:
-    try:
-        n = int(value)
-    except (TypeError, ValueError):
-        n = 0
-    if n <= 0 or (isinstance(value, float) and not value.is_integer()):
-        raise ValueError(f"bad {name} {value!r}; expected a positive integer such as {example}")
+    n = int(value) if isinstance(value, float) and value.is_integer() else inputs.plain_int(value)
+    if n is None or n <= 0:
+        raise ValueError(f"bad {name} {quoted(value)}; expected a positive integer such as {example}")
     return n
 
 
@@ -202,9 +201,9 @@ def make_config(
         compiled = None
     else:
         compiled = tuple(sorted({_positive("sequence length", s, "1024") for s in compiled_seqs}))
-    budget = base.budget_s if budget_s is None else float(budget_s)
-    if not budget > 0:
-        raise ValueError(f"bad time budget {budget_s!r}; expected a positive number of seconds such as 45")
+    budget = base.budget_s if budget_s is None else inputs.plain_number(budget_s)
+    if budget is None or not (math.isfinite(budget) and budget > 0):
+        raise ValueError(f"bad time budget {quoted(budget_s)}; expected a positive number of seconds such as 45")
     for key in ("reps", "reps_slow", "max_reps"):
         if key in timing:
             timing[key] = _positive(f"number of {key}", timing[key], "5")

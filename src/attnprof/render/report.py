@@ -20,6 +20,7 @@ from attnprof.noise import Figure
 from attnprof.records.fixedcosts import FixedCosts
 from attnprof.records.results import CpuCosts, Result
 from attnprof.records.sweep import METRICS, Ceilings, Sweep
+from attnprof.words.fmt import shorten
 
 if TYPE_CHECKING:
     from attnprof.inputs import Setup
@@ -132,7 +133,7 @@ def kernel_table(result: Result | Analysis, width: int = 48, lang: str | None = 
         limiter = words.limiters(theo.limiters or [theo.limiter], lang) if theo else ""
         body.append(
             [
-                r.info.text(lang)[:width],
+                shorten(r.info.text(lang), width),
                 r.info.family_text(lang),
                 cell(r.per_step, "g"),
                 cell(r.avg_us, ".1f"),
@@ -187,7 +188,7 @@ def summary(result: Result | Analysis, lang: str | None = None) -> str:
                 timer=timer,
                 flag=flag,
                 dispatch_us=f"{t.dispatch_us_median:.0f}",
-                tflops=f"{t.tflops:.1f}",
+                tflops=words.text("report.na", lang) if result.device == "cpu" else f"{t.tflops:.1f}",
                 peak=words.text("report.na", lang) if r.peak_mib is None else f"{r.peak_mib:.0f} MiB",
                 error=cell(t.rel_error, ".1e", words.text("report.na", lang)),
             )
@@ -198,32 +199,52 @@ def summary(result: Result | Analysis, lang: str | None = None) -> str:
     return "\n".join(lines)
 
 
-def compare_table(results: Iterable[Result | Analysis], lang: str | None = None) -> str:
-    """One line per result with the at-a-glance figures."""
+def on_cpu(results: Iterable[Result | Analysis]) -> bool:
+    """Whether every one of ``results`` ran on the CPU: their times are then CPU times, and the GPU's figures
+    (activities, kernels, TFLOP/s against the GPU's ceilings) do not apply."""
+    devices = {analysed(r).result.device for r in results}
+    return devices == {"cpu"}
+
+
+def time_column(cpu: bool, lang: str | None = None, unit: str = "ms") -> str:
+    """The header of a time column, naming the device that ran: ``GPU ms`` or ``CPU ms`` (``unit``: ``ms``,
+    ``us``)."""
+    return words.text("report.col.device_time", lang, device="CPU" if cpu else "GPU", unit=unit)
+
+
+def compare_table(results: Iterable[Result | Analysis], lang: str | None = None, reason_width: int = 60) -> str:
+    """One line per result with the at-a-glance figures. On the CPU the time column says ``CPU ms`` and the
+    figures that only a GPU has (activities and kernels per step, TFLOP/s) are ``n/a``; a reason is shortened at a
+    word (:func:`attnprof.words.fmt.shorten`)."""
+    found = [analysed(item) for item in results]
+    cpu = on_cpu(found)
+    na = words.text("report.na", lang)
+    gpu_only = (lambda x, spec: na) if cpu else cell
     body = []
-    for item in results:
-        a = analysed(item)
+    for a in found:
         r, res = a.summary, a.result
         if not res.ok:
-            body.append([r.variant, status_word(res.status, lang), *["-"] * 7, (r.reason or "")[:60]])
+            body.append([r.variant, status_word(res.status, lang), *["-"] * 7,
+                         shorten(r.reason or "", reason_width)])  # fmt: skip
             continue
         body.append(
             [
                 r.variant,
                 status_word("ok", lang),
-                cell(r.activities_per_step, "g"),
-                cell(r.kernels_per_step, "g"),
+                gpu_only(r.activities_per_step, "g"),
+                gpu_only(r.kernels_per_step, "g"),
                 cell(r.gpu_ms, ".3f"),
                 cell(r.cpu_us, ".0f"),
                 cell(r.dispatch_us, ".0f"),
-                cell(r.tflops, ".1f"),
+                gpu_only(r.tflops, ".1f"),
                 cell(r.peak_mib, ".0f"),
                 r.main_kernel or "-",
             ]
         )
-    keys = ("variant", "status", "acts_per_step", "kernels_per_step", "gpu_ms", "cpu_us_prof", "dispatch_us",
-            "tflops", "peak_mib", "main_kernel")  # fmt: skip
-    return table([words.text(f"report.col.{k}", lang) for k in keys], body)
+    keys = ("variant", "status", "acts_per_step", "kernels_per_step", None, "cpu_us_prof", "dispatch_us", "tflops",
+            "peak_mib", "main_kernel")  # fmt: skip
+    headers = [words.text(f"report.col.{k}", lang) if k else time_column(cpu, lang) for k in keys]
+    return table(headers, body)
 
 
 # --- sweeps ---------------------------------------------------------------------------------------------------------
@@ -264,7 +285,7 @@ def sweep_table(sweep: Sweep, metric: str = "gpu_ms", head_dim: int | None = Non
         lines = [words.text("report.sweep.why", lang)]
         for reason, where in reasons.items():
             more = words.text("report.sweep.more", lang, n=len(where) - 4) if len(where) > 4 else ""
-            lines.append(f"  {', '.join(where[:4])}{more}: {reason[:160]}")
+            lines.append(f"  {', '.join(where[:4])}{more}: {shorten(reason, 160)}")
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
 
@@ -389,7 +410,7 @@ def cpu_cost_table(costs: CpuCosts, lang: str | None = None) -> str:
     body = []
     for r in costs.rows:
         if r.status != "ok":
-            body.append([r.variant, status_word(r.status, lang), "-", "-", "-", (r.reason or "")[:60]])
+            body.append([r.variant, status_word(r.status, lang), "-", "-", "-", shorten(r.reason or "", 60)])
             continue
         share = cpu_cost(r.variant, None, r).profiler_share
         body.append(

@@ -29,6 +29,7 @@ from attnprof.analysis import kernels
 from attnprof.records import trace
 from attnprof.records.results import CpuOp, GpuActivity, Result, StepTrace, write_if_changed
 from attnprof.render import pictures
+from attnprof.words.fmt import shorten
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -250,7 +251,7 @@ def fit_label(label: str, width_px: float, dpi: float) -> str:
     while n < len(label) and used + widths[n] <= room:
         used += widths[n]
         n += 1
-    return label[:n] + "…" if n >= 4 else ""
+    return shorten(label, n + 1) if n >= 4 else ""  # n characters and the ellipsis fit; cut at a word
 
 
 def _legend_rows(layout: _Layout) -> int:

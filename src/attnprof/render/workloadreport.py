@@ -18,7 +18,8 @@ from attnprof.analysis.workload_rows import DecodeRow, GraphRow, TrainRow, train
 from attnprof.noise import GPU_FLOOR, Figure
 from attnprof.records.parallel import PLAIN_COMMAND, TORCHRUN_COMMAND, ParallelCase, ParallelConfig, ParallelRun
 from attnprof.records.results import Result
-from attnprof.render.report import analysed, cell, describe, status_word, summary, table
+from attnprof.render.report import analysed, cell, describe, status_word, summary, table, time_column
+from attnprof.words.fmt import number, shorten
 
 if TYPE_CHECKING:
     from attnprof.inputs import Setup
@@ -119,7 +120,7 @@ def workload_summary(result: Result | Analysis, lang: str | None = None) -> str:
         if d.read_fraction is not None:
             ceiling = words.text("wreport.read_ceiling", lang, pct=f"{100 * d.read_fraction:.0f}",
                                  gbs=f"{d.read_ceiling_gbs:.0f}")  # fmt: skip
-        lines.append(words.text("wreport.decode_step", lang, mib=f"{d.bytes / 2**20:.1f}", gbs=f"{d.gbs:.0f}",
+        lines.append(words.text("wreport.decode_step", lang, mib=f"{d.bytes / 2**20:.1f}", gbs=number(d.gbs),
                                 ceiling=ceiling))  # fmt: skip
         g = d.graph
         if g is not None and g.status == "ok":
@@ -142,35 +143,45 @@ def _banded(f: Figure, spec: str) -> str:
 
 
 def train_table(rows: Iterable[TrainRow], lang: str | None = None) -> str:
-    """One line per variant's training step (:meth:`attnprof.analysis.workload_rows.Build.train_rows`)."""
+    """One line per variant's training step (:meth:`attnprof.analysis.workload_rows.Build.train_rows`); on the CPU,
+    TFLOP/s (a GPU's figure) is ``n/a``."""
+    rows = list(rows)
+    cpu = bool(rows) and all(r.device == "cpu" for r in rows)
+    na = words.text("report.na", lang)
     body = []
     for r in rows:
         if r.step_ms is None:
-            body.append([r.variant, str(r.seq), status_word(r.status, lang), *["-"] * 5, (r.reason or "")[:60]])
+            body.append([r.variant, str(r.seq), status_word(r.status, lang), *["-"] * 5, shorten(r.reason or "", 60)])
             continue
         step = _banded(r.band.figure, ".3f") if r.band is not None else cell(r.step_ms, ".3f")
         body.append([r.variant, str(r.seq), step, cell(r.fwd_ms, ".3f"), cell(r.bwd_ms, ".3f"),
-                     cell(r.bwd_over_fwd, ".2f"), cell(r.tflops, ".1f"), cell(r.peak_mib, ".0f"),
+                     cell(r.bwd_over_fwd, ".2f"), na if cpu else cell(r.tflops, ".1f"), cell(r.peak_mib, ".0f"),
                      r.bwd_main.text(lang) if r.bwd_main else "-"])  # fmt: skip
     keys = ("variant", "seq", "step_ms", "fwd_ms", "bwd_ms", "bwd_over_fwd", "tflops", "peak_mib", "bwd_main")
     return table(_headers(keys, lang), body)
 
 
 def decode_table(rows: Iterable[DecodeRow], lang: str | None = None) -> str:
-    """One line per variant and cache length (:meth:`attnprof.analysis.workload_rows.Build.decode_rows`)."""
+    """One line per variant and cache length (:meth:`attnprof.analysis.workload_rows.Build.decode_rows`); the time
+    column names the device that ran (``GPU us``, ``CPU us``)."""
+    rows = list(rows)
+    cpu = bool(rows) and all(r.device == "cpu" for r in rows)
     body = []
     for r in rows:
         if r.gpu_us is None:
-            body.append([r.variant, str(r.kv_len), status_word(r.status, lang), *["-"] * 4, (r.reason or "")[:60]])
+            body.append([r.variant, str(r.kv_len), status_word(r.status, lang), *["-"] * 4,
+                         shorten(r.reason or "", 60)])  # fmt: skip
             continue
         share = "-" if r.read_fraction is None else f"{100 * r.read_fraction:.0f}%"
         bound = words.text("wreport.cpu_bound", lang) if r.launch_bound else ""
         issue = cell(r.dispatch_us, ".1f") + bound
         gpu = _banded(r.band.figure.scaled(1e3), ".1f") if r.band is not None else cell(r.gpu_us, ".1f")
-        body.append([r.variant, str(r.kv_len), gpu, cell(r.gbs, ".0f"), share, issue,
-                     cell(r.kernels_per_step, "g"), ", ".join(k.text(lang) for k in r.kernels)[:60]])  # fmt: skip
-    keys = ("variant", "kv_len", "gpu_us", "gbs", "read_share", "issue_us", "kernels", "decoded")
-    return table(_headers(keys, lang), body)
+        decoded = shorten(", ".join(k.text(lang) for k in r.kernels), 60)
+        body.append([r.variant, str(r.kv_len), gpu, "-" if r.gbs is None else number(r.gbs), share, issue,
+                     cell(r.kernels_per_step, "g"), decoded])  # fmt: skip
+    keys = ("variant", "kv_len", None, "gbs", "read_share", "issue_us", "kernels", "decoded")
+    headers = [_headers([k], lang)[0] if k else time_column(cpu, lang, unit="us") for k in keys]
+    return table(headers, body)
 
 
 # --- context parallelism -------------------------------------------------------------------------------------------
@@ -208,7 +219,7 @@ def parallel_table(run: ParallelRun, lang: str | None = None) -> str:
     for c in run.cases:
         if not c.ok:
             body.append([c.method, str(c.seq), status_word(c.status, lang), "-", "-", "-", "-", "-", "-",
-                         (c.reason or "")[:70]])  # fmt: skip
+                         shorten(c.reason or "", 70)])  # fmt: skip
             continue
         body.append(
             [c.method, str(c.seq), status_word("ok", lang), cell(c.single_ms, ".2f"), cell(c.step_ms, ".2f"),

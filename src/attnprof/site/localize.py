@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from attnprof.records.results import write_if_changed
+from attnprof.words.fmt import shorten
 
 #: Gallery scripts: ``NN-topic.py`` (the ones sphinx-gallery runs).
 SCRIPT = re.compile(r"^\d\d-[^/]+\.py$")
@@ -319,7 +320,7 @@ class Missing:
     catalog: Path
 
     def __str__(self) -> str:
-        shown = self.msgid if len(self.msgid) <= 80 else self.msgid[:77] + "..."
+        shown = shorten(self.msgid, 80)
         return f"{self.script}:{self.line}: no translation of {shown!r} in {self.catalog}"
 
 

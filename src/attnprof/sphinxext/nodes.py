@@ -396,7 +396,7 @@ class AttnprofDirective(SphinxDirective):
             first = item.children[0] if item.children else None
             match = _ITEM.match(first.astext()) if isinstance(first, nodes.paragraph) else None
             if match is None or match["key"] not in keys:
-                shown = (first.astext() if first is not None else "")[:60]
+                shown = fmt.shorten(first.astext() if first is not None else "", 60)
                 problems += self.bad_content(
                     f"{self.name} item {shown!r} does not start with one of the table's {what}s "
                     f"({', '.join(keys)}) followed by ':'"

@@ -63,3 +63,44 @@ def dims(values: Sequence[int] | None) -> str:
 def unit(value: str, name: str) -> str:
     """``value`` and its unit, joined by a no-break space."""
     return f"{value}{NBSP}{name}"
+
+
+#: What ends a shortened text.
+ELLIPSIS = "…"
+
+
+def shorten(text: str, width: int) -> str:
+    """``text`` in at most ``width`` characters: whole when it fits, else cut at the last word boundary that fits
+    and ended with ``…``, so that no word and no number is cut in two (a cut between ``row <=`` and ``102`` drops
+    the number whole). Spaces are the preferred boundaries, then punctuation (``_``, ``,``, ``(``) in the second
+    half; a single word longer than ``width`` is cut where it must be.
+
+    >>> shorten("No viable backend for scaled_dot_product_attention was found.", 30)
+    'No viable backend for…'
+    >>> shorten("row <= 102", 9), shorten("fits", 9)
+    ('row <=…', 'fits')
+    >>> shorten("x" * 10_000, 8)
+    'xxxxxxx…'
+    """
+    text = str(text)
+    if width < 1:
+        raise ValueError(f"bad width {width!r}; expected a positive integer")
+    if len(text) <= width:
+        return text
+    room = width - len(ELLIPSIS)
+    spaces = [i for i in range(1, room + 1) if text[i].isspace() and not text[i - 1].isspace()]
+    if spaces:
+        return text[: spaces[-1]].rstrip() + ELLIPSIS
+    bounds = [i for i in range(room // 2, room + 1) if not (text[i - 1].isalnum() and text[i].isalnum())]
+    cut = bounds[-1] if bounds else room
+    return text[: max(cut, 1)] + ELLIPSIS
+
+
+def quoted(value: object, width: int = 60) -> str:
+    """A bad value as a message echoes it: its ``repr``, the value shortened to ``width`` characters first (a
+    10,000-character value is not printed whole).
+
+    >>> quoted("flsh"), quoted("y" * 500, 12)
+    ("'flsh'", "'yyyyyyyyyyy…'")
+    """
+    return repr(shorten(str(value), width)) if isinstance(value, str) else shorten(repr(value), width)

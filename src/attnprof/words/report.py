@@ -80,7 +80,7 @@ REPORT: dict[str, dict[str, str]] = {
     "report.col.status": {"en": "status", "ja": "状態"},
     "report.col.acts_per_step": {"en": "GPU acts/step", "ja": "GPU アクティビティ/ステップ"},
     "report.col.kernels_per_step": {"en": "kernels/step", "ja": "カーネル/ステップ"},
-    "report.col.gpu_ms": {"en": "GPU ms", "ja": "GPU ms"},
+    "report.col.device_time": {"en": "{device} {unit}", "ja": "{device} {unit}"},
     "report.col.cpu_us_prof": {"en": "CPU us/prof. step", "ja": "CPU us/プロファイル下ステップ"},
     "report.col.dispatch_us": {"en": "dispatch us", "ja": "ディスパッチ us"},
     "report.col.tflops": {"en": "TFLOP/s", "ja": "TFLOP/s"},

@@ -99,7 +99,6 @@ WORKLOAD_REPORT: dict[str, dict[str, str]] = {
     "wreport.col.bwd_main": {"en": "main bwd kernel", "ja": "バックワードの主カーネル"},
     # --- the decoding table ---
     "wreport.col.kv_len": {"en": "KV len", "ja": "KV キャッシュ長"},
-    "wreport.col.gpu_us": {"en": "GPU us", "ja": "GPU us"},
     "wreport.col.gbs": {"en": "GB/s", "ja": "GB/s"},
     "wreport.col.read_share": {"en": "of read", "ja": "読み出し帯域比"},
     "wreport.col.issue_us": {"en": "issue us", "ja": "発行 us"},
