@@ -119,7 +119,7 @@
         if (!kind) continue;
         const ts = e.ts === undefined ? 0 : e.ts;
         const dur = e.dur === undefined ? 0 : e.dur;
-        if (!isNum(ts) || !isNum(dur)) throw new Unreadable("not_number", { n: n, key: isNum(ts) ? "dur" : "ts" });
+        if (!isNum(ts) || !isNum(dur)) throw new Unreadable("not_number", { n: n, field: isNum(ts) ? "dur" : "ts" });
         const args = isDict(e.args) ? e.args : {};
         const ename = typeof e.name === "string" ? e.name : String(e.name);
         const corr = intOf(args.correlation);
@@ -1111,7 +1111,209 @@
     return explain(doc, file.name, decode);
   }
 
-  const api = { explain: explain, explainFile: explainFile, read: read, Tree: Tree, Unreadable: Unreadable,
+  // --- the page: a drop zone and the report, in the words the page carries -------------------------------------
+
+  // words/fmt.py's number (3 significant digits, never scientific), ratio, percent, count and dims.
+  function number(v, digits) {
+    digits = digits || 3;
+    if (v === 0 || !Number.isFinite(v)) return String(v);
+    const magnitude = Math.floor(Math.log10(Math.abs(v)));
+    return v.toFixed(Math.max(0, digits - 1 - magnitude));
+  }
+  const ratio = (v) => (Math.abs(v) >= 1000 ? v.toFixed(0) : String(Number(v.toPrecision(3))));
+  const percent = (v) => ratio(v) + "\u00a0%";
+  const count = (v) => (Number.isInteger(v) ? String(v) : v.toFixed(1));
+  const dims = (d) => (d && d.length ? d.join("\u00d7") : "");
+
+  function makeReport(words, lang, decode) {
+    const word = (key, fields) => {
+      const t = own(words, key) ? words[key] : key;
+      return t.replace(/\{(\w+)\}/g, (m, k) => (fields && own(fields, k) ? String(fields[k]) : m));
+    };
+    const na = () => word("report.na");
+    const pct = (share) => (share === null || share === undefined ? na() : percent(100 * share));
+    const el = (tag, attrs, children) => {
+      const e = document.createElement(tag);
+      for (const k of Object.keys(attrs || {})) e.setAttribute(k, attrs[k]);
+      for (const c of children || []) e.append(c);
+      return e;
+    };
+    function table(cls, headers, rows) {
+      const head = el("tr", {}, headers.map((h) => el("th", { scope: "col" }, [h])));
+      const body = rows.map((r) => el("tr", {}, r.map((c) => el("td", /^-?[0-9]/.test(c) ? { class: "num" } : {},
+        [c]))));
+      return el("div", { class: "attnprof-dropin-table" },
+        [el("table", { class: cls }, [el("thead", {}, [head]), el("tbody", {}, body)])]);
+    }
+    function inputsText(i) {
+      if (!i) return word("explain.inputs.none");
+      const shapes = [["q", i.query], ["k", i.key], ["v", i.value]].filter(([, s]) => s)
+        .map(([n, s]) => n + " " + dims(s)).join(", ");
+      const extra = [];
+      if (i.causal) extra.push(word("explain.inputs.causal"));
+      if (i.mask) extra.push(word("explain.inputs.mask"));
+      if (i.gqa) extra.push(word("explain.inputs.gqa"));
+      if (i.dropout) extra.push(word("explain.inputs.dropout", { p: String(i.dropout) }));
+      return [(shapes + " " + (i.dtype || "?")).trim(), ...extra].join(", ");
+    }
+    const kindText = (kind, compiled) => {
+      const t = word("explain.kind." + kind);
+      return compiled ? word("explain.compiled", { kind: t }) : t;
+    };
+    const label = (name) => {
+      const d = decode(name);
+      return (d.text && (d.text[lang] || d.text.en)) || d.short || name;
+    };
+
+    return function report(x, seconds) {
+      const out = [];
+      const p = (text, cls) => el("p", cls ? { class: cls } : {}, [text]);
+      const h = (text) => el("h3", {}, [text]);
+      const t = x.trace;
+      const device = t.device ? word("explain.device", { name: t.device, cc: t.compute_capability || "?.?" })
+        : word("explain.no_device");
+      out.push(h(word("explain.title", { name: t.name })));
+      out.push(p(word("explain.head", { name: t.name, steps: x.steps.length, events: t.events, device: device })));
+      if (x.notes.length) {
+        out.push(p(word("explain.notes")));
+        out.push(el("ul", { class: "attnprof-dropin-notes" }, x.notes.map((n) => el("li", {},
+          [word("explain.note." + n.code, n)]))));
+      }
+      // steps
+      out.push(h(word("explain.steps")));
+      const stepRows = x.steps.slice(0, 50).map((s) => {
+        const gpu = s.activities > 0;
+        return [s.name || "-", number(s.wall_us / 1e3), pct(s.gpu_busy_share), gpu ? String(s.gaps) : na(),
+          gpu ? number(s.largest_gap_us) : na(), gpu ? pct(s.idle_us > 0 ? s.waiting_us / s.idle_us : null) : na(),
+          s.launch_bound === null ? na() : word(s.launch_bound ? "explain.yes" : "explain.no"),
+          pct(s.attention_share), s.calls.fwd + "/" + s.calls.bwd];
+      });
+      out.push(table("attnprof-dropin-steps", ["step", "wall_ms", "gpu_busy", "gaps", "largest_gap", "waited",
+        "cpu_bound", "attention", "calls"].map((k) => word("explain.col." + k)), stepRows));
+      if (x.steps.length > 50) out.push(p("(+" + (x.steps.length - 50) + ")"));
+      const sm = x.summary;
+      out.push(p(word("explain.per_step", { fwd: count(sm.calls.fwd), bwd: count(sm.calls.bwd),
+        share: pct(sm.attention_share) })));
+      if (sm.outside_steps) out.push(p(word("explain.outside", { n: sm.outside_steps })));
+      if (sm.launch_bound_steps.length) {
+        out.push(p(word("explain.cpu_bound", { steps: sm.launch_bound_steps.map((k) => x.steps[k].name || String(k))
+          .join(", ") })));
+      }
+      // calls, one row per group of calls that look alike
+      out.push(h(word("explain.calls")));
+      const flagNames = (codes) => FLAGS.filter((c) => codes[c]).map((c) => word("explain.flag." + c)).join(", ") ||
+        "-";
+      out.push(table("attnprof-dropin-calls", ["group", "what", "backend", "direction", "per_step", "inputs",
+        "cpu_us", "gpu_us", "flags"].map((k) => word("explain.col." + k)), x.groups.map((g, n) => [String(n + 1),
+        kindText(g.kind, g.compiled), word("explain.backend." + g.backend), word("kernel.dir." + g.direction),
+        count(g.per_step), inputsText(g.inputs), number(g.cpu_us), t.gpu_events ? number(g.gpu_us) : na(),
+        flagNames(g.flags)])));
+      // their kernels, decoded
+      const kernelRows = [];
+      x.groups.forEach((g, n) => {
+        for (const [name, perCall] of g.kernels) {
+          const d = decode(name);
+          kernelRows.push([String(n + 1), label(name), d.family, count(perCall)]);
+        }
+      });
+      if (x.groups.length) {
+        out.push(h(word("explain.kernels")));
+        if (kernelRows.length) {
+          const tbl = table("attnprof-dropin-kernels", [word("explain.col.group"), "kernel", word("dropin.family"),
+            word("explain.col.per_call")], kernelRows);
+          let r = 0;
+          x.groups.forEach((g) => g.kernels.forEach(([name]) => {
+            tbl.querySelectorAll("tbody tr")[r++].children[1].setAttribute("title", name);
+          }));
+          tbl.querySelector("thead th:nth-child(2)").textContent = word("dropin.kernel");
+          out.push(tbl);
+        } else out.push(p(word("explain.no_kernels")));
+      }
+      // flags
+      out.push(h(word("explain.flags")));
+      const codes = Object.keys(x.flags);
+      if (!codes.length) out.push(p(word("explain.no_flags")));
+      for (const code of codes) {
+        const f = x.flags[code];
+        const ops = [];
+        for (const c of x.calls) for (const fl of c.flags) if (fl.code === code) for (const o of fl.ops) {
+          if (!ops.includes(o)) ops.push(o);
+        }
+        out.push(p(word("explain.flag.line", { flag: word("explain.flag." + code), calls: f.calls,
+          steps: f.steps.length, gpu: f.gpu_us ? word("explain.flag.gpu", { us: number(f.gpu_us) }) : "",
+          ops: ops.slice(0, 3).join("; ") }), "attnprof-dropin-flag"));
+        out.push(p(word("explain.flag.why." + code)));
+      }
+      out.push(p(word("dropin.read_in", { seconds: number(seconds, 2) }), "attnprof-dropin-made"));
+      return out;
+    };
+  }
+
+  /** Make the drop-in widget `root` (rendered by attnprof.render.dropin.fragment) work: a chosen or dropped file
+      is read here and its reading shown under it. */
+  function mount(widget) {
+    if (widget.dataset.attnprofMounted) return;
+    widget.dataset.attnprofMounted = "1";
+    const words = JSON.parse(widget.dataset.words || "{}");
+    const lang = widget.dataset.lang || "en";
+    const kernels = root && root.attnprofKernels;
+    const input = widget.querySelector("input[type=file]");
+    const zone = widget.querySelector(".attnprof-dropin-zone");
+    const status = widget.querySelector(".attnprof-dropin-status");
+    const out = widget.querySelector(".attnprof-dropin-report");
+    const word = (key, fields) => (own(words, key) ? words[key] : key)
+      .replace(/\{(\w+)\}/g, (m, k) => (fields && own(fields, k) ? String(fields[k]) : m));
+    const fallback = widget.parentNode && widget.parentNode.querySelector(".attnprof-dropin-fallback");
+    if (fallback) fallback.hidden = true;
+    widget.hidden = false;
+    async function take(file) {
+      if (!file) return;
+      out.replaceChildren();
+      widget.dataset.state = "reading";
+      status.className = "attnprof-dropin-status";
+      status.textContent = word("dropin.reading", { name: file.name });
+      const t0 = performance.now();
+      try {
+        if (!kernels) throw new Unreadable("no_decoder", {});
+        const x = await explainFile(file, kernels.decode);
+        const seconds = (performance.now() - t0) / 1000;
+        out.replaceChildren(...makeReport(words, lang, kernels.decode)(x, seconds));
+        out.dataset.calls = String(x.calls.length);
+        out.dataset.seconds = String(seconds);
+        status.textContent = "";
+        widget.dataset.state = "done";
+      } catch (err) {
+        const code = err instanceof Unreadable ? err.code : "failed";
+        const fields = err instanceof Unreadable ? err.fields : { error: String(err && err.message || err) };
+        status.className = "attnprof-dropin-status attnprof-dropin-error";
+        status.textContent = word("dropin.error", { name: file.name,
+          what: word("dropin.error." + code, fields) });
+        widget.dataset.state = "error";
+        widget.dataset.error = code;
+      }
+    }
+    input.addEventListener("change", () => take(input.files && input.files[0]));
+    zone.addEventListener("dragover", (ev) => {
+      ev.preventDefault();
+      zone.classList.add("attnprof-dropin-over");
+    });
+    zone.addEventListener("dragleave", () => zone.classList.remove("attnprof-dropin-over"));
+    zone.addEventListener("drop", (ev) => {
+      ev.preventDefault();
+      zone.classList.remove("attnprof-dropin-over");
+      take(ev.dataTransfer && ev.dataTransfer.files && ev.dataTransfer.files[0]);
+    });
+  }
+
+  function mountAll() {
+    document.querySelectorAll(".attnprof-dropin").forEach(mount);
+  }
+  if (typeof document !== "undefined") {
+    if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", mountAll);
+    else mountAll();
+  }
+
+  const api = { explain: explain, explainFile: explainFile, mount: mount, read: read, Tree: Tree, Unreadable: Unreadable,
     MAX_BYTES: MAX_BYTES, FLAGS: FLAGS };
   if (typeof module === "object" && module && module.exports) module.exports = api;
   if (root) root.attnprofExplain = api;
