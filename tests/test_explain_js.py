@@ -1,7 +1,7 @@
-"""The drop-in page's reader (``_assets/attnprof-explain.js``) run by Node.js on the H200 fixtures of code nobody
-here wrote: it gives the reading ``attnprof explain --json`` gives (:mod:`attnprof.analysis.explainjson`), field by
-field, for everything the page shows; kernels decoded through the exported rule table, as the page does. Bad files
-are refused with the code of one line each."""
+"""The drop-in page's reader (``_assets/attnprof-explain.js``) run by Node.js on the fixtures of code nobody here
+wrote (H200 and CPU recordings): it gives the reading ``attnprof explain --json`` gives
+(:mod:`attnprof.analysis.explainjson`), field by field, for everything the page shows; kernels decoded through the
+exported rule table, as the page does. Bad files are refused with the code of one line each."""
 
 from __future__ import annotations
 
@@ -20,7 +20,10 @@ from helpers import DATA
 
 READER = viewer.ASSETS_DIR / "attnprof-explain.js"
 H200 = DATA / "foreign" / "h200"
-FIXTURES = sorted(p.name.removesuffix(".json.gz") for p in H200.glob("*.json.gz"))
+#: The H200 recordings of code nobody here wrote, and the same code recorded on the CPU (no GPU work: the notes).
+FIXTURES = sorted(
+    f"{p.parent.name}/{p.name.removesuffix('.json.gz')}" for p in (DATA / "foreign").glob("*/*.json.gz")
+)
 
 #: Loads the rule table and the decoder as a page does, then the reader as a node module; reads the trace at
 #: argv[1] (gunzipped when it is gzip) and prints the reading, or {"error": code, "fields": ...}.
@@ -89,7 +92,7 @@ def kernel_names(py: dict, pairs: list) -> dict[str, float]:
 
 @pytest.mark.parametrize("fixture", FIXTURES)
 def test_the_page_reads_each_h200_fixture_as_explain_does(node, static, fixture):
-    path = H200 / f"{fixture}.json.gz"
+    path = DATA / "foreign" / f"{fixture}.json.gz"
     py, js = python_reading(path), run_reader(node, static, path)
     assert "error" not in js, js
     assert js["trace"] == py["trace"]

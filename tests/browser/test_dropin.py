@@ -90,8 +90,12 @@ def test_a_bad_file_is_one_line_in_the_pages_language(base_url, context: Browser
             assert line.startswith(f"{file['name']}: ") and "\n" not in line.strip()
             assert words.text(f"dropin.error.{code}", lang).split("(")[0].split("{")[0][:12] in line
             assert page.locator(f"{WIDGET} .attnprof-dropin-report").inner_text() == ""
+        # a trace recorded on the CPU alone is read, and the status line says there is no GPU work in it
+        assert choose(page, str(DATA / "foreign" / "cpu" / "hf_eager_train.json.gz")) == "done"
+        assert words.text("explain.note.cpu_only", lang)[:12] in page.locator(".attnprof-dropin-status").inner_text()
         # a good file after bad ones is read as usual
         assert choose(page, str(TRACE)) == "done"
+        assert page.locator(".attnprof-dropin-status").inner_text().strip() == ""
         assert errors == []
     finally:
         page.close()

@@ -1280,7 +1280,10 @@
         out.replaceChildren(...makeReport(words, lang, kernels.decode)(x, seconds));
         out.dataset.calls = String(x.calls.length);
         out.dataset.seconds = String(seconds);
-        status.textContent = "";
+        // a trace without GPU work reads, but says so on the status line too: the first thing to fix
+        const gpuNote = x.notes.find((n) => n.code === "cpu_only" || n.code === "no_gpu_events");
+        status.textContent = gpuNote ? word("dropin.error", { name: file.name,
+          what: word("explain.note." + gpuNote.code, gpuNote) }) : "";
         widget.dataset.state = "done";
       } catch (err) {
         const code = err instanceof Unreadable ? err.code : "failed";
