@@ -15,10 +15,9 @@ import pytest
 
 from attnprof.analysis import attention, explain
 from attnprof.records import foreign
-from attnprof.render import decoder, viewer
+from attnprof.render import dropin
 from helpers import DATA
 
-READER = viewer.ASSETS_DIR / "attnprof-explain.js"
 H200 = DATA / "foreign" / "h200"
 #: The H200 recordings of code nobody here wrote, and the same code recorded on the CPU (no GPU work: the notes).
 FIXTURES = sorted(
@@ -65,13 +64,14 @@ def node() -> str:
 
 @pytest.fixture(scope="module")
 def static(tmp_path_factory) -> list[Path]:
-    return decoder.write_static(tmp_path_factory.mktemp("static"))
+    """The rule table, the decoder and the reader, as the site serves them (:func:`.dropin.write_static`)."""
+    return dropin.write_static(tmp_path_factory.mktemp("static"))
 
 
 def run_reader(node: str, static: list[Path], path: Path) -> dict:
     run = subprocess.run(
         [node, "-e", DRIVER, str(path)], capture_output=True, text=True, timeout=300, check=False,
-        env={"PATH": "/usr/bin:/bin", "RULES": str(static[0]), "ENGINE": str(static[1]), "READER": str(READER)},
+        env={"PATH": "/usr/bin:/bin", "RULES": str(static[0]), "ENGINE": str(static[1]), "READER": str(static[2])},
     )  # fmt: skip
     assert run.returncode == 0, run.stderr[-3000:]
     return json.loads(run.stdout)
