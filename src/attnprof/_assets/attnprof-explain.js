@@ -197,6 +197,8 @@
   // difference of two timestamps is often an exact tie, such as 438.5625 at three places).
   function pyRound(x, digits) {
     if (x === null || x === undefined) return null;
+    const scaled = Math.abs(x) * 10 ** digits;
+    if (Math.abs(scaled - Math.floor(scaled) - 0.5) > 1e-6) return Number(x.toFixed(digits)) + 0; // not near a tie
     const exact = Math.abs(x).toFixed(60);
     const cut = exact.indexOf(".") + 1 + digits;
     if (/^50*$/.test(exact.slice(cut)) && Number(exact[cut - 1 - (digits ? 0 : 1)]) % 2 === 0) {
@@ -232,20 +234,28 @@
     constructor(trace) {
       this.trace = trace;
       const cpu = trace.cpu;
-      const threads = new Map();
+      const threads = new Map(); // (pid, tid) -> events, in the order threads first appear (Python's dict)
+      const byPid = new Map();
       cpu.forEach((e, i) => {
-        const k = key2(e.pid, e.tid);
-        if (!threads.has(k)) threads.set(k, []);
-        threads.get(k).push(i);
+        let tids = byPid.get(e.pid);
+        if (tids === undefined) byPid.set(e.pid, (tids = new Map()));
+        let idx = tids.get(e.tid);
+        if (idx === undefined) {
+          tids.set(e.tid, (idx = []));
+          threads.set(key2(e.pid, e.tid), idx);
+        }
+        idx.push(i);
       });
       const n = cpu.length;
       this.pos = new Int32Array(n);
       this.stop = new Int32Array(n);
       this.parent = new Int32Array(n).fill(-1);
+      this.orderOf = new Array(n); // event -> its thread's ordered events
       this.order = new Map();
       for (const [k, idx] of threads) {
         idx.sort((a, b) => cpu[a].ts - cpu[b].ts || cpu[b].dur - cpu[a].dur || a - b);
         this.order.set(k, idx);
+        for (const i of idx) this.orderOf[i] = idx;
         this.nest(idx);
       }
       this.gpuOf = new Map();
@@ -277,8 +287,7 @@
     }
 
     thread(i) {
-      const e = this.trace.cpu[i];
-      return this.order.get(key2(e.pid, e.tid));
+      return this.orderOf[i];
     }
 
     descendants(i) {
