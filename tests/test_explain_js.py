@@ -146,3 +146,48 @@ def test_a_trace_of_two_gpus_is_refused(node, static, tmp_path):
     path = tmp_path / "two.json.gz"
     path.write_bytes(gzip.compress(json.dumps(doc).encode()))
     assert run_reader(node, static, path) == {"error": "gpus", "fields": {"n": 2}}
+
+
+#: Reads the file at argv[1] as the page does (a Blob through explainFile: gzip through DecompressionStream), with at
+#: most MAX bytes of JSON; prints the number of calls, or the error's code.
+FILE_DRIVER = r"""
+const fs = require("fs"), vm = require("vm");
+const page = { window: {} };
+vm.runInNewContext(fs.readFileSync(process.env.RULES, "utf8"), page);
+vm.runInNewContext(fs.readFileSync(process.env.ENGINE, "utf8"), page);
+const reader = require(process.env.READER);
+const file = new File([fs.readFileSync(process.argv[1])], require("path").basename(process.argv[1]));
+reader.explainFile(file, page.window.attnprofKernels.decode, Number(process.env.MAX)).then(
+  (x) => process.stdout.write(JSON.stringify({ calls: x.calls.length })),
+  (e) => process.stdout.write(JSON.stringify({ error: e.code || String(e) })),
+);
+"""
+
+
+def read_file(node: str, static: list[Path], path: Path, max_bytes: int) -> dict:
+    env = {"PATH": "/usr/bin:/bin", "RULES": str(static[0]), "ENGINE": str(static[1]), "READER": str(static[2]),
+           "MAX": str(max_bytes)}  # fmt: skip
+    run = subprocess.run([node, "-e", FILE_DRIVER, str(path)], capture_output=True, text=True, timeout=300,
+                         check=False, env=env)  # fmt: skip
+    assert run.returncode == 0, run.stderr[-3000:]
+    return json.loads(run.stdout)
+
+
+def test_the_page_reads_gzip_and_refuses_what_is_too_large_or_cut(node, static, tmp_path):
+    trace = DATA / "foreign" / "h200" / "hf_sdpa_train.json.gz"
+    size = len(gzip.decompress(trace.read_bytes()))
+    assert read_file(node, static, trace, size) == {"calls": 8}  # exactly the limit: read
+    assert read_file(node, static, trace, size - 1) == {"error": "too_large"}  # stopped while inflating
+    bomb = tmp_path / "bomb.json.gz"  # 64 MB of zeros in 64 kB: refused after the first megabytes
+    bomb.write_bytes(gzip.compress(b"0" * (64 << 20)))
+    assert read_file(node, static, bomb, 4 << 20) == {"error": "too_large"}
+    plain = tmp_path / "plain.json"
+    plain.write_bytes(gzip.decompress(trace.read_bytes()))
+    assert read_file(node, static, plain, size) == {"calls": 8}
+    assert read_file(node, static, plain, size - 1) == {"error": "too_large"}
+    cut = tmp_path / "cut.json.gz"
+    cut.write_bytes(trace.read_bytes()[:20000])
+    assert read_file(node, static, cut, size) == {"error": "bad_gzip"}
+    latin = tmp_path / "latin.json"
+    latin.write_bytes(b'{"traceEvents": [{"name": "\xe9"}]}')
+    assert read_file(node, static, latin, size) == {"error": "not_text"}
