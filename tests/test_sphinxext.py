@@ -456,3 +456,23 @@ def test_cpu_cost_table_and_cpu_claims_read_the_side_by_side_measurement(project
     (folder / "cpu_costs__cuda.json").write_text('{"schema_version": 0}')
     app = project(page, variants=("sdpa_flash",))
     assert "cpu_costs__cuda.json" in app.warning.getvalue() and "index.md" in app.warning.getvalue()
+
+
+def test_every_rule_of_the_sites_stylesheets_is_closed():
+    """A rule left open swallows every rule after it (the browser reads them as its declarations): no rule may open
+    inside another, except inside an at-rule (``@media``), and the braces balance."""
+    import re
+
+    folder = Path(__file__).parent.parent / "src" / "attnprof"
+    for css in [*folder.glob("_static/*.css"), *folder.glob("_assets/*.css")]:
+        text = re.sub(r"/\*.*?\*/", "", css.read_text(encoding="utf-8"), flags=re.S)
+        stack: list[str] = []
+        for m in re.finditer(r"([^{};]*)\{|\}", text):
+            if m.group(0) == "}":
+                assert stack, f"{css.name}: a '}}' closes nothing at offset {m.start()}"
+                stack.pop()
+                continue
+            head = m.group(1).strip()
+            assert not stack or stack[-1].startswith("@"), f"{css.name}: {head!r} opens inside {stack[-1]!r}"
+            stack.append(head)
+        assert stack == [], f"{css.name}: left open: {stack}"

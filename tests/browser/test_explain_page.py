@@ -21,8 +21,10 @@ if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext
 
 pytestmark = pytest.mark.browser
-#: A GPU trace of the site, and a CPU recording of a transformers model (several threads' worth of CPU lanes).
-TRACES_READ = {"gpu": TRACES / "sdpa_math.json.gz", "cpu": DATA / "foreign" / "cpu" / "hf_eager_train.json.gz"}
+#: A GPU trace of the site, a CPU recording of a transformers model (several threads' worth of CPU lanes), and the
+#: H200 recording of a transformers model's training (code nobody here wrote: forward and backward, cuDNN).
+TRACES_READ = {"gpu": TRACES / "sdpa_math.json.gz", "cpu": DATA / "foreign" / "cpu" / "hf_eager_train.json.gz",
+               "h200": DATA / "foreign" / "h200" / "hf_sdpa_train.json.gz"}  # fmt: skip
 
 
 def page_file(folder: Path, which: str, lang: str) -> tuple[Path, explain.Explanation]:
@@ -50,12 +52,16 @@ def test_the_report_page_works_offline_at_every_width(tmp_path, contexts: dict[s
                                                        for k in explainhtml.view_steps(x)]  # fmt: skip
         assert page.locator("select.attnprof-viewer-step option").count() == len(data["steps"])
         gpu_lanes = [lane for lane in data["steps"][0]["lanes"] if lane["kind"] == "gpu"]
-        assert bool(gpu_lanes) == (which == "gpu")
-        if which == "gpu":  # the attention call's kernels are the GPU lane's slices
+        assert bool(gpu_lanes) == (which != "cpu")
+        if which != "cpu":  # the attention calls' kernels are among the GPU lane's slices (all, for the site's trace)
             shown = {data["strings"][data["kernels"][s[2]]["n"]] for lane in gpu_lanes for s in lane["slices"]}
-            assert shown == {x.rows[k].name for c in x.calls if c.step == 0 for k, _ in c.kernels}
+            called = {x.rows[k].name for c in x.calls if c.step == 0 for k, _ in c.kernels}
+            assert called <= shown and (which == "h200" or shown == called) and called
         rows = page.locator("table").nth(1).locator("tbody tr")
         assert rows.count() == len(x.groups)
+        if which == "h200":  # the transformers model's calls: a forward and a backward group, both cuDNN
+            backends = {rows.nth(k).locator("td").nth(2).inner_text() for k in range(rows.count())}
+            assert rows.count() == 2 and backends == {"cudnn"}
         assert page.evaluate("() => document.documentElement.lang") == lang
         assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
         assert all(url.startswith("file://") for url in requests), requests

@@ -30,6 +30,8 @@ registers the nodes they share):
 :mod:`.workloads`               ``train-table``, ``decode-table``, ``decode-kernel-table``, ``graph-table``,
                                 ``decision``, ``decision-summary``
 :mod:`.eligibility`             ``eligibility-table``, ``eligibility-summary`` (which backend takes which inputs)
+:mod:`.dropin`                  ``explain-report`` (``attnprof explain`` on a trace, read by the build),
+                                ``dropin-reader`` (the same reading of a dropped trace, in the browser)
 ==============================  ================================================================================
 
 Example (MyST)::
@@ -62,6 +64,7 @@ from attnprof.sphinxext.banner import setup_banner
 from attnprof.sphinxext.buildtimes import setup_buildtimes
 from attnprof.sphinxext.claims import setup_claims
 from attnprof.sphinxext.depends import code_version, setup_depends
+from attnprof.sphinxext.dropin import setup_dropin
 from attnprof.sphinxext.eligibility import setup_eligibility
 from attnprof.sphinxext.fastest import setup_ranks
 from attnprof.sphinxext.figures import setup_figures
@@ -102,7 +105,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     for setup_family in (setup_nodes, setup_tables, setup_metrics, setup_ranks, setup_claims, setup_occupancy,
                          setup_scaling, setup_figures, setup_viewer, setup_banner, setup_gallery, setup_scripts,
                          setup_workloads, setup_parallel, setup_buildtimes, setup_depends,
-                         setup_eligibility):  # fmt: skip
+                         setup_eligibility, setup_dropin):  # fmt: skip
         setup_family(app)
     # env_version: a change to the code that renders the pages re-reads them all (attnprof.sphinxext.depends)
     return {"version": __version__, "env_version": code_version(), "parallel_read_safe": True,

@@ -29,10 +29,11 @@ from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
 
 from attnprof import workloads
-from attnprof.analysis import summary
+from attnprof.analysis import attention, explain, summary
+from attnprof.analysis.explain import Explanation
 from attnprof.analysis.summary import Analysis
 from attnprof.analysis.workload_rows import DECISION_WORKLOADS, Build
-from attnprof.records import eligibility, files, fixedcosts, parallel, results, sweep, trace
+from attnprof.records import eligibility, files, fixedcosts, foreign, parallel, results, sweep, trace
 from attnprof.records.eligibility import Grid
 from attnprof.records.fixedcosts import FixedCosts
 from attnprof.records.parallel import ParallelRun
@@ -65,6 +66,10 @@ def _analysed(path: Path) -> Analysis:
     return summary.analyse(results.load(path))
 
 
+def _explained(path: Path) -> Explanation:
+    return explain.explain(foreign.load(path, inputs_of=attention.wants_inputs))
+
+
 def _whole_trace(path: Path) -> bool:
     trace.read_trace(path)  # gzip integrity, JSON, a trace
     return True
@@ -78,8 +83,10 @@ SWEEP: FileKind[Sweep] = FileKind("sweep file", lambda path: sweep.load(path))
 PARALLEL: FileKind[ParallelRun] = FileKind("context-parallel run file", lambda path: parallel.load(path))
 TRACE: FileKind[bool] = FileKind("trace file", _whole_trace)
 ELIGIBILITY: FileKind[Grid] = FileKind("eligibility map", lambda path: eligibility.load(path))
+#: A PyTorch profiler trace recorded by anyone's code, read as ``attnprof explain`` reads it.
+FOREIGN: FileKind[Explanation] = FileKind("profiler trace", _explained)
 #: Every kind of file a page reads.
-KINDS: tuple[FileKind[Any], ...] = (RESULT, CPU_COSTS, FIXED_COSTS, SWEEP, PARALLEL, TRACE, ELIGIBILITY)
+KINDS: tuple[FileKind[Any], ...] = (RESULT, CPU_COSTS, FIXED_COSTS, SWEEP, PARALLEL, TRACE, ELIGIBILITY, FOREIGN)
 
 #: (kind, path) -> (modification time, what was loaded from the file)
 _CACHE: dict[tuple[str, Path], tuple[int, Any]] = {}
