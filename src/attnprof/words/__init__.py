@@ -5,7 +5,8 @@ the provenance banner, status words, units, claim verdicts and their sentences, 
 labels, the trace viewer's words, the printed reports of the gallery scripts, the other workloads' tables) come from
 :data:`TABLE`, picked by the build's ``language``. The table is assembled from data modules, one per part of the site
 (:mod:`.site`, :mod:`.claims`, :mod:`.kernels`, :mod:`.viewer`, :mod:`.report`, :mod:`.workloads`,
-:mod:`.parallel`, :mod:`.workloadreport`, :mod:`.explain`, :mod:`.eligibility`, :mod:`.figures`); a key lives in
+:mod:`.parallel`, :mod:`.workloadreport`, :mod:`.explain`, :mod:`.eligibility`, :mod:`.figures`,
+:mod:`.crossgpu`); a key lives in
 exactly one of them (checked on
 import), and every key has every language of :data:`LANGUAGES` (a test checks it). ``{placeholders}`` are filled
 with :meth:`str.format`.
@@ -23,6 +24,7 @@ import string
 from collections.abc import Sequence
 
 from attnprof.words import claims as _claims
+from attnprof.words import crossgpu as _crossgpu
 from attnprof.words import eligibility as _eligibility
 from attnprof.words import explain as _explain
 from attnprof.words import figures as _figures
@@ -61,6 +63,7 @@ TABLE: dict[str, dict[str, str]] = _merge(
     _explain.EXPLAIN,
     _eligibility.ELIGIBILITY,
     _figures.FIGURES,
+    _crossgpu.CROSSGPU,
 )
 
 
