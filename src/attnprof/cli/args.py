@@ -375,7 +375,10 @@ COMMANDS: dict[str, tuple[str, str, tuple[tuple[str, dict], ...]]] = {
         "attnprof bundle create --from _build/results --out h200.tar.gz",
         (
             ("action", dict(metavar="ACTION", type=text("create or show"), help="create or show")),
-            ("file", dict(metavar="FILE", nargs="?", help="show: the bundle to read (a .tar.gz file)")),
+            (
+                "file",
+                dict(metavar="FILE", nargs="?", type=text("a .tar.gz bundle"), help="show: the bundle to read"),
+            ),
             (
                 "--from",
                 dict(
