@@ -106,6 +106,15 @@ def recorded_parallel(env: BuildEnvironment) -> tuple[ParallelRun, Bundle] | Non
     return max(runs, key=lambda rb: rb[1].provenance.measured) if runs else None
 
 
+#: The class of everything a page shows of other machines (scripts/compare_sites.py --drop-class leaves it out).
+ELSEWHERE = "attnprof-elsewhere"
+
+
+def elsewhere(*children: nodes.Node) -> nodes.container:
+    """``children`` in one box of the class :data:`ELSEWHERE`."""
+    return nodes.container("", *children, classes=[ELSEWHERE])
+
+
 def _workload(arg: str) -> str:
     return directives.choice(arg, tuple(workloads.WORKLOADS))
 
@@ -137,8 +146,10 @@ class CrossGpu(AttnprofDirective):
             out.append(para(self.say("xgpu.elsewhere"), classes=["attnprof-elsewhere-intro"]))
         if not groups:
             text = self.say("xgpu.none", folder=os.path.relpath(bundles_dir(self.env), self.env.srcdir))
-            return [*out, nodes.note("", para(text), classes=["attnprof-elsewhere-none"])]
-        return [*out, *(self.group_table(g) for g in groups)]
+            out.append(nodes.note("", para(text), classes=["attnprof-elsewhere-none"]))
+        else:
+            out += [self.group_table(g) for g in groups]
+        return [elsewhere(*out)]
 
     def sources(self, machines: list[Machine]) -> list[nodes.Node]:
         items = nodes.bullet_list(classes=["attnprof-xgpu-sources"])

@@ -86,7 +86,7 @@ class ParallelDirective(AttnprofDirective):
         out = self.body()
         if self.recorded is None:
             return out
-        return [para(self.recorded_label(), classes=["attnprof-recorded-label"]), *out]
+        return [bundles.elsewhere(para(self.recorded_label(), classes=["attnprof-recorded-label"]), *out)]
 
     def body(self) -> list[nodes.Node]:
         raise NotImplementedError
@@ -157,7 +157,7 @@ class ParallelStatus(ParallelDirective):
             rec = bundles.recorded_parallel(self.env)
             if rec is None:
                 return [box]
-            return [box, self.recorded_box(*rec), *self.ran(rec[0])]
+            return [box, bundles.elsewhere(self.recorded_box(*rec), *self.ran(rec[0]))]
         return self.ran(r)
 
     def recorded_box(self, r: ParallelRun, b: Bundle) -> nodes.admonition:
