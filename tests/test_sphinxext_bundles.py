@@ -76,7 +76,11 @@ def test_measured_elsewhere_shows_one_workload_or_says_there_is_none(project, bu
     empty.mkdir()
     app = project({"index.md": ELSEWHERE}, (), attnprof_bundles_dir=str(empty))
     assert app.warning.getvalue() == "" and tables(app, "attnprof-xgpu") == []
-    assert "No figures from other machines for this workload" in html(app)
+    assert f"No figures from other machines for this workload: no bundle in {empty} measured it." in html(app)
+    inside = tmp_path / "src" / "docs" / "bundles"
+    inside.mkdir(parents=True)
+    app = project({"index.md": ELSEWHERE}, (), attnprof_bundles_dir="docs/bundles", language="ja")
+    assert "docs/bundles のどのバンドルも測っていません" in html(app)
 
 
 def test_the_environment_variable_names_the_folder(project, bundles, monkeypatch):

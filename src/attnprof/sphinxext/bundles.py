@@ -145,7 +145,7 @@ class CrossGpu(AttnprofDirective):
         else:
             out.append(para(self.say("xgpu.elsewhere"), classes=["attnprof-elsewhere-intro"]))
         if not groups:
-            text = self.say("xgpu.none", folder=os.path.relpath(bundles_dir(self.env), self.env.srcdir))
+            text = self.say("xgpu.none", folder=self.config.attnprof_bundles_shown)
             out.append(nodes.note("", para(text), classes=["attnprof-elsewhere-none"]))
         else:
             out += [self.group_table(g) for g in groups]
@@ -196,12 +196,19 @@ class MeasuredElsewhere(CrossGpu):
 def _on_config_inited(app: Sphinx, config: object) -> None:
     """Resolve the bundles folder: ``$ATTNPROF_BUNDLES_DIR``, else the configuration value (relative to conf.py)."""
     configured = os.environ.get(BUNDLES_ENV) or app.config.attnprof_bundles_dir or "docs/bundles"
-    app.config.attnprof_bundles_dir = str((Path(app.confdir) / configured).resolve())
+    folder = (Path(app.confdir) / configured).resolve()
+    app.config.attnprof_bundles_dir = str(folder)
+    # how a page names it: from the folder of conf.py when inside it (the same in every language's source tree)
+    inside = folder.is_relative_to(Path(app.confdir).resolve())
+    app.config.attnprof_bundles_shown = (
+        folder.relative_to(Path(app.confdir).resolve()).as_posix() if inside else str(folder)
+    )
 
 
 def setup_bundles(app: Sphinx) -> None:
     """Register the configuration value and the directives of figures from other machines."""
     app.add_config_value("attnprof_bundles_dir", "", "env", types=frozenset({str}))
+    app.add_config_value("attnprof_bundles_shown", "", "env", types=frozenset({str}))
     app.connect("config-inited", _on_config_inited)
     app.add_directive("cross-gpu", CrossGpu)
     app.add_directive("measured-elsewhere", MeasuredElsewhere)
