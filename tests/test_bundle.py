@@ -56,8 +56,11 @@ def test_a_bundle_of_a_results_folder_reads_back_with_its_provenance_and_every_f
         result, raw = trace_result(v)
         results.save(result, folder, raw)
     (folder / "notes.txt").write_text("not bundled")
+    (folder / "naive_trace.json").write_text("{}")  # a script's scratch export: not bundled either
     paths = bundle.collect([folder])
     assert {bundle.kind_of(p.name) for p in paths} == {"result", "trace"} and len(paths) == 6
+    assert [bundle.kind_of(n) for n in ("cpu_costs__cuda.json", "eligibility__cpu.json", "sweep__cuda.json")] == [
+        "other", "other", "sweep"]  # fmt: skip
     prov = bundle.provenance_of(paths, "2026-12-02T00:00:00+00:00", attnprof_commit="abc", label=None)
     assert (prov.gpu_model, prov.gpu_count, prov.cudnn, prov.attnprof_commit) == ("NVIDIA H200", 1, "91900", "abc")
     out = tmp_path / "h200.tar.gz"

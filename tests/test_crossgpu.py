@@ -52,5 +52,6 @@ def test_compare_groups_by_workload_and_shape_and_marks_each_machines_fastest(h2
     assert fastest == {"NVIDIA H200": h200_best.variant, "NVIDIA A100-SXM4-80GB": "sdpa_flash"}
     decode = [g for g in groups if g.workload == "decode"]
     assert len(decode) == len({g.kv_len for g in decode}) >= 2
+    assert [g.kv_len for g in decode] == sorted(g.kv_len for g in decode)
     assert [g.workload for g in crossgpu.compare([h200, a100], "train")] == ["train"]
     assert crossgpu.compare([a100], "decode") == []

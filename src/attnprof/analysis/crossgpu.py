@@ -146,12 +146,16 @@ class Group:
 
 def compare(machines: list[Machine], workload: str | None = None) -> list[Group]:
     """The machines' figures grouped by workload, shape and dtype (only ``workload``'s when given), each machine's
-    fastest variant of each group marked. Groups come in order of first appearance; rows in registry order."""
+    fastest variant of each group marked (the lowest median time). Workloads come in order of first appearance, the
+    groups of one by shape, dtype and cache length; rows in registry order."""
     keys: list[tuple[str, tuple[int, ...], str, int | None]] = []
     for m in machines:
         for e in m.entries:
             if e.key not in keys and (workload is None or e.workload == workload):
                 keys.append(e.key)
+    # workloads in order of first appearance; within one, by shape and dtype, then cache length
+    first = {w: i for i, w in reversed(list(enumerate(k[0] for k in keys)))}
+    keys.sort(key=lambda k: (first[k[0]], k[1], k[2], k[3] or 0))
     order = {name: i for i, name in enumerate(variants.VARIANTS)}
     groups = []
     for key in keys:

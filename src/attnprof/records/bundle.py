@@ -142,6 +142,11 @@ class Manifest:
             raise UnreadableFile(f"bundle {path}: malformed {MANIFEST}: {exc}", path) from None
 
 
+#: The other files of a results folder: one per device, ``<what>__<device>.json`` (CPU costs, fixed costs, the
+#: eligibility map). A script's scratch export (``naive_trace.json``) is none of them and is left out.
+_OTHER = re.compile(r"^[a-z_]+__(cuda|cpu)\.json$")
+
+
 def kind_of(name: str) -> str | None:
     """The kind of member a file name stands for (:data:`KINDS`), or ``None`` for a file a bundle does not take."""
     if name.endswith(".json.gz"):
@@ -154,7 +159,7 @@ def kind_of(name: str) -> str | None:
         return "parallel"
     if name.count("__") >= 4:
         return "result"
-    return "other"
+    return "other" if _OTHER.match(name) else None
 
 
 @dataclass
