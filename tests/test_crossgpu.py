@@ -9,6 +9,7 @@ import pytest
 
 from attnprof import inputs
 from attnprof.analysis import crossgpu
+from attnprof.noise import Figure
 from attnprof.records import bundle, published
 from helpers import H200_CEILINGS, SHAPE, h200_bundle, trace_result
 
@@ -55,3 +56,20 @@ def test_compare_groups_by_workload_and_shape_and_marks_each_machines_fastest(h2
     assert [g.kv_len for g in decode] == sorted(g.kv_len for g in decode)
     assert [g.workload for g in crossgpu.compare([h200, a100], "train")] == ["train"]
     assert crossgpu.compare([a100], "decode") == []
+
+
+def test_times_too_close_to_call_are_tied_fastest():
+    def e(variant: str, ms: float, lo: float, hi: float) -> crossgpu.Entry:
+        return crossgpu.Entry(
+            "prefill", tuple(SHAPE), "bfloat16", None, variant, ms, None, time=Figure(ms, lo, hi, 30)
+        )
+
+    m = crossgpu.Machine("GPU X", "2026-12-01", "bundle", "x", entries=[
+        e("sdpa_cudnn", 0.0598, 0.0596, 0.0600), e("sdpa_auto", 0.0604, 0.0602, 0.0606),
+        e("sdpa_flash", 0.0968, 0.0965, 0.0971)])  # fmt: skip
+    (group,) = crossgpu.compare([m])
+    marks = {v: (c.fastest, c.tied) for v, (c,) in group.rows}
+    assert marks == {"sdpa_flash": (False, False), "sdpa_cudnn": (True, True), "sdpa_auto": (True, True)}
+    m.entries[1] = e("sdpa_auto", 0.0704, 0.0702, 0.0706)  # 18% slower, bands apart: one winner
+    (group,) = crossgpu.compare([m])
+    assert {v: (c.fastest, c.tied) for v, (c,) in group.rows}["sdpa_cudnn"] == (True, False)

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from attnprof import inputs, variants
+from attnprof import inputs, noise, variants
+from attnprof.noise import Figure
 from attnprof.records.bundle import Bundle
 from attnprof.records.published import Published
 from attnprof.records.results import Result
@@ -38,6 +39,7 @@ class Entry:
         rate: TFLOP/s, or GB/s when ``bandwidth``; ``None`` when unknown.
         bandwidth: The rate is a bandwidth (GB/s), not TFLOP/s.
         share: ``rate`` over the machine's own measured ceiling, or ``None`` without one.
+        time: ``ms`` with its confidence interval (exact for a published figure: no interval was published).
     """
 
     workload: str
@@ -49,6 +51,12 @@ class Entry:
     rate: float | None
     bandwidth: bool = False
     share: float | None = None
+    time: Figure | None = None
+
+    @property
+    def band(self) -> Figure:
+        """The time as a figure with its band (the median alone when no band is known)."""
+        return self.time or noise.exact(self.ms)
 
     @property
     def key(self) -> tuple[str, tuple[int, ...], str, int | None]:
@@ -87,7 +95,7 @@ def entry(result: Result, matmul_tflops: float | None) -> Entry | None:
         rate, bandwidth = t.tflops, False
         share = rate / matmul_tflops if rate and matmul_tflops else None
     return Entry(result.workload, tuple(result.shape), result.dtype, result.kv_len, result.variant,
-                 t.gpu_ms_median, rate, bandwidth, share)  # fmt: skip
+                 t.gpu_ms_median, rate, bandwidth, share, t.gpu)  # fmt: skip
 
 
 def from_bundle(b: Bundle) -> Machine:
@@ -116,11 +124,14 @@ def from_published(pub: Published) -> Machine:
 
 @dataclass(frozen=True)
 class Cell:
-    """One machine's figures for one variant of a group, and whether it was that machine's fastest there."""
+    """One machine's figures for one variant of a group, and whether it was that machine's fastest there: the
+    lowest median, or a time too close to it to call by the one comparison rule (:func:`attnprof.noise.compare`,
+    GPU floor and minimum effect), when ``tied``."""
 
     machine: Machine
     entry: Entry
     fastest: bool
+    tied: bool = False
 
 
 @dataclass
@@ -144,10 +155,15 @@ class Group:
         return list(seen.values())
 
 
+def _tie(a: Entry, b: Entry) -> bool:
+    return noise.compare(a.band, b.band, noise.GPU_FLOOR, min_effect=noise.GPU_MIN_EFFECT) == "tie"
+
+
 def compare(machines: list[Machine], workload: str | None = None) -> list[Group]:
     """The machines' figures grouped by workload, shape and dtype (only ``workload``'s when given), each machine's
-    fastest variant of each group marked (the lowest median time). Workloads come in order of first appearance, the
-    groups of one by shape, dtype and cache length; rows in registry order."""
+    fastest variant of each group marked (the lowest median time, and every time tied with it: :class:`Cell`).
+    Workloads come in order of first appearance, the groups of one by shape, dtype and cache length; rows in
+    registry order."""
     keys: list[tuple[str, tuple[int, ...], str, int | None]] = []
     for m in machines:
         for e in m.entries:
@@ -159,16 +175,15 @@ def compare(machines: list[Machine], workload: str | None = None) -> list[Group]
     order = {name: i for i, name in enumerate(variants.VARIANTS)}
     groups = []
     for key in keys:
-        best = {}
-        for m in machines:
-            mine = [e for e in m.entries if e.key == key]
-            if mine:
-                best[id(m)] = min(mine, key=lambda e: e.ms).variant
         rows: dict[str, list[Cell]] = {}
         for m in machines:
-            for e in m.entries:
-                if e.key == key:
-                    rows.setdefault(e.variant, []).append(Cell(m, e, best[id(m)] == e.variant))
+            mine = [e for e in m.entries if e.key == key]
+            if not mine:
+                continue
+            best = min(mine, key=lambda e: e.ms)
+            fastest = [e for e in mine if e is best or _tie(e, best)]
+            for e in mine:
+                rows.setdefault(e.variant, []).append(Cell(m, e, e in fastest, e in fastest and len(fastest) > 1))
         ordered = sorted(rows.items(), key=lambda kv: order.get(kv[0], len(order)))
         groups.append(Group(key[0], key[1], key[2], key[3], ordered))
     return groups

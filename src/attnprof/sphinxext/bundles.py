@@ -181,7 +181,7 @@ class CrossGpu(AttnprofDirective):
                 rate = self.na(e.rate, lambda x, unit=unit: fmt.unit(fmt.number(x), unit))
                 body.append([nodes.literal("", variant), c.machine.name, c.machine.date, self.source(c.machine),
                              fmt.number(e.ms), rate, self.na(e.share, fmt.percent),
-                             self.say("xgpu.fastest") if c.fastest else ""])  # fmt: skip
+                             self.say("xgpu.tied" if c.tied else "xgpu.fastest") if c.fastest else ""])  # fmt: skip
         keys = ["xgpu.col.variant", "xgpu.col.machine", "xgpu.col.date", "xgpu.col.source", "xgpu.col.ms",
                 "xgpu.col.rate", "xgpu.col.share", "xgpu.col.fastest"]  # fmt: skip
         return self.table(keys, body, "attnprof-xgpu", numeric=(4, 5, 6), title=title)

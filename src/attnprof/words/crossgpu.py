@@ -17,6 +17,7 @@ CROSSGPU: dict[str, dict[str, str]] = {
     "xgpu.source.bundle": {"en": "measured (bundle {origin})", "ja": "実測 (バンドル {origin})"},
     "xgpu.source.published": {"en": "published (profiler CUDA time)", "ja": "公表値 (プロファイラの CUDA 時間)"},
     "xgpu.fastest": {"en": "fastest", "ja": "最速"},
+    "xgpu.tied": {"en": "tied fastest", "ja": "最速 (差は誤差内)"},
     "xgpu.group": {
         "en": "{workload}: shape {shape}, {dtype}{kv}",
         "ja": "{workload}: 形状 {shape}、{dtype}{kv}",
