@@ -49,3 +49,16 @@ def test_bad_input_is_one_line_and_status_2(tmp_path: Path):
     ]:
         code, out, err = _run(*argv)
         assert code == 2 and out == "" and expected in err and err.count("\n") == 1, (argv, err)
+
+
+def test_show_reads_every_member_by_its_kind(tmp_path: Path):
+    from attnprof.records import bundle as records_bundle
+
+    prov = records_bundle.Provenance(gpu_model="GPU X", gpu_count=1, torch="2.11", measured="2026-12-01",
+                                     created="2026-12-02")  # fmt: skip
+    data, _ = records_bundle.pack(
+        {"naive__prefill__8x16x1024x64__bfloat16__cuda.json": b'{"schema_version": 1}'}, prov
+    )
+    (tmp_path / "old.tar.gz").write_bytes(data)
+    code, out, err = _run("bundle", "show", str(tmp_path / "old.tar.gz"))
+    assert code == 2 and out == "" and "result schema version 1 is not the supported version" in err

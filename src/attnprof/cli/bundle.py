@@ -2,7 +2,8 @@
 
 ``attnprof bundle create --from _build/results --out h200.tar.gz`` writes one archive
 (:mod:`attnprof.records.bundle`) that a site built elsewhere shows in its cross-GPU view; ``attnprof bundle show
-FILE`` reads one back with every check and prints its provenance and members. No torch is imported.
+FILE`` reads one back with every check (each result, sweep and run file by its own reader too) and prints its
+provenance and members. No torch is imported.
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ def show(args: argparse.Namespace, out: IO[str]) -> int:
         raise BadInput("bundle show needs the bundle: attnprof bundle show FILE.tar.gz")
     try:
         b = bundle.read(args.file)
+        b.results(), b.sweep(), b.parallel_run()  # every member read by its kind's reader: schema checked
     except (FileNotFoundError, files.UnreadableFile) as exc:
         raise BadInput(str(exc)) from None
     p = b.provenance
