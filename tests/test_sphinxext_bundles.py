@@ -13,7 +13,8 @@ import pytest
 
 from attnprof import words
 from attnprof.records import files, parallel
-from helpers import h200_bundle, html, no_gpu_run, rows, tables
+from attnprof.words import fmt
+from helpers import H200_CEILINGS, h200_bundle, html, no_gpu_run, rows, tables, trace_result
 
 ROOT = Path(__file__).parent.parent
 DOCS = ROOT / "docs"
@@ -61,7 +62,10 @@ def test_the_cross_gpu_page_labels_every_figure_and_leaves_bad_bundles_out(proje
     assert all(r[2] == "2026-07-10" and r[3] == say("xgpu.source.published") for r in a100)
     assert [r[0] for r in a100 if r[7]] == ["sdpa_flash"]
     h200 = [r for r in prefill if r[1] == "NVIDIA H200"]
-    assert all(r[3] == say("xgpu.source.bundle", origin="h200") and r[6].endswith("%") for r in h200)
+    assert all(r[3] == say("xgpu.source.bundle", origin="h200") for r in h200)
+    flash = next(r for r in h200 if r[0] == "sdpa_flash")
+    result, _ = trace_result("sdpa_flash")
+    assert flash[6] == fmt.percent(100 * result.timing.tflops / H200_CEILINGS.matmul_tflops)
     assert len([r for r in h200 if r[7] == say("xgpu.fastest")]) == 1
 
 

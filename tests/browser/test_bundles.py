@@ -24,6 +24,9 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).parent.parent.parent
+_TABLES_JS = """() => [...document.querySelectorAll("table.attnprof-xgpu")].map((t) =>
+    [...t.querySelectorAll("tbody tr")].map((tr) =>
+        [...tr.querySelectorAll("td")].map((td) => td.innerText.trim())))"""
 _ROWS_JS = """() => [...document.querySelectorAll("table.attnprof-xgpu tbody tr")].map(
     (tr) => [...tr.querySelectorAll("td")].map((td) => td.innerText.trim()))"""
 
@@ -60,11 +63,12 @@ def test_the_cross_gpu_page_shows_every_machine_labelled(lang: str, tab: Page, b
     assert all(machine in " ".join(sources) for machine, _ in seen)
     # every machine of a table has its fastest: one, or several tied (too close to call)
     fastest, tied = words.text("xgpu.fastest", lang), words.text("xgpu.tied", lang)
-    for table in tab.locator("table.attnprof-xgpu").all():
-        cells = [t.split("\t") for t in table.locator("tbody tr").all_inner_texts()]
+    for cells in tab.evaluate(_TABLES_JS):
         for machine in {c[1] for c in cells}:
             marks = [c[-1] for c in cells if c[1] == machine and c[-1]]
-            assert marks in ([fastest], [tied] * len(marks)) and marks, (machine, marks)
+            assert marks and marks in ([fastest], [tied] * len(marks)), (machine, marks)
+        shares = [c[6] for c in cells if c[3] != words.text("xgpu.source.published", lang)]
+        assert all(re.fullmatch(r"[\d.]+\s%", s) and 0 < float(s.split()[0]) < 150 for s in shares), shares
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)

@@ -180,7 +180,7 @@ class CrossGpu(AttnprofDirective):
                 unit = "GB/s" if e.bandwidth else "TFLOP/s"
                 rate = self.na(e.rate, lambda x, unit=unit: fmt.unit(fmt.number(x), unit))
                 body.append([nodes.literal("", variant), c.machine.name, c.machine.date, self.source(c.machine),
-                             fmt.number(e.ms), rate, self.na(e.share, fmt.percent),
+                             fmt.number(e.ms), rate, self.na(e.share, lambda x: fmt.percent(100 * x)),
                              self.say("xgpu.tied" if c.tied else "xgpu.fastest") if c.fastest else ""])  # fmt: skip
         keys = ["xgpu.col.variant", "xgpu.col.machine", "xgpu.col.date", "xgpu.col.source", "xgpu.col.ms",
                 "xgpu.col.rate", "xgpu.col.share", "xgpu.col.fastest"]  # fmt: skip
