@@ -122,6 +122,15 @@ def test_without_two_gpus_the_cp_page_shows_the_recorded_run_labelled(project, t
     label = say("par.recorded.label", machine="2× NVIDIA H200", date="2026-12-01", bundle="h200x2-cp")
     assert say("par.recorded.title") in text and text.count(label) >= 6
     assert say("par.status.not_run_title") in text  # this build's own status stays first
+    live = say("par.status.ok", world=2, gpu="X", launcher="", nccl="", torch="", batch=2, heads=16, head_dim=64,
+               dtype="", causal="", backend="", balance="", seqs="", methods="")  # fmt: skip
+    assert live.split("2 × X")[0] not in text  # nothing says the recorded run was measured here
+    recorded_words = say(
+        "par.recorded.ok", world=2, gpu="NVIDIA H200", date="2026-12-01", launcher="torch.multiprocessing (spawn)",
+        nccl="2.28.9", torch="2.11.0+cu130", batch=2, heads=16, head_dim=64, dtype="bfloat16",
+        causal=say("par.causal"), backend="flash", balance=say("par.on"), seqs="32768, 65536",
+        methods=", ".join(say(f"par.method.{m}") for m in parallel.METHODS))  # fmt: skip
+    assert recorded_words in text
     table = rows(tables(app, "attnprof-parallel-table", "guide/parallel")[0])
     recorded = parallel.ParallelRun.from_dict(files.read_json(ROOT / "tests/data/workloads/cp/runner-h200x2.json.gz"))
     assert [int(r[1]) for r in table] == sorted(c.seq for c in recorded.cases)

@@ -157,7 +157,7 @@ class ParallelStatus(ParallelDirective):
             rec = bundles.recorded_parallel(self.env)
             if rec is None:
                 return [box]
-            return [box, bundles.elsewhere(self.recorded_box(*rec), *self.ran(rec[0]))]
+            return [box, bundles.elsewhere(self.recorded_box(*rec), *self.ran(rec[0], rec[1]))]
         return self.ran(r)
 
     def recorded_box(self, r: ParallelRun, b: Bundle) -> nodes.admonition:
@@ -171,12 +171,14 @@ class ParallelStatus(ParallelDirective):
                              cuda=p.cuda or "?", nccl=r.nccl_version or "?"))  # fmt: skip
         return box
 
-    def ran(self, r: ParallelRun) -> list[nodes.Node]:
-        """Where and how a run that ran was made, and the cases that did not run."""
+    def ran(self, r: ParallelRun, recorded: Bundle | None = None) -> list[nodes.Node]:
+        """Where and how a run that ran was made (live here, or ``recorded`` elsewhere), and the cases that did not
+        run."""
         cfg = r.config
         gpus = sorted(set(r.gpus)) or ["?"]
         text = self.say(
-            "par.status.ok",
+            "par.status.ok" if recorded is None else "par.recorded.ok",
+            date="" if recorded is None else recorded.provenance.day,
             world=r.world,
             gpu=", ".join(gpus),
             launcher=r.launcher,

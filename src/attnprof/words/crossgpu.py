@@ -53,6 +53,14 @@ CROSSGPU: dict[str, dict[str, str]] = {
         "NCCL {nccl})、このビルドが測ったものではありません。そのマシンでの結果を示すもので、このサイトの主張の"
         "判定には使っていません。",
     },
+    "par.recorded.ok": {
+        "en": "Recorded on {world} × {gpu} on {date}, not by this build (ranks started by {launcher}; NCCL {nccl}, "
+        "PyTorch {torch}): batch {batch}, {heads} heads, head_dim {head_dim}, {dtype}, {causal}, backend {backend}, "
+        "load balancing {balance}; sequence lengths {seqs}; rotation methods {methods}.",
+        "ja": "{date} に {world} 基の {gpu} で記録したもので、このビルドの計測ではありません (ランクの起動: "
+        "{launcher}、NCCL {nccl}、PyTorch {torch})。バッチ {batch}、ヘッド {heads}、head_dim {head_dim}、{dtype}、"
+        "{causal}、バックエンド {backend}、負荷分散 {balance}、シーケンス長 {seqs}、回転方式 {methods}。",
+    },
     "par.recorded.label": {
         "en": "Recorded on {machine}, {date} (bundle {bundle})",
         "ja": "{date} に {machine} で記録 (バンドル {bundle})",
