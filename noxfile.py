@@ -76,10 +76,23 @@ def tests(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """Check style and formatting with ruff."""
+    """Check style and formatting with ruff, and the CI workflows (scripts/check_workflows.py)."""
     _install(session, "lint", package=False)
     session.run(_python(session), "-m", "ruff", "check", *session.posargs)
     session.run(_python(session), "-m", "ruff", "format", "--check", *session.posargs)
+    session.run(_python(session), str(ROOT / "scripts" / "check_workflows.py"))
+
+
+@nox.session(default=False)
+def bundle(session: nox.Session) -> None:
+    """Pack this build's results (_build/results) with their provenance into _build/bundle.tar.gz (after `nox -s
+    docs` on a GPU; posargs go to `attnprof bundle create`: --out FILE, --label NAME, --no-traces, ...)."""
+    _install(session)
+    results = BUILD / "results"
+    if not results.is_dir():
+        session.error(f"no results in {results}: build the site first with `nox -s docs`")
+    session.run(_python(session), "-m", "attnprof", "bundle", "create", "--from", str(results), "--out",
+                str(BUILD / "bundle.tar.gz"), *session.posargs)  # fmt: skip
 
 
 @nox.session(name="tests_gpu", default=False)

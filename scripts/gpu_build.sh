@@ -3,7 +3,10 @@
 #   STAGE=builds  (default) install the carried docs toolchain, build the site cold twice (the repeatability gate:
 #                 every claim's verdict must be the same in both builds), rebuild unchanged, run a downloaded gallery
 #                 script in Japanese, and the context-parallel script on one GPU only (its honest message);
-#   STAGE=tests   the GPU test selection (pages, workloads, context parallelism) and the CLI.
+#   STAGE=tests   the GPU test selection (pages, workloads, context parallelism) and the CLI;
+#   STAGE=bundles (issue 23) build cold without bundles, pack this build's results into $OUT/h200.tar.gz (no traces)
+#                 and $OUT/h200-traces.tar.gz, rebuild with docs/bundles (the recorded 2xH200 run) and compare the
+#                 two sites less what they show of other machines ($OUT/compare-bundles.txt must say 0 differences).
 # Usage there:  STAGE=builds bash scripts/gpu_build.sh   (needs .whl/ carried, $OUT set by the device tool)
 # COLD_BUILDS=1 builds cold once (no verdict comparison); SKIP_EXTRAS=1 stops after the verdicts; GPU_TESTS narrows
 # the GPU test selection.
@@ -41,6 +44,27 @@ if [ "$STAGE" = tests ]; then
   attnprof compare --workload decode --device cuda > "$OUT/compare-decode.txt" 2>&1; log "compare decode rc=$?"
   tail -60 "$OUT/gpu-tests.log"
   cat "$OUT/compare.txt" "$OUT/summary.txt"
+  exit 0
+fi
+
+if [ "$STAGE" = bundles ]; then
+  mkdir -p /tmp/no-bundles && rm -rf _build docs/auto_examples
+  t0=$(date +%s.%N)
+  ATTNPROF_BUNDLES_DIR=/tmp/no-bundles python3 -m nox --no-venv -s docs > "$OUT/logs/docs-no-bundles.log" 2>&1
+  log "cold build without bundles rc=$? took $(since $t0) s"
+  rm -rf /tmp/site-without && cp -r _build/html /tmp/site-without
+  python3 -m attnprof bundle create --from _build/results --out "$OUT/h200.tar.gz" --no-traces 2>&1 | tee -a "$OUT/summary.txt"
+  python3 -m attnprof bundle create --from _build/results --out "$OUT/h200-traces.tar.gz" 2>&1 | tee -a "$OUT/summary.txt"
+  python3 -m attnprof bundle show "$OUT/h200.tar.gz" >> "$OUT/summary.txt" 2>&1
+  t0=$(date +%s.%N)
+  python3 -m nox --no-venv -s docs > "$OUT/logs/docs-with-bundles.log" 2>&1
+  log "rebuild with docs/bundles rc=$? took $(since $t0) s; $(grep -c 'bundle left out' "$OUT/logs/docs-with-bundles.log") left out"
+  python3 scripts/compare_sites.py /tmp/site-without _build/html --skip cross-gpu.html --skip parallel.html \
+    --drop-class attnprof-elsewhere > "$OUT/compare-bundles.txt" 2>&1
+  log "own pages with and without bundles: rc=$? ($(tail -1 "$OUT/compare-bundles.txt"))"
+  tar czf "$OUT/site-with-bundles.tar.gz" -C _build html
+  tar czf "$OUT/logs.tar.gz" -C "$OUT" logs && rm -rf "$OUT/logs"
+  cat "$OUT/summary.txt"
   exit 0
 fi
 

@@ -733,3 +733,32 @@ def foreign_facts(folder: Path) -> dict:
 def explained(path: Path) -> explain.Explanation:
     """:func:`attnprof.analysis.explain.explain` of the trace at ``path``, read as ``attnprof explain`` reads it."""
     return explain.explain(foreign.load(path, inputs_of=attention.wants_inputs))
+
+
+# --- results bundles (attnprof.records.bundle) ----------------------------------------------------------------------
+
+
+def h200_bundle(path: Path, *, traces: bool = False) -> Path:
+    """A bundle of the recorded H200 results: the prefill results made from the H200 traces (their times recorded
+    with them), the training and decoding results made from the 2xH200 recordings, and the made-up H200 sweep (for
+    its ceilings), packed with the provenance of those results; written to ``path``."""
+    from attnprof.records import bundle, results, sweep
+
+    contents: dict[str, bytes] = {}
+    for v in TRACE_VARIANTS:
+        result, raw = trace_result(v)
+        if traces:
+            result.trace_file = result.stem + ".trace.json.gz"
+            contents[result.trace_file] = gzip.compress(raw, mtime=0)
+        contents[result.stem + ".json"] = results.dumps(result)
+    for r in [*(train_result(v) for v in TRAIN_VARIANTS), *decode_results()]:
+        contents[r.stem + ".json"] = results.dumps(r)
+    sw = h200_sweep()
+    contents[sweep.filename("cuda")] = results.json_bytes(sw.to_dict())
+    env = h200_environment()
+    prov = bundle.Provenance(gpu_model=env.device_name, gpu_count=1, torch=env.torch_version, measured=env.date,
+                             created="2026-12-02T00:00:00+00:00", driver=env.driver_version, cuda=env.cuda_version,
+                             cudnn=env.cudnn_version, attnprof_version="0.1.0", attnprof_commit="0" * 40)  # fmt: skip
+    data, _ = bundle.pack(contents, prov)
+    path.write_bytes(data)
+    return path

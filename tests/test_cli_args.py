@@ -9,7 +9,8 @@ import shutil
 import pytest
 
 from attnprof.cli import BadInput, args
-from helpers import TRACES
+from attnprof.records import results
+from helpers import TRACES, trace_result
 from helpers import run_cli as run
 
 
@@ -39,6 +40,10 @@ def test_the_examples_in_the_help_run_as_written(tmp_path, monkeypatch):
         if command == "explain":  # reads a trace: a recorded one, under the example's name
             shutil.copy(TRACES / "sdpa_flash.json.gz", tmp_path / argv[1])
             code, _, err = run(*argv, "--no-why")
+        elif command == "bundle":  # packs a results folder: one recorded result, under the example's folder name
+            result, raw = trace_result("sdpa_flash")
+            results.save(result, tmp_path / argv[argv.index("--from") + 1], raw)
+            code, _, err = run(*argv)
         else:
             code, _, err = run(*argv, "--dry-run") if command != "list" else (0, "", "")
         assert code == 0, err
@@ -64,10 +69,12 @@ def test_an_empty_value_of_any_option_is_refused_naming_what_is_accepted(value):
         for flag, keywords in options:
             if keywords.get("action") == "store_true":
                 continue
-            positional = {"profile": ["naive"], "explain": ["trace.json"]}.get(command, [])
+            positional = {"profile": ["naive"], "explain": ["trace.json"], "bundle": ["show"]}.get(command, [])
             argv = [command, *(positional if flag not in ("variant", "trace") else []), flag, value]
-            if flag in ("variant", "variants", "trace"):
+            if flag in ("variant", "variants", "trace", "action"):
                 argv = [command, value]
+            if flag == "file":  # the bundle that ``bundle show`` reads
+                argv = [command, "show", value]
             with pytest.raises(BadInput, match="empty value"):
                 args.parser().parse_args(argv)
 

@@ -7,6 +7,7 @@ import pytest
 from attnprof import words
 from attnprof.analysis import claims, occupancy, zero_occupancy
 from attnprof.words import claims as claim_words
+from attnprof.words import crossgpu as crossgpu_words
 from attnprof.words import dropin as dropin_words
 from attnprof.words import eligibility as eligibility_words
 from attnprof.words import explain as explain_words
@@ -44,6 +45,7 @@ def test_the_table_is_the_union_of_its_parts_and_refuses_a_key_twice():
         + len(explain_words.EXPLAIN)
         + len(figure_words.FIGURES)
         + len(dropin_words.DROPIN)
+        + len(crossgpu_words.CROSSGPU)
     )
     with pytest.raises(KeyError, match=r"word key 'col\.kernel' is defined twice"):
         words._merge(site_words.SITE, {"col.kernel": {"en": "K", "ja": "K"}})

@@ -15,6 +15,9 @@ from attnprof import words
 
 #: Environment variable naming the folder where results are written (the docs build sets it).
 RESULTS_ENV = "ATTNPROF_RESULTS_DIR"
+#: Environment variable naming the folder of results bundles the site shows beside its own figures (wins over the
+#: ``attnprof_bundles_dir`` configuration value; see :mod:`attnprof.sphinxext.bundles`).
+BUNDLES_ENV = "ATTNPROF_BUNDLES_DIR"
 #: Environment variable naming the language the scripts print in (the docs build sets it from its ``language``).
 LANGUAGE_ENV = "ATTNPROF_LANGUAGE"
 #: Environment variable that lets a run reuse measurements saved in the results folder: ``1`` reuses what the same

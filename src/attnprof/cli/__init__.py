@@ -14,6 +14,9 @@ Usage::
     attnprof why [--shape B,H,S,D] [--dtype bf16] [--device cuda|cpu] [--mask none|causal|bool|float]
                  [--kv-heads N] [--dropout P] [--layout contiguous|transposed|strided|nested] [--train] [--no-call]
                  [--json] [--force] [--dry-run]
+    attnprof bundle create --from PATH [--from PATH ...] --out FILE.tar.gz [--label L] [--commit C] [--gpus N]
+                    [--no-traces]
+    attnprof bundle show FILE.tar.gz
     attnprof explain TRACE [--json FILE|-] [--html FILE|-] [--lang en|ja] [--gpu N] [--max-mb MB] [--no-why]
 
 ``profile`` and ``compare`` run the profiler on a workload (:mod:`attnprof.workloads`: the article's prefill
@@ -53,6 +56,7 @@ from typing import IO
 
 from attnprof.cli import commands, streams
 from attnprof.cli.args import parser
+from attnprof.cli.bundle import cmd_bundle
 from attnprof.cli.checks import BadInput
 from attnprof.cli.commands import WriteFailed
 from attnprof.cli.explain import cmd_explain
@@ -63,7 +67,7 @@ from attnprof.measure.profiling import CHECK_SHAPE, check_variant
 __all__ = ["CHECK_SHAPE", "INTERRUPTED", "USAGE_ERROR", "BadInput", "ProgressBar", "check_variant", "main", "parser"]
 
 #: Each command's function, by name.
-COMMANDS = {**commands.COMMANDS, "explain": cmd_explain}
+COMMANDS = {**commands.COMMANDS, "explain": cmd_explain, "bundle": cmd_bundle}
 #: Exit status for bad input (and for runs refused before they start).
 USAGE_ERROR = 2
 #: Exit status after Ctrl-C (128 + SIGINT, as shells report it); SIGTERM and SIGHUP give 128 + theirs.

@@ -403,6 +403,57 @@ COMMANDS: dict[str, tuple[str, str, tuple[tuple[str, dict], ...]]] = {
             ),
         ),
     ),
+    "bundle": (
+        "Pack a build's results with where they were measured (create), or read a bundle back (show).",
+        "attnprof bundle create --from _build/results --out h200.tar.gz",
+        (
+            ("action", dict(metavar="ACTION", type=text("create or show"), help="create or show")),
+            (
+                "file",
+                dict(metavar="FILE", nargs="?", type=text("a .tar.gz bundle"), help="show: the bundle to read"),
+            ),
+            (
+                "--from",
+                dict(
+                    dest="sources",
+                    metavar="PATH",
+                    action="append",
+                    type=text("a results folder or a result file"),
+                    help="create: a results folder (its result, trace, sweep and run files) or one file; "
+                    "repeat for more (required)",
+                ),
+            ),
+            (
+                "--out",
+                dict(type=text("a file name ending in .tar.gz"), help="create: the bundle to write (required)"),
+            ),
+            (
+                "--label",
+                dict(
+                    type=text("a short machine name"),
+                    help="create: the machine's name on the site (default: "
+                    "GPU count and model, such as 2× NVIDIA H200)",
+                ),
+            ),
+            (
+                "--commit",
+                dict(
+                    type=text("a git commit"),
+                    help="create: attnprof's commit (default: git rev-parse HEAD of the "
+                    "installed package's work tree, when there is one)",
+                ),
+            ),
+            (
+                "--gpus",
+                dict(
+                    type=text("a whole number such as 2"),
+                    help="create: the machine's GPU count (default: from the "
+                    "files: the context-parallel run's world, else 1 on CUDA, 0 on the CPU)",
+                ),
+            ),
+            ("--no-traces", dict(action="store_true", help="create: leave the traces out (default: keep them)")),
+        ),
+    ),
 }
 
 

@@ -32,6 +32,7 @@ registers the nodes they share):
 :mod:`.eligibility`             ``eligibility-table``, ``eligibility-summary`` (which backend takes which inputs)
 :mod:`.dropin`                  ``explain-report`` (``attnprof explain`` on a trace, read by the build),
                                 ``dropin-reader`` (the same reading of a dropped trace, in the browser)
+:mod:`.bundles`                 ``cross-gpu``, ``measured-elsewhere`` (figures from other machines, labelled)
 ==============================  ================================================================================
 
 Example (MyST)::
@@ -62,6 +63,7 @@ from attnprof import __version__
 from attnprof.settings import RESULTS_ENV
 from attnprof.sphinxext.banner import setup_banner
 from attnprof.sphinxext.buildtimes import setup_buildtimes
+from attnprof.sphinxext.bundles import setup_bundles
 from attnprof.sphinxext.claims import setup_claims
 from attnprof.sphinxext.depends import code_version, setup_depends
 from attnprof.sphinxext.dropin import setup_dropin
@@ -105,7 +107,8 @@ def setup(app: Sphinx) -> dict[str, Any]:
     for setup_family in (setup_nodes, setup_tables, setup_metrics, setup_ranks, setup_claims, setup_occupancy,
                          setup_scaling, setup_figures, setup_viewer, setup_banner, setup_gallery, setup_scripts,
                          setup_workloads, setup_parallel, setup_buildtimes, setup_depends,
-                         setup_eligibility, setup_dropin):  # fmt: skip
+                         setup_eligibility, setup_dropin,
+                         setup_bundles):  # fmt: skip
         setup_family(app)
     # env_version: a change to the code that renders the pages re-reads them all (attnprof.sphinxext.depends)
     return {"version": __version__, "env_version": code_version(), "parallel_read_safe": True,

@@ -42,9 +42,10 @@ from sphinx.application import Sphinx
 
 from attnprof.analysis import claims, kernels, parallelmodel
 from attnprof.inputs import element_bytes
+from attnprof.records.bundle import Bundle
 from attnprof.records.parallel import METHODS, PLAIN_COMMAND, TORCHRUN_COMMAND, ParallelCase, ParallelRun
 from attnprof.render import pictures, ranktimeline
-from attnprof.sphinxext import lookup
+from attnprof.sphinxext import bundles, lookup
 from attnprof.sphinxext.figures import picture_figure
 from attnprof.sphinxext.nodes import TABLE_OPTIONS, AttnprofDirective, Span, para, status_words
 from attnprof.words import fmt
@@ -63,14 +64,37 @@ class ParallelDirective(AttnprofDirective):
         "seq": directives.positive_int,
     }
 
+    #: The bundle of the recorded run shown instead of this build's, when this build could not run its own.
+    recorded: Bundle | None = None
+
     def load(self) -> tuple[ParallelRun | None, list[nodes.Node]]:
-        """The run when it ran; else the nodes to show instead (a warning box, or the not-measured note)."""
+        """The run when it ran here, else the latest recorded run of the bundles (:attr:`recorded` then names its
+        bundle); else the nodes to show instead (a warning box, or the not-measured note)."""
         found = lookup.find_parallel(self.env, self.get_location())
         if found.run is None:
             return None, self.problem(found.problem)
         if not found.run.ok:
+            rec = bundles.recorded_parallel(self.env)
+            if rec is not None:
+                self.recorded = rec[1]
+                return rec[0], []
             return None, [nodes.note("", para(self.say("par.not_measured")), classes=["attnprof-not-run"])]
         return found.run, []
+
+    def run(self) -> list[nodes.Node]:
+        """What :meth:`body` shows, labelled with its machine and date when it is a recorded run."""
+        out = self.body()
+        if self.recorded is None:
+            return out
+        return [bundles.elsewhere(para(self.recorded_label(), classes=["attnprof-recorded-label"]), *out)]
+
+    def body(self) -> list[nodes.Node]:
+        raise NotImplementedError
+
+    def recorded_label(self) -> str:
+        p = self.recorded.provenance if self.recorded is not None else None
+        return "" if p is None else self.say("par.recorded.label", machine=p.machine, date=p.day,
+                                             bundle=self.recorded.name)  # fmt: skip
 
     def method_words(self, method: str) -> str:
         return self.say(f"par.method.{method}")
@@ -130,11 +154,31 @@ class ParallelStatus(ParallelDirective):
             for command in (TORCHRUN_COMMAND, PLAIN_COMMAND):
                 box += nodes.literal_block(command, command, language="bash")
             box += para(self.say("par.status.then"))
-            return [box]
+            rec = bundles.recorded_parallel(self.env)
+            if rec is None:
+                return [box]
+            return [box, bundles.elsewhere(self.recorded_box(*rec), *self.ran(rec[0], rec[1]))]
+        return self.ran(r)
+
+    def recorded_box(self, r: ParallelRun, b: Bundle) -> nodes.admonition:
+        """The box that says the figures below are a recorded run's: machine, date, bundle, software."""
+        p = b.provenance
+        box = nodes.admonition("", classes=["attnprof-parallel-status", "attnprof-recorded", "note"])
+        title = nodes.title("", self.say("par.recorded.title"))
+        title["translatable"] = False
+        box += title
+        box += para(self.say("par.recorded.text", machine=p.machine, date=p.day, bundle=b.name, torch=p.torch,
+                             cuda=p.cuda or "?", nccl=r.nccl_version or "?"))  # fmt: skip
+        return box
+
+    def ran(self, r: ParallelRun, recorded: Bundle | None = None) -> list[nodes.Node]:
+        """Where and how a run that ran was made (live here, or ``recorded`` elsewhere), and the cases that did not
+        run."""
         cfg = r.config
         gpus = sorted(set(r.gpus)) or ["?"]
         text = self.say(
-            "par.status.ok",
+            "par.status.ok" if recorded is None else "par.recorded.ok",
+            date="" if recorded is None else recorded.provenance.day,
             world=r.world,
             gpu=", ".join(gpus),
             launcher=r.launcher,
@@ -176,7 +220,7 @@ class ParallelStatus(ParallelDirective):
 class ParallelTable(ParallelDirective):
     """``parallel-table``: a row per rotation method and sequence length."""
 
-    def run(self) -> list[nodes.Node]:
+    def body(self) -> list[nodes.Node]:
         r, out = self.load()
         if r is None:
             return out
@@ -200,7 +244,7 @@ class ParallelTable(ParallelDirective):
 class ParallelRanks(ParallelDirective):
     """``parallel-ranks``: one case, a row per rank, its time split by kind of kernel."""
 
-    def run(self) -> list[nodes.Node]:
+    def body(self) -> list[nodes.Node]:
         r, out = self.load()
         if r is None:
             return out
@@ -230,7 +274,7 @@ class ParallelKernels(ParallelDirective):
 
     all_methods = False
 
-    def run(self) -> list[nodes.Node]:
+    def body(self) -> list[nodes.Node]:
         r, out = self.load()
         if r is None:
             return out
@@ -267,7 +311,7 @@ class ParallelKernels(ParallelDirective):
 class ParallelMemory(ParallelDirective):
     """``parallel-memory``: per GPU against one GPU, inputs plus peak extra memory."""
 
-    def run(self) -> list[nodes.Node]:
+    def body(self) -> list[nodes.Node]:
         r, out = self.load()
         if r is None:
             return out
@@ -303,7 +347,7 @@ class ParallelTimeline(ParallelDirective):
         "width": directives.length_or_percentage_or_unitless,
     }
 
-    def run(self) -> list[nodes.Node]:
+    def body(self) -> list[nodes.Node]:
         r, out = self.load()
         if r is None:
             # the caption goes inside the note: parsed on every build, its message is extracted for translation
@@ -317,15 +361,19 @@ class ParallelTimeline(ParallelDirective):
         path = lookup.find_parallel(self.env, self.get_location()).path
         assert path is not None
         lang = pictures.picture_language(self.lang)
-        png = (
-            path.parent / "timelines" / f"parallel__{r.device}__{case.backend}__{case.method}__S{case.seq}.{lang}.png"
-        )
+        # a recorded run's picture is drawn beside this build's results, under the bundle's name
+        tag = "" if self.recorded is None else f"recorded-{self.recorded.name}__"
+        name = f"{tag}parallel__{r.device}__{case.backend}__{case.method}__S{case.seq}.{lang}.png"
+        png = path.parent / "timelines" / name
+        if self.recorded is not None:
+            path = self.recorded.path
         stale = not png.exists() or png.stat().st_mtime_ns < max(
             path.stat().st_mtime_ns, ranktimeline.code_mtime_ns()
         )
         summary = ranktimeline.render(case, png, None, lang) if stale else ranktimeline.summary(case, None, lang)
         self.env.note_dependency(str(png))
-        return [picture_figure(self, png, summary, "attnprof-timeline"), self.downloads(case, path.parent)]
+        figure = picture_figure(self, png, summary, "attnprof-timeline")
+        return [figure] if self.recorded is not None else [figure, self.downloads(case, path.parent)]
 
     def downloads(self, case: ParallelCase, folder: Path) -> nodes.paragraph:
         """Links to every rank's raw trace of the case that is whole (a bad one is a warning, and not linked)."""
@@ -347,7 +395,7 @@ class ParallelTimeline(ParallelDirective):
 class ParallelModel(ParallelDirective):
     """``parallel-model``: the model of more GPUs and nodes, from what this build measured."""
 
-    def run(self) -> list[nodes.Node]:
+    def body(self) -> list[nodes.Node]:
         r, out = self.load()
         if r is None:
             return out
@@ -395,13 +443,15 @@ class ParallelClaims(ParallelDirective):
                            classes=["attnprof-verdict", f"attnprof-verdict-{v.verdict}"])  # fmt: skip
             body.append([nodes.strong("", claim.id), claim.statement(self.lang), measured, verdict])
         keys = ["col.claim", "col.statement", "col.measured", "col.verdict"]
+        if found.run is not None and not found.run.ok and bundles.recorded_parallel(self.env) is not None:
+            out.append(nodes.note("", para(self.say("par.recorded.no_verdict")), classes=["attnprof-recorded"]))
         return [self.table(keys, body, ["attnprof-claims-table", "attnprof-parallel-claims"]), *out]
 
 
 class ParallelClosing(ParallelDirective):
     """``parallel-closing``: speed-up, communication share and overlap of every case, and the time it all took."""
 
-    def run(self) -> list[nodes.Node]:
+    def body(self) -> list[nodes.Node]:
         r, out = self.load()
         if r is None:
             return out

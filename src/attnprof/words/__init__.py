@@ -5,9 +5,9 @@ the provenance banner, status words, units, claim verdicts and their sentences, 
 labels, the trace viewer's words, the printed reports of the gallery scripts, the other workloads' tables) come from
 :data:`TABLE`, picked by the build's ``language``. The table is assembled from data modules, one per part of the site
 (:mod:`.site`, :mod:`.claims`, :mod:`.kernels`, :mod:`.viewer`, :mod:`.report`, :mod:`.workloads`,
-:mod:`.parallel`, :mod:`.workloadreport`, :mod:`.explain`, :mod:`.eligibility`, :mod:`.figures`, :mod:`.dropin`);
-a key lives in exactly one of them (checked on import), and every key has every language of :data:`LANGUAGES` (a
-test checks it). ``{placeholders}`` are filled with :meth:`str.format`.
+:mod:`.parallel`, :mod:`.workloadreport`, :mod:`.explain`, :mod:`.eligibility`, :mod:`.figures`, :mod:`.dropin`,
+:mod:`.crossgpu`); a key lives in exactly one of them (checked on import), and every key has every language of
+:data:`LANGUAGES` (a test checks it). ``{placeholders}`` are filled with :meth:`str.format`.
 
 >>> text("status.oom", "ja")
 'メモリ不足'
@@ -22,6 +22,7 @@ import string
 from collections.abc import Sequence
 
 from attnprof.words import claims as _claims
+from attnprof.words import crossgpu as _crossgpu
 from attnprof.words import dropin as _dropin
 from attnprof.words import eligibility as _eligibility
 from attnprof.words import explain as _explain
@@ -62,6 +63,7 @@ TABLE: dict[str, dict[str, str]] = _merge(
     _eligibility.ELIGIBILITY,
     _figures.FIGURES,
     _dropin.DROPIN,
+    _crossgpu.CROSSGPU,
 )
 
 
