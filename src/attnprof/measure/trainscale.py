@@ -129,9 +129,9 @@ def measure_point(variant: str, head_dim: int, causal: bool, seq: int, *, device
     return point
 
 
-def _not_run(point: TrainPoint, line: list[TrainPoint]) -> TrainPoint:
-    """``point`` marked as not run when a shorter point of its line ran out of memory or was too slow."""
-    limit = workloads.TRAIN_SCALE_SLOW_MS
+def not_run(point: TrainPoint, line: list[TrainPoint], limit: float = workloads.TRAIN_SCALE_SLOW_MS) -> TrainPoint:
+    """``point`` marked as not run when a shorter point of its line ran out of memory or took longer than ``limit``
+    (ms) for a step."""
     for p in line:
         step_ms = p.fwd.median + p.bwd.median if p.ok and p.fwd is not None and p.bwd is not None else 0.0
         if p.status == "oom":
@@ -156,6 +156,7 @@ def measure_grid(
     reps: int | None = None,
     budget_s: float | None = None,
     ceilings: tuple[Ceilings | None, str | None] | None = None,
+    slow_ms: float = workloads.TRAIN_SCALE_SLOW_MS,
     progress: Callable[[int, int, TrainPoint], None] | None = None,
 ) -> TrainScale:
     """Measure the grid; never raises for a point that cannot run.
@@ -170,6 +171,7 @@ def measure_grid(
         reps: Timed calls per pass (:data:`REPS`, :data:`CPU_REPS` on the CPU).
         budget_s: Points not started within this many seconds are ``skipped``.
         ceilings: ``(ceilings, where from)``; :func:`build_ceilings` when omitted.
+        slow_ms: A line whose step took longer than this (ms) is not run at longer lengths (:func:`not_run`).
         progress: Called after every point with ``(done, total, point)``.
 
     Returns:
@@ -212,7 +214,7 @@ def measure_grid(
         raise_if_interrupted(seen)
         b, h, _, _ = workloads.train_scale_shape(s, d, device)
         line = [p for p in points if (p.variant, p.head_dim, p.causal) == (n, d, m)]
-        point = _not_run(TrainPoint(n, d, m, s, b, h), line)
+        point = not_run(TrainPoint(n, d, m, s, b, h), line, slow_ms)
         if missing:
             point.status, point.reason = "no_cuda", missing
         elif point.status == "ok" and time.perf_counter() - t_start > budget:
