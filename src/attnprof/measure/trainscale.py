@@ -7,7 +7,8 @@ width fixed (:func:`attnprof.workloads.train_scale_shape`). At each point, with 
 gradients and a fixed upstream gradient:
 
 * one whole step (forward and backward) warms up, and more while the warm-up is under :data:`WARMUP_MS`;
-* the forward alone (autograd recording, as in training) is timed over :data:`REPS` single calls, then the backward
+* the forward alone (autograd recording, as in training) is timed over :data:`REPS` single calls (:data:`REPS_SLOW`
+  for a pass slower than :data:`SLOW_PASS_MS`), then the backward
   alone over as many calls of ``out.backward(grad, retain_graph=True)`` on one forward's graph (the convention of
   FlashAttention's benchmarks): CUDA events with the GPU pre-filled (:func:`attnprof.measure.timing.timed_calls`),
   ``perf_counter`` on the CPU; medians with their bands (:func:`attnprof.noise.median_interval`).
@@ -42,6 +43,9 @@ from attnprof.records.trainscale import TrainPoint, TrainScale
 #: Timed calls per pass and point (CPU: :data:`CPU_REPS`): few, the band says how far the median can be trusted.
 REPS = 5
 CPU_REPS = 3
+#: Passes whose warm-up call took longer than :data:`SLOW_PASS_MS` get :data:`REPS_SLOW` timed calls.
+REPS_SLOW = 3
+SLOW_PASS_MS = 20.0
 #: Short passes get more calls, while their summed time is under this (ms), up to :data:`MAX_REPS`.
 BUDGET_MS = 10.0
 MAX_REPS = 15
@@ -107,18 +111,21 @@ def measure_point(variant: str, head_dim: int, causal: bool, seq: int, *, device
             q.grad = k.grad = v_.grad = None
             forward().backward(grad)
 
-        warm_up(step, device, 1, WARMUP_MS)
-        fwd = timed_calls(forward, device, min_reps=reps, budget_ms=BUDGET_MS, max_reps=MAX_REPS, sleep=sleep)
+        def timed(fn: Callable[[], Any], warm_ms: float) -> list[float]:
+            n = min(reps, REPS_SLOW) if warm_ms >= SLOW_PASS_MS else reps
+            return timed_calls(fn, device, min_reps=n, budget_ms=BUDGET_MS, max_reps=MAX_REPS, sleep=sleep).gpu_ms
+
+        _, step_ms = warm_up(step, device, 1, WARMUP_MS)
+        fwd = timed(forward, step_ms / (1 + workloads.BACKWARD_FLOP_FACTOR))
         graph = [forward()]  # one forward's graph, kept for the backward's calls
 
         def backward() -> None:
             q.grad = k.grad = v_.grad = None
             graph[0].backward(grad, retain_graph=True)
 
-        warm_up(backward, device, 1)
-        bwd = timed_calls(backward, device, min_reps=reps, budget_ms=BUDGET_MS, max_reps=MAX_REPS, sleep=sleep)
-        point.fwd, point.bwd = noise.median_interval(fwd.gpu_ms), noise.median_interval(bwd.gpu_ms)
-        point.repetitions = min(len(fwd.gpu_ms), len(bwd.gpu_ms))
+        bwd = timed(backward, warm_up(backward, device, 1)[1])
+        point.fwd, point.bwd = noise.median_interval(fwd), noise.median_interval(bwd)
+        point.repetitions = min(len(fwd), len(bwd))
         graph.clear()
     if not outcome.ok:
         point.status, point.reason = outcome.status, outcome.reason
