@@ -30,6 +30,7 @@ registers the nodes they share):
 :mod:`.workloads`               ``train-table``, ``decode-table``, ``decode-kernel-table``, ``graph-table``,
                                 ``decision``, ``decision-summary``
 :mod:`.eligibility`             ``eligibility-table``, ``eligibility-summary`` (which backend takes which inputs)
+:mod:`.trainscale`              ``train-scale-plot``, ``train-scale-table`` (training across lengths, head dims)
 ==============================  ================================================================================
 
 Example (MyST)::
@@ -73,6 +74,7 @@ from attnprof.sphinxext.parallel import setup_parallel
 from attnprof.sphinxext.scaling import setup_scaling
 from attnprof.sphinxext.scripts import setup_scripts
 from attnprof.sphinxext.tables import setup_tables
+from attnprof.sphinxext.trainscale import setup_trainscale
 from attnprof.sphinxext.viewer import setup_viewer
 from attnprof.sphinxext.workloads import setup_workloads
 
@@ -102,7 +104,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     for setup_family in (setup_nodes, setup_tables, setup_metrics, setup_ranks, setup_claims, setup_occupancy,
                          setup_scaling, setup_figures, setup_viewer, setup_banner, setup_gallery, setup_scripts,
                          setup_workloads, setup_parallel, setup_buildtimes, setup_depends,
-                         setup_eligibility):  # fmt: skip
+                         setup_eligibility, setup_trainscale):  # fmt: skip
         setup_family(app)
     # env_version: a change to the code that renders the pages re-reads them all (attnprof.sphinxext.depends)
     return {"version": __version__, "env_version": code_version(), "parallel_read_safe": True,
