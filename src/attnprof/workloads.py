@@ -71,6 +71,8 @@ CPU_TRAIN_SCALE_WIDTH = 128
 #: (same head dim, same mask): the math backend, whose step on an H200 takes about 110 to 170 ms at 8k tokens and
 #: twice that at 16k (its 16k point at head_dim 64 holds 129 GiB), a second of the build's time per point.
 TRAIN_SCALE_SLOW_MS = 60.0
+#: The same on the CPU, whose tiny points take milliseconds, and a loaded CPU tens of them.
+CPU_TRAIN_SCALE_SLOW_MS = 1000.0
 
 
 # --- the workloads --------------------------------------------------------------------------------------------------

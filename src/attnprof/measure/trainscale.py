@@ -163,7 +163,7 @@ def measure_grid(
     reps: int | None = None,
     budget_s: float | None = None,
     ceilings: tuple[Ceilings | None, str | None] | None = None,
-    slow_ms: float = workloads.TRAIN_SCALE_SLOW_MS,
+    slow_ms: float | None = None,
     progress: Callable[[int, int, TrainPoint], None] | None = None,
 ) -> TrainScale:
     """Measure the grid; never raises for a point that cannot run.
@@ -178,7 +178,8 @@ def measure_grid(
         reps: Timed calls per pass (:data:`REPS`, :data:`CPU_REPS` on the CPU).
         budget_s: Points not started within this many seconds are ``skipped``.
         ceilings: ``(ceilings, where from)``; :func:`build_ceilings` when omitted.
-        slow_ms: A line whose step took longer than this (ms) is not run at longer lengths (:func:`not_run`).
+        slow_ms: A line whose step took longer than this (ms) is not run at longer lengths (:func:`not_run`);
+            :data:`attnprof.workloads.TRAIN_SCALE_SLOW_MS` (``CPU_TRAIN_SCALE_SLOW_MS`` on the CPU) by default.
         progress: Called after every point with ``(done, total, point)``.
 
     Returns:
@@ -210,6 +211,8 @@ def measure_grid(
     dt = inputs.canonical_dtype(dtype) if dtype else ("bfloat16" if gpu else "float32")
     n_reps = reps if reps is not None else (REPS if gpu else CPU_REPS)
     budget = budget_s if budget_s is not None else (BUDGET_S if gpu else CPU_BUDGET_S)
+    slow = slow_ms if slow_ms is not None else (
+        workloads.TRAIN_SCALE_SLOW_MS if gpu else workloads.CPU_TRAIN_SCALE_SLOW_MS)  # fmt: skip
     missing = cuda_missing_reason() if gpu else None
     ceil, ceil_from = (None, None) if missing else (ceilings if ceilings is not None else build_ceilings(device))
     sleep = None if missing else gpu_sleeper(device)
@@ -221,7 +224,7 @@ def measure_grid(
         raise_if_interrupted(seen)
         b, h, _, _ = workloads.train_scale_shape(s, d, device)
         line = [p for p in points if (p.variant, p.head_dim, p.causal) == (n, d, m)]
-        point = not_run(TrainPoint(n, d, m, s, b, h), line, slow_ms)
+        point = not_run(TrainPoint(n, d, m, s, b, h), line, slow)
         if missing:
             point.status, point.reason = "no_cuda", missing
         elif point.status == "ok" and time.perf_counter() - t_start > budget:

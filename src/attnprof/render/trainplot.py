@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from attnprof import words
+from attnprof import words, workloads
 from attnprof.records.results import write_if_changed
 from attnprof.records.trainscale import PASSES, TrainPoint, TrainScale
 from attnprof.render import pictures
@@ -211,6 +211,15 @@ def reasons(grid: TrainScale, seq: int | None = None) -> list[tuple[str, str]]:
         if p.seq == at and not p.ok and pair not in out:
             out.append(pair)
     return out
+
+
+def by_hand_line(shape: tuple[int, int, int, int], fwd_ms: float, bwd_ms: float, fwd_flops: float,
+                 language: str | None = None) -> str:  # fmt: skip
+    """One point timed by hand: its shape, the two median times and the rates they give (the backward's count is
+    :data:`attnprof.workloads.BACKWARD_FLOP_FACTOR` forwards)."""
+    bwd_flops = workloads.BACKWARD_FLOP_FACTOR * fwd_flops
+    return words.text("ts.by_hand", language, shape=list(shape), fwd_ms=f"{fwd_ms:.3g}", bwd_ms=f"{bwd_ms:.3g}",
+                      fwd=f"{fwd_flops / fwd_ms / 1e9:.3g}", bwd=f"{bwd_flops / bwd_ms / 1e9:.3g}")  # fmt: skip
 
 
 def report(grid: TrainScale, language: str | None = None) -> str:

@@ -6,6 +6,10 @@ Data only: :mod:`attnprof.words` merges this table with the others and looks wor
 from __future__ import annotations
 
 TRAINSCALE: dict[str, dict[str, str]] = {
+    "ts.by_hand": {
+        "en": "By hand, {shape}: forward {fwd_ms} ms ({fwd} TFLOP/s), backward {bwd_ms} ms ({bwd} TFLOP/s)",
+        "ja": "手で計測 ({shape}): フォワード {fwd_ms} ms ({fwd} TFLOP/s)、バックワード {bwd_ms} ms ({bwd} TFLOP/s)",
+    },
     "ts.pass.fwd": {"en": "Forward", "ja": "フォワード"},
     "ts.pass.bwd": {"en": "Backward", "ja": "バックワード"},
     "ts.mask.causal": {"en": "causal", "ja": "因果マスク"},
