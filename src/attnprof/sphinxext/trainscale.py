@@ -24,7 +24,7 @@ from attnprof.records.trainscale import PASSES
 from attnprof.render import pictures, trainplot
 from attnprof.sphinxext import lookup
 from attnprof.sphinxext.figures import picture_figure
-from attnprof.sphinxext.nodes import TABLE_OPTIONS, AttnprofDirective, build_table, para, reason_node
+from attnprof.sphinxext.nodes import TABLE_OPTIONS, AttnprofDirective, build_table, para, reason_node, untold
 
 
 class TrainScalePlot(AttnprofDirective):
@@ -41,7 +41,9 @@ class TrainScalePlot(AttnprofDirective):
     def run(self) -> list[nodes.Node]:
         found = lookup.find_trainscale(self.env, self.get_location())
         if found.grid is None or found.path is None:
-            return self.problem(found.problem)
+            # the caption is parsed anyway, so that its message is extracted for translation on every build
+            caption = self.parse_content_to_nodes() if self.content else []
+            return [*self.problem(found.problem), *([untold("", *caption)] if caption else [])]
         grid, phase = found.grid, self.options.get("pass", "fwd")
         lang = pictures.picture_language(self.lang)
         # one picture per language: the en and ja builds share the results folder
