@@ -16,7 +16,8 @@ gradients and a fixed upstream gradient:
 Failure is data: a backend PyTorch refuses records PyTorch's reason (:func:`attnprof.measure.failure.attempt`);
 after an out-of-memory point the longer ones of the same line are ``oom`` without running; after a step slower than
 :data:`attnprof.workloads.TRAIN_SCALE_SLOW_MS` (the math backend's) the longer ones are ``skipped`` and say why;
-points not reached within the time budget are ``skipped``.
+points not reached within the time budget are ``skipped``. The backends that write the score matrix (math) run
+after the others, so that the budget, if it runs out, cuts their points.
 """
 
 from __future__ import annotations
@@ -216,7 +217,9 @@ def measure_grid(
     missing = cuda_missing_reason() if gpu else None
     ceil, ceil_from = (None, None) if missing else (ceilings if ceilings is not None else build_ceilings(device))
     sleep = None if missing else gpu_sleeper(device)
-    plan = [(n, d, m, s) for d in dims for m in masks for n in names for s in lens]
+    table = [(n, d, m, s) for d in dims for m in masks for n in names for s in lens]
+    # the backends that write the score matrix last: if the budget runs out, it cuts their slow points
+    plan = sorted(table, key=lambda x: variants.get(x[0]).materializes_scores)
     t_start = time.perf_counter()
     seen = interrupts_seen()
     points: list[TrainPoint] = []
@@ -243,7 +246,7 @@ def measure_grid(
         head_dims=list(dims),
         causal=list(masks),
         environment=environment(env_device),
-        points=points,
+        points=sorted(points, key=lambda p: table.index((p.variant, p.head_dim, p.causal, p.seq))),
         ceilings=ceil,
         ceilings_from=ceil_from,
         reps=n_reps,
