@@ -131,7 +131,8 @@ def measure_point(variant: str, head_dim: int, causal: bool, seq: int, *, device
     if not outcome.ok:
         point.status, point.reason = outcome.status, outcome.reason
     if device == "cuda":
-        gc.collect()  # a failure's traceback held the frames that held the tensors
+        if not outcome.ok:
+            gc.collect()  # a failure's traceback held the frames that held the tensors
         torch.cuda.empty_cache()
     point.wall_s = time.perf_counter() - t0
     return point
