@@ -90,3 +90,13 @@ def test_bad_input_gets_one_line(kwargs, words):
 
 def test_ceilings_on_the_cpu_are_none():
     assert trainscale.build_ceilings("cpu") == (None, None)
+
+
+def test_the_ceilings_come_from_the_builds_sweep_when_it_saved_one(tmp_path):
+    from attnprof.records import sweep
+    from helpers import h200_sweep
+
+    saved = h200_sweep()
+    assert saved.ceilings is not None
+    sweep.save(saved, tmp_path)
+    assert trainscale.build_ceilings("cuda", tmp_path) == (saved.ceilings, "sweep")
