@@ -31,6 +31,17 @@ KIND = "trainscale"
 PASSES = ("fwd", "bwd")
 
 
+def check_pass(phase: str) -> str:
+    """``phase``, after checking that it is one of :data:`PASSES`.
+
+    Raises:
+        ValueError: for another name, listing the accepted ones.
+    """
+    if phase not in PASSES:
+        raise ValueError(f"unknown pass {phase!r}; choose one of: {', '.join(PASSES)}")
+    return phase
+
+
 @dataclass(frozen=True)
 class PublishedPeak:
     """A GPU's dense bf16/fp16 tensor-core peak, as its maker publishes it (not measured here).
@@ -115,15 +126,13 @@ class TrainPoint:
 
     def flops(self, phase: str) -> float:
         """FLOPs of one pass (``"fwd"`` or ``"bwd"``) by the count of :mod:`attnprof.workloads`."""
-        if phase not in PASSES:
-            raise ValueError(f"unknown pass {phase!r}; choose one of: {', '.join(PASSES)}")
+        check_pass(phase)
         count = workloads.forward_flops if phase == "fwd" else workloads.backward_flops
         return count(self.shape, self.causal)
 
     def time(self, phase: str) -> Figure | None:
         """The median time of one pass (ms) with its band, or ``None``."""
-        if phase not in PASSES:
-            raise ValueError(f"unknown pass {phase!r}; choose one of: {', '.join(PASSES)}")
+        check_pass(phase)
         return self.fwd if phase == "fwd" else self.bwd
 
     def tflops(self, phase: str) -> Figure | None:
@@ -131,9 +140,12 @@ class TrainPoint:
         t = self.time(phase) if self.ok else None
         if t is None or t.median <= 0:
             return None
-        rate = self.flops(phase) / 1e9  # FLOP per ms, in TFLOP/s units
-        return Figure(rate / t.median, rate / t.hi if t.hi > 0 else rate / t.median, rate / t.lo if t.lo > 0 else
-                      rate / t.median, t.n)  # fmt: skip
+        per_ms = self.flops(phase) / 1e9  # FLOP per ms, in TFLOP/s units
+
+        def rate(ms: float) -> float:
+            return per_ms / ms if ms > 0 else per_ms / t.median
+
+        return Figure(rate(t.median), rate(t.hi), rate(t.lo), t.n)
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from attnprof import words, workloads
 from attnprof.records.results import write_if_changed
-from attnprof.records.trainscale import PASSES, TrainPoint, TrainScale
+from attnprof.records.trainscale import TrainPoint, TrainScale, check_pass
 from attnprof.render import pictures
 from attnprof.render.report import table as text_table
 from attnprof.render.scalingplot import VARIANT_COLORS
@@ -28,11 +28,6 @@ if TYPE_CHECKING:
 FIGSIZE = (pictures.MAX_WIDTH_IN, 5.6)
 
 
-def _check(phase: str) -> None:
-    if phase not in PASSES:
-        raise ValueError(f"unknown pass {phase!r}; choose one of: {', '.join(PASSES)}")
-
-
 def mask_word(causal: bool, language: str | None) -> str:
     """``causal`` or ``no mask`` in ``language``."""
     return words.text("ts.mask.causal" if causal else "ts.mask.full", language)
@@ -40,7 +35,7 @@ def mask_word(causal: bool, language: str | None) -> str:
 
 def summary(grid: TrainScale, phase: str, language: str | None = None) -> str:
     """What the figure of ``phase`` shows, in one sentence (alt text)."""
-    _check(phase)
+    check_pass(phase)
     return words.text("ts.summary", language, phase=words.text(f"ts.pass.{phase}", language),
                       variants=", ".join(grid.variants), head_dims=", ".join(map(str, grid.head_dims)),
                       failed=sum(1 for p in grid.points if not p.ok))  # fmt: skip
@@ -120,7 +115,7 @@ def _tokens(grid: TrainScale) -> int:
 
 def png_bytes(grid: TrainScale, phase: str, language: str | None = "en") -> bytes:
     """The figure of ``phase`` as PNG bytes (the same inputs give the same bytes)."""
-    _check(phase)
+    check_pass(phase)
     lang = pictures.picture_language(language)
     return pictures.png_bytes(lambda fig: _draw(fig, grid, phase, lang), FIGSIZE, lang)
 
@@ -134,7 +129,7 @@ def save(grid: TrainScale, phase: str, path: str | Path, language: str | None = 
 
 def figure(grid: TrainScale, phase: str = "fwd", language: str = "en") -> Figure:
     """The figure of ``phase`` as a pyplot figure (sphinx-gallery and notebooks show it)."""
-    _check(phase)
+    check_pass(phase)
     lang = pictures.picture_language(language)
     return pictures.pyplot_figure(lambda fig: _draw(fig, grid, phase, lang), FIGSIZE, lang, dpi=100)
 
