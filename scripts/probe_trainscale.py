@@ -50,7 +50,11 @@ def main() -> None:
         mask = "causal" if p.causal else "full  "
         head = f"{p.variant:15s} hd{p.head_dim:<4d} {mask} seq{p.seq:<6d} b{p.batch}h{p.heads}"
         if not p.ok:
-            print(f"{head}  {p.status}: {p.reason}")
+            print(
+                f"{head}  {p.status}: {p.reason}"
+                if not (p.reason or "").startswith(p.status)
+                else f"{head}  {p.reason}"
+            )
             continue
         f, b = p.tflops("fwd"), p.tflops("bwd")
         print(

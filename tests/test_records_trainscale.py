@@ -3,7 +3,9 @@ the published peak, the peak table, and the file format."""
 
 from __future__ import annotations
 
+import gzip
 import json
+from pathlib import Path
 
 import pytest
 
@@ -94,3 +96,48 @@ def test_the_file_round_trips_and_refuses_another_kind(tmp_path):
     with pytest.raises(results.StaleResultError, match=r"other\.json: training-scale schema version 1"):
         ts.load(other)
     assert isinstance(results.StaleResultError("x"), files.UnreadableFile)
+
+
+# --- the grid recorded on an H200 -----------------------------------------------------------------------------------
+
+H200 = Path(__file__).parent / "data" / "trainscale__cuda.json.gz"
+
+
+@pytest.fixture(scope="module")
+def h200(tmp_path_factory) -> ts.TrainScale:
+    """The default grid recorded on an H200 by scripts/probe_trainscale.py (torch 2.11+cu130, cuDNN 9.19)."""
+    path = tmp_path_factory.mktemp("h200") / ts.filename("cuda")
+    path.write_bytes(gzip.decompress(H200.read_bytes()))
+    return ts.load(path)
+
+
+def test_the_h200_recording_reads_with_its_ceiling_and_peak(h200):
+    assert h200.environment.device_name == "NVIDIA H200" and h200.peak is not None and h200.peak.tflops == 989.5
+    assert h200.ceilings is not None and h200.timer == "cuda_event_prefilled"
+    assert len(h200.points) == len(h200.variants) * len(h200.head_dims) * len(h200.causal) * len(h200.seqs)
+    for p in h200.points:
+        if p.ok:
+            for phase in ts.PASSES:
+                # no pass beats the matmul ceiling measured beside it, nor the published peak
+                assert h200.share_of_ceiling(p, phase) < 1.0 and h200.share_of_peak(p, phase) < 1.0
+
+
+def test_on_the_h200_every_fused_backend_reaches_16k_and_math_says_why_it_stops(h200):
+    longest = max(h200.seqs)
+    for p in h200.points:
+        if p.variant != "sdpa_math" and p.seq == longest:
+            assert p.ok, (p.variant, p.reason)
+    stopped = [p for p in h200.points if p.variant == "sdpa_math" and not p.ok]
+    assert stopped and all(p.status == "skipped" and "a step took" in (p.reason or "") for p in stopped)
+    for p in stopped:  # the line stops after the first step over the limit, and only then
+        before = [q for q in h200.line(p.variant, p.head_dim, p.causal) if q.seq < p.seq and q.ok]
+        assert before and before[-1].fwd.median + before[-1].bwd.median > workloads.TRAIN_SCALE_SLOW_MS
+
+
+def test_the_h200_rates_grow_toward_a_plateau_with_length(h200):
+    # the fused kernels keep the GPU busier as the work per call grows: the 16k rate beats the 1k rate
+    for v in ("sdpa_flash", "sdpa_cudnn", "sdpa_efficient"):
+        for d in h200.head_dims:
+            for m in h200.causal:
+                line = [p for p in h200.line(v, d, m) if p.ok]
+                assert line[-1].tflops("fwd").lo > line[0].tflops("fwd").hi, (v, d, m)
