@@ -51,7 +51,7 @@ def _draw(fig: Figure, grid: TrainScale, phase: str, language: str) -> None:
     cols = 2 if len(panels) > 1 else 1
     rows = (len(panels) + cols - 1) // cols
     axes = fig.subplots(rows, cols, squeeze=False, sharex=True, sharey=True)
-    fig.subplots_adjust(left=0.08, right=0.70, top=0.88, bottom=0.1, hspace=0.3, wspace=0.08)
+    fig.subplots_adjust(left=0.08, right=0.62, top=0.88, bottom=0.1, hspace=0.3, wspace=0.08)
     rates = [r.hi for p in grid.points if (r := p.tflops(phase)) is not None]
     ceiling = grid.ceilings.matmul_tflops if grid.ceilings else None
     peak = grid.peak.tflops if grid.peak else None
@@ -100,7 +100,7 @@ def _draw(fig: Figure, grid: TrainScale, phase: str, language: str) -> None:
     if any(not p.ok for p in grid.points):
         extra.append(Line2D([], [], linestyle="none", marker="o", markerfacecolor="none", color="#333333",
                             label=say("ts.legend.not_run")))  # fmt: skip
-    fig.legend(handles=[*handles.values(), *extra], loc="center left", bbox_to_anchor=(0.71, 0.5),
+    fig.legend(handles=[*handles.values(), *extra], loc="center left", bbox_to_anchor=(0.635, 0.5),
                fontsize=pictures.TEXT_PT, frameon=False, handlelength=1.6, borderaxespad=0)  # fmt: skip
     title = say("ts.title", phase=say(f"ts.pass.{phase}"), dtype=grid.dtype, tokens=_tokens(grid),
                 device=words.device(grid.environment.device_name, language))  # fmt: skip
