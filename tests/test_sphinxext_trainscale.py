@@ -59,3 +59,12 @@ def test_a_missing_grid_is_a_warning_naming_the_script(project):
     app = project({"index.md": PAGE}, variants=())
     assert "no training-scale file (trainscale__cuda.json or trainscale__cpu.json)" in app._warning.getvalue()
     assert "examples/12-training.py writes it" in app._warning.getvalue()
+
+
+def test_the_published_peaks_are_listed_once_each_with_their_source(project):
+    app = project({"index.md": "# Peaks\n\n```{published-peaks}\n```\n"}, variants=())
+    assert app._warning.getvalue() == ""
+    html = (app.outdir / "index.html").read_text(encoding="utf-8")
+    assert html.count("NVIDIA H100 SXM") == 1 and "NVIDIA H200" in html and "NVIDIA A100" in html
+    assert '<a class="reference external" href="https://www.nvidia.com/en-us/data-center/h200/">' in html
+    assert "989.5" in html and "312" in html and "Dense bf16 TFLOP/s, as published" in html

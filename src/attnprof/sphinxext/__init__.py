@@ -30,7 +30,7 @@ registers the nodes they share):
 :mod:`.workloads`               ``train-table``, ``decode-table``, ``decode-kernel-table``, ``graph-table``,
                                 ``decision``, ``decision-summary``
 :mod:`.eligibility`             ``eligibility-table``, ``eligibility-summary`` (which backend takes which inputs)
-:mod:`.trainscale`              ``train-scale-plot``, ``train-scale-table`` (training across lengths, head dims)
+:mod:`.trainscale`              ``train-scale-plot``, ``train-scale-table``, ``published-peaks`` (training at scale)
 ==============================  ================================================================================
 
 Example (MyST)::

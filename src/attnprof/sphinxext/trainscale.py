@@ -9,7 +9,11 @@
     ceiling and of the published peak; the two scales above it (the peak with its source), and why the points that
     did not run did not, in PyTorch's words where PyTorch refused, under it.
 
-Both read the grid through :func:`attnprof.sphinxext.lookup.find_trainscale`.
+``published-peaks``
+    The table of published peaks the rates are compared with (:data:`attnprof.records.trainscale.PUBLISHED_PEAKS`):
+    each GPU, its dense bf16 TFLOP/s as published, and the source, linked. Reads no file.
+
+The first two read the grid through :func:`attnprof.sphinxext.lookup.find_trainscale`.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
 
-from attnprof.records.trainscale import PASSES
+from attnprof.records.trainscale import PASSES, PUBLISHED_PEAKS
 from attnprof.render import pictures, trainplot
 from attnprof.sphinxext import lookup
 from attnprof.sphinxext.figures import picture_figure
@@ -81,7 +85,27 @@ class TrainScaleTable(AttnprofDirective):
         return out
 
 
+class PublishedPeaks(AttnprofDirective):
+    """``published-peaks``: the published peaks, as published, each with its source."""
+
+    has_content = False
+    option_spec: ClassVar = dict(TABLE_OPTIONS)
+
+    def run(self) -> list[nodes.Node]:
+        body, seen = [], set()
+        for peak in PUBLISHED_PEAKS:
+            if peak.gpu in seen:  # one product, several spellings of its name
+                continue
+            seen.add(peak.gpu)
+            link = nodes.reference("", peak.source, refuri=peak.source)
+            body.append([peak.gpu, f"{peak.tflops:g}", para(link)])
+        headers = [self.say("ts.col.gpu"), self.say("ts.col.published"), self.say("ts.col.source")]
+        classes = ["attnprof-published-peaks", *self.options.get("class", [])]
+        return [self.finish(build_table(headers, body, numeric=(1,), classes=classes, title=self.caption_title()))]
+
+
 def setup_trainscale(app: Sphinx) -> None:
     """Register the training-scale directives."""
     app.add_directive("train-scale-plot", TrainScalePlot)
     app.add_directive("train-scale-table", TrainScaleTable)
+    app.add_directive("published-peaks", PublishedPeaks)

@@ -43,6 +43,9 @@ TRAINSCALE: dict[str, dict[str, str]] = {
     "ts.col.bwd": {"en": "Backward TFLOP/s", "ja": "バックワード TFLOP/s"},
     "ts.col.ceiling": {"en": "Share of matmul ceiling (fwd / bwd)", "ja": "行列積の上限に対する割合 (fwd / bwd)"},
     "ts.col.peak": {"en": "Share of published peak (fwd / bwd)", "ja": "公表ピークに対する割合 (fwd / bwd)"},
+    "ts.col.gpu": {"en": "GPU", "ja": "GPU"},
+    "ts.col.published": {"en": "Dense bf16 TFLOP/s, as published", "ja": "密な bf16 の TFLOP/s (公表値)"},
+    "ts.col.source": {"en": "Source", "ja": "出典"},
     "ts.ceilings": {
         "en": "Matmul ceiling measured in this build: {tflops} TFLOP/s ({source}).",
         "ja": "このビルドで測定した行列積の上限: {tflops} TFLOP/s ({source})。",
