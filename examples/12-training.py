@@ -7,7 +7,9 @@ A training step runs attention twice: the forward computes the output, the backw
 it is issued from a different CPU thread, which changes where its launches appear in the trace. Profile one training
 step the way the Hugging Face article `“Profiling in PyTorch (Part 3): Attention is all you profile”
 <https://huggingface.co/blog/torch-attention-profile>`__ profiled a forward, read where the backward went, then
-compare every variant's step: time, the backward's share, and the memory each keeps between the two passes.
+compare every variant's step: time, the backward's share, and the memory each keeps between the two passes. Last,
+time the forward and the backward of each SDPA backend from 1k to 16k tokens, as a kernel benchmark does, and plot
+TFLOP/s against length.
 
 How to read these traces: :doc:`../guide/training`.
 """
@@ -27,8 +29,9 @@ from torch.profiler import ProfilerActivity, profile, record_function, schedule
 from attnprof import inputs, settings, workloads
 from attnprof.analysis import summary
 from attnprof.analysis.workload_rows import Build
-from attnprof.measure import profiling, reuse
-from attnprof.render import report, timeline, workloadreport
+from attnprof.measure import profiling, reuse, trainscale
+from attnprof.records import trainscale as trainscale_records
+from attnprof.render import report, timeline, trainplot, workloadreport
 
 t_start = time.perf_counter()
 lang = settings.language()  # the language of the printed output and of the figure
@@ -128,4 +131,70 @@ print(report.kernel_table(auto, lang=lang, phase="bwd"))
 # The forward's ops sit under ``sdpa_auto_fwd`` on the main thread. Under ``sdpa_auto_bwd`` the main thread only
 # waits; on a GPU the backward's ops and launches are on the rows of the autograd thread below.
 fig = timeline.figure(auto, language=lang)
+
+# %%
+# Across lengths and head dims: one point by hand
+# -----------------------------------------------
+# A kernel benchmark times the forward and the backward apart, at many lengths, and gives each as TFLOP/s. One point
+# written out: SDPA's own choice, causal, head_dim 64, at the longest length of the grid below, with as many tokens
+# per batch as every point of it. The forward is timed with autograd recording, as in training. The backward is
+# timed as ``out.backward(grad, retain_graph=True)`` on one forward's graph, so that each call is the backward alone.
+# The count: ``4·B·H·S²·D`` for the forward, halved by the causal mask; the backward 2.5 times the forward.
+seq = max(workloads.TRAIN_SCALE_LENS if setup.device == "cuda" else workloads.CPU_TRAIN_SCALE_LENS)
+shape = workloads.train_scale_shape(seq, 64, setup.device)
+q_long, k_long, v_long = (
+    torch.randn(shape, device=setup.device, dtype=q.dtype, requires_grad=True) for _ in range(3)
+)
+grad_long = torch.randn(shape, device=setup.device, dtype=q.dtype)
+
+
+def timed_ms(fn, reps=5):
+    fn()  # warm-up
+    samples = []
+    for _ in range(reps):
+        if setup.device == "cuda":
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            fn()
+            end.record()
+            end.synchronize()
+            samples.append(start.elapsed_time(end))
+        else:
+            t0 = time.perf_counter()
+            fn()
+            samples.append((time.perf_counter() - t0) * 1e3)
+    return sorted(samples)[reps // 2]
+
+
+fwd_ms = timed_ms(lambda: attention(q_long, k_long, v_long))
+out_long = attention(q_long, k_long, v_long)
+bwd_ms = timed_ms(lambda: out_long.backward(grad_long, retain_graph=True))
+by_hand = reuse.once("training_by_hand", [fwd_ms, bwd_ms])  # the docs build prints one run in every language
+print(trainplot.by_hand_line(shape, by_hand[0], by_hand[1], workloads.forward_flops(shape, causal=True), lang))
+out_long = q_long = k_long = v_long = grad_long = None  # free the device memory before the grid
+
+# %%
+# The grid
+# --------
+# The same for each SDPA backend forced, at head_dim 64 and 128, causal and without a mask, from 1k to 16k tokens on
+# a GPU (tiny lengths on the CPU). A backend PyTorch refuses keeps PyTorch's reason; the math backend stops where
+# one step gets too slow, and says so. Each rate is read against two scales: the matmul ceiling this build measured
+# (with the sweep of :doc:`10-scaling`), and the GPU's peak as NVIDIA publishes it. The grid is saved for the guide.
+grid = trainscale.measure_grid()
+trainscale_records.save(grid, settings.results_dir())
+# sphinx_gallery_attnprof_writes = ["trainscale__*.json"]
+print(trainplot.report(grid, lang))
+
+# %%
+# TFLOP/s against length: the forward
+# -----------------------------------
+# One line per backend, one panel per head dim and mask, the bands of the medians shaded. The dashed line is the
+# matmul ceiling, the dotted one the published peak.
+fig = trainplot.figure(grid, "fwd", language=lang)
+
+# %%
+# TFLOP/s against length: the backward
+# ------------------------------------
+# The backward does five matrix products where the forward does two, and writes three gradients.
+fig = trainplot.figure(grid, "bwd", language=lang)
 print(workloadreport.elapsed_line(reuse.once("training_elapsed_s", time.perf_counter() - t_start), lang))

@@ -164,7 +164,9 @@ def test_printed_words_come_from_report_in_the_scripts_language(script):
         n for n in ast.walk(tree) if isinstance(n, ast.Call) and ast.unparse(n.func).startswith("report.")
     ]
     assert report_calls and all(uses_lang(c) for c in report_calls), [ast.unparse(c) for c in report_calls]
-    for figure in _calls(tree, "timeline.figure") + _calls(tree, "scalingplot.figure"):
+    for figure in (
+        _calls(tree, "timeline.figure") + _calls(tree, "scalingplot.figure") + _calls(tree, "trainplot.figure")
+    ):
         assert {k.arg: ast.unparse(k.value) for k in figure.keywords}.get("language") == "lang"
     for call in _calls(tree, "print"):
         assert not isinstance(call.args[0], ast.Constant | ast.JoinedStr), f"literal words: {ast.unparse(call)}"

@@ -13,7 +13,7 @@ def test_the_table_of_where_the_time_went(tmp_path):
     times = timetable.BuildTimes(localize_s=0.25, comparison_s=1.5, total_s=60.0)
     en, ja = tmp_path / "en", tmp_path / "ja"
     buildtimes.save(buildtimes.LanguageTimes("en", {"01-x.py": 10.0, "10-scaling.py": 30.0}, 41.0, 5.0, 4.0,
-                                             ["index"], sweep_s=25.0), en)  # fmt: skip
+                                             ["index"], sweep_s=25.0, trainscale_s=9.0), en)  # fmt: skip
     ja.mkdir()
     times.add_language("en", en, 52.0)
     times.add_language("ja", ja, 3.0)  # the extension wrote nothing there: empty phases, not a failure
@@ -21,6 +21,7 @@ def test_the_table_of_where_the_time_went(tmp_path):
     row = {line[:40].strip(): line[40:].split() for line in lines[1:]}
     assert lines[0].split()[-2:] == ["en", "ja"]
     assert row["10-scaling.py"] == ["30.0"] and row["of which the sweep"] == ["25.0"]
+    assert row["of which the training-scale grid"] == ["9.0"]
     assert row["gallery scripts"] == ["40.0", "0.0"] and row["gallery, the rest (sphinx-gallery)"] == ["1.0", "0.0"]
     assert row["Sphinx: the rest (set-up, environment)"] == ["2.0", "3.0"] and row["total"] == ["60.0"]
     assert row["pages read"] == ["en", "1,", "ja", "0"]

@@ -11,7 +11,7 @@ SCRIPT = '''"""
 Sleeper
 =======
 
-Takes its time, and saves a sweep that took 12.5 s.
+Takes its time, and saves a sweep that took 12.5 s and a training-scale grid that took 4.5 s.
 """
 
 import dataclasses
@@ -19,10 +19,13 @@ import time
 
 from attnprof import settings
 from attnprof.records import sweep
+from attnprof.records import trainscale
 from helpers import h200_sweep
+from test_records_trainscale import grid
 
 time.sleep(0.2)
 sweep.save(dataclasses.replace(h200_sweep(), elapsed_s=12.5), settings.results_dir())
+trainscale.save(dataclasses.replace(grid(), elapsed_s=4.5), settings.results_dir())
 '''
 
 GALLERY = """
@@ -60,7 +63,8 @@ def test_a_build_times_its_scripts_and_phases_and_a_rebuild_runs_nothing(make_ap
     assert first.language == "en" and list(first.scripts) == ["01-sleeper.py"]
     assert 0.2 <= first.scripts["01-sleeper.py"] <= first.gallery_s
     assert first.sweep_s == 12.5  # the sweep written during this build, from its own file
+    assert first.trainscale_s == 4.5  # and so the training-scale grid
     assert first.read_docs == ["auto_examples/01-sleeper", "auto_examples/index", "index"]
     assert first.read_s > 0 and first.write_s > 0
     again = build()
-    assert again.scripts == {} and again.read_docs == [] and again.sweep_s is None
+    assert again.scripts == {} and again.read_docs == [] and again.sweep_s is None and again.trainscale_s is None

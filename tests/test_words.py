@@ -16,6 +16,7 @@ from attnprof.words import kernels as kernel_words
 from attnprof.words import parallel as parallel_words
 from attnprof.words import report as report_words
 from attnprof.words import site as site_words
+from attnprof.words import trainscale as trainscale_words
 from attnprof.words import viewer as viewer_words
 from attnprof.words import workloadreport as workloadreport_words
 from attnprof.words import workloads as workload_words
@@ -40,6 +41,7 @@ def test_the_table_is_the_union_of_its_parts_and_refuses_a_key_twice():
         + len(report_words.REPORT)
         + len(workload_words.WORKLOADS)
         + len(parallel_words.PARALLEL)
+        + len(trainscale_words.TRAINSCALE)
         + len(workloadreport_words.WORKLOAD_REPORT)
         + len(eligibility_words.ELIGIBILITY)
         + len(explain_words.EXPLAIN)

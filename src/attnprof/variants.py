@@ -63,20 +63,23 @@ def naive_inplace_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, m
     return torch.matmul(weights, v)
 
 
-def sdpa_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, backend: str | None = None) -> torch.Tensor:
+def sdpa_attention(
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, backend: str | None = None, causal: bool = True
+) -> torch.Tensor:
     """``F.scaled_dot_product_attention`` with ``is_causal=True``; ``backend`` forces one implementation.
 
     ``backend`` is a name of ``torch.nn.attention.SDPBackend`` (``"MATH"``, ``"EFFICIENT_ATTENTION"``,
     ``"FLASH_ATTENTION"``, ``"CUDNN_ATTENTION"``), or ``None`` to let PyTorch choose. The forcing context is
-    entered inside the call, so its cost is part of what the profiler sees.
+    entered inside the call, so its cost is part of what the profiler sees. ``causal=False`` drops the mask: every
+    query sees every key (the full attention of an encoder, measured by the training-scale grid).
     """
     import torch.nn.functional as F
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
     if backend is None:
-        return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
     with sdpa_kernel(getattr(SDPBackend, backend)):
-        return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
 
 
 def sdpa_decode(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, backend: str | None = None) -> torch.Tensor:
@@ -129,9 +132,9 @@ def _prepare_naive_inplace(seq: int, device: str) -> Attention:
     return lambda q, k, v: naive_inplace_attention(q, k, v, mask)
 
 
-def _prepare_sdpa(backend: str | None) -> Callable[[int, str], Attention]:
+def _prepare_sdpa(backend: str | None, causal: bool = True) -> Callable[[int, str], Attention]:
     def prepare(seq: int, device: str) -> Attention:
-        return lambda q, k, v: sdpa_attention(q, k, v, backend)
+        return lambda q, k, v: sdpa_attention(q, k, v, backend, causal)
 
     return prepare
 
@@ -211,6 +214,8 @@ class Variant:
         graph: Its decoding step is captured in a CUDA graph for the side-by-side comparison with the eager step.
         sdpa_chooses: No backend forced: SDPA chooses one itself, by its priority list and the inputs (the trace
             shows which; see :func:`sdpa_chooser`).
+        full: Prepares the same attention without a mask ``(seq, device) -> (q, k, v) -> out`` (every query sees
+            every key), or ``None`` for a variant that has no such form (see :meth:`build_masking`).
         slow_decode: Its decoding step takes tens of milliseconds at long caches (it reads the cache in ATen ops),
             so the build decodes it at the shorter cache lengths only
             (:data:`attnprof.workloads.DECODE_SLOW_MAX_LEN`).
@@ -237,6 +242,7 @@ class Variant:
     graph: bool = False
     sdpa_chooses: bool = False
     slow_decode: bool = False
+    full: Callable[[int, str], Attention] | None = None
 
     @property
     def annotation(self) -> str:
@@ -246,6 +252,19 @@ class Variant:
     def build(self, seq: int, device: str) -> Attention:
         """The ``(q, k, v) -> out`` callable for sequence length ``seq`` on ``device``."""
         return self.prepare(seq, device)
+
+    def build_masking(self, seq: int, device: str, causal: bool) -> Attention:
+        """The callable with the causal mask (``causal=True``, :meth:`build`) or without any mask.
+
+        Raises:
+            ValueError: for ``causal=False`` and a variant without an unmasked form (:attr:`full`).
+        """
+        if causal:
+            return self.build(seq, device)
+        if self.full is None:
+            raise ValueError(f"variant {self.name!r} has no form without a mask; choose one of: "
+                             f"{', '.join(names_unmasked())}")  # fmt: skip
+        return self.full(seq, device)
 
     def build_decode(self, kv_len: int, device: str) -> Attention:
         """The decoding ``(q, k, v) -> out`` callable for a cache of ``kv_len`` positions on ``device``.
@@ -310,6 +329,7 @@ VARIANTS: dict[str, Variant] = {
             _FLOATS,
             "none; it is the fallback that always runs",
             _prepare_sdpa("MATH"),
+            full=_prepare_sdpa("MATH", causal=False),
             decode=_decode_sdpa("MATH"),
             backend="MATH",
             short="math",
@@ -327,6 +347,7 @@ VARIANTS: dict[str, Variant] = {
             ("float16", "bfloat16", "float32"),
             "CUDA only",
             _prepare_sdpa("EFFICIENT_ATTENTION"),
+            full=_prepare_sdpa("EFFICIENT_ATTENTION", causal=False),
             decode=_decode_sdpa("EFFICIENT_ATTENTION"),
             backend="EFFICIENT_ATTENTION",
             short="efficient",
@@ -343,6 +364,7 @@ VARIANTS: dict[str, Variant] = {
             (*_HALF, "float32"),
             "CUDA: compute capability >= 8.0, float16/bfloat16, head_dim <= 256; CPU: a separate C++ kernel",
             _prepare_sdpa("FLASH_ATTENTION"),
+            full=_prepare_sdpa("FLASH_ATTENTION", causal=False),
             decode=_decode_sdpa("FLASH_ATTENTION"),
             backend="FLASH_ATTENTION",
             short="flash",
@@ -359,6 +381,7 @@ VARIANTS: dict[str, Variant] = {
             _HALF,
             "CUDA with cuDNN >= 9, compute capability >= 8.0, head_dim <= 256",
             _prepare_sdpa("CUDNN_ATTENTION"),
+            full=_prepare_sdpa("CUDNN_ATTENTION", causal=False),
             decode=_decode_sdpa("CUDNN_ATTENTION"),
             backend="CUDNN_ATTENTION",
             short="cuDNN",
@@ -375,6 +398,7 @@ VARIANTS: dict[str, Variant] = {
             _FLOATS,
             "none",
             _prepare_sdpa(None),
+            full=_prepare_sdpa(None, causal=False),
             short="SDPA's choice",
             cpu_cost=True,
             decode=_decode_sdpa(None),
@@ -449,6 +473,11 @@ def names(**facts: object) -> tuple[str, ...]:
 def for_workload(workload: str) -> tuple[str, ...]:
     """The variants that take part in ``workload``, in registry order (:meth:`Variant.supports`)."""
     return tuple(v.name for v in VARIANTS.values() if v.supports(workload))
+
+
+def names_unmasked() -> tuple[str, ...]:
+    """The variants with a form without a mask (:attr:`Variant.full`), in registry order."""
+    return tuple(v.name for v in VARIANTS.values() if v.full is not None)
 
 
 def forced() -> tuple[str, ...]:

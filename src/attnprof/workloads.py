@@ -55,6 +55,25 @@ GRAPH_LEN = 1024
 CPU_DECODE_SHAPE: tuple[int, int, int, int] = (1, 8, 1, 64)
 CPU_DECODE_KV_HEADS = 2
 CPU_DECODE_LENS: tuple[int, ...] = (256, 1024)
+#: The training-scale grid (:mod:`attnprof.measure.trainscale`): forward and backward over sequence lengths, head
+#: dims, with and without the causal mask, one line per SDPA backend, like a kernel benchmark. The batch holds
+#: :data:`TRAIN_SCALE_TOKENS` tokens at every length (batch = tokens // seq) and the model is
+#: :data:`TRAIN_SCALE_WIDTH` wide (heads = width // head_dim), so every point does work of the same order and the
+#: lines compare rates, not sizes.
+TRAIN_SCALE_LENS: tuple[int, ...] = (1024, 2048, 4096, 8192, 16384)
+TRAIN_SCALE_HEAD_DIMS: tuple[int, ...] = (64, 128)
+TRAIN_SCALE_TOKENS = 16384
+TRAIN_SCALE_WIDTH = 2048
+#: The grid on the CPU: tiny lengths, float32, the same code.
+CPU_TRAIN_SCALE_LENS: tuple[int, ...] = (64, 128, 256)
+CPU_TRAIN_SCALE_TOKENS = 256
+CPU_TRAIN_SCALE_WIDTH = 128
+#: A variant whose step (forward and backward) took longer than this at one length is not run at the longer ones
+#: (same head dim, same mask): the math backend, whose step on an H200 takes about 110 to 170 ms at 8k tokens and
+#: twice that at 16k (its 16k point at head_dim 64 holds 129 GiB), a second of the build's time per point.
+TRAIN_SCALE_SLOW_MS = 60.0
+#: The same on the CPU, whose tiny points take milliseconds, and a loaded CPU tens of them.
+CPU_TRAIN_SCALE_SLOW_MS = 1000.0
 
 
 # --- the workloads --------------------------------------------------------------------------------------------------
@@ -114,6 +133,26 @@ def prefill_flops(setup: Setup) -> float:
 def train_flops(setup: Setup) -> float:
     """FLOPs of one training step: the causal forward's, times 1 + :data:`BACKWARD_FLOP_FACTOR`."""
     return (1.0 + BACKWARD_FLOP_FACTOR) * inputs.causal_flops(setup.shape)
+
+
+def forward_flops(shape: tuple[int, int, int, int], causal: bool = True) -> float:
+    """FLOPs of one attention forward: two matrix products of ``2·S·S·D`` per (batch, head), ``4·B·H·S²·D``; the
+    causal mask halves them (:func:`attnprof.inputs.causal_flops`). Softmax and scaling are not counted."""
+    full = 2.0 * inputs.causal_flops(shape)
+    return full / 2.0 if causal else full
+
+
+def backward_flops(shape: tuple[int, int, int, int], causal: bool = True) -> float:
+    """FLOPs of one attention backward: :data:`BACKWARD_FLOP_FACTOR` times :func:`forward_flops`."""
+    return BACKWARD_FLOP_FACTOR * forward_flops(shape, causal)
+
+
+def train_scale_shape(seq: int, head_dim: int, device: str) -> tuple[int, int, int, int]:
+    """The grid's ``[batch, heads, seq, head_dim]`` at one point: :data:`TRAIN_SCALE_TOKENS` tokens per batch and a
+    model :data:`TRAIN_SCALE_WIDTH` wide on CUDA (the CPU's smaller pair on the CPU); batch and heads at least 1."""
+    tokens, width = (TRAIN_SCALE_TOKENS, TRAIN_SCALE_WIDTH) if device == "cuda" else (
+        CPU_TRAIN_SCALE_TOKENS, CPU_TRAIN_SCALE_WIDTH)  # fmt: skip
+    return (max(1, tokens // seq), max(1, width // head_dim), seq, head_dim)
 
 
 def decode_flops(setup: Setup) -> float:

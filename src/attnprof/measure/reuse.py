@@ -31,13 +31,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from attnprof import settings
-from attnprof.records import files, parallel, results
+from attnprof.records import files, parallel, results, trainscale
 from attnprof.records.files import UnreadableFile
 from attnprof.records.parallel import ParallelRun
 from attnprof.records.results import CpuCosts, Environment, Result
 from attnprof.records.sweep import Sweep
 from attnprof.records.sweep import filename as sweep_filename
 from attnprof.records.sweep import load as load_sweep
+from attnprof.records.trainscale import TrainScale
 
 if TYPE_CHECKING:
     from attnprof.inputs import Setup
@@ -154,6 +155,11 @@ def replayed_sweep(device: str, folder: str | Path) -> Sweep:
 def replayed_parallel(device: str, folder: str | Path) -> ParallelRun:
     """The context-parallel run the first language saved in ``folder`` (raises :class:`NotRecorded`)."""
     return _replayed("the context-parallel run", Path(folder) / parallel.filename(device), parallel.load)
+
+
+def replayed_trainscale(device: str, folder: str | Path) -> TrainScale:
+    """The training-scale grid the first language saved in ``folder`` (raises :class:`NotRecorded`)."""
+    return _replayed("the training-scale grid", Path(folder) / trainscale.filename(device), trainscale.load)
 
 
 #: Names :func:`once` accepts: they name files.

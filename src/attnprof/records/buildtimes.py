@@ -33,6 +33,8 @@ class LanguageTimes:
         read_docs: The pages read (a rebuild with nothing changed reads none).
         sweep_s: The sweep's own time (its file's ``elapsed_s``) when a script of this build measured it, else
             ``None``; a part of that script's time.
+        trainscale_s: The training-scale grid's own time (its file's ``elapsed_s``) when a script of this build
+            measured it, else ``None``; a part of that script's time.
     """
 
     language: str
@@ -42,6 +44,7 @@ class LanguageTimes:
     write_s: float = 0.0
     read_docs: list[str] = field(default_factory=list)
     sweep_s: float | None = None
+    trainscale_s: float | None = None
 
 
 def save(times: LanguageTimes, folder: str | Path) -> Path:

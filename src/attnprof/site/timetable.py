@@ -61,6 +61,8 @@ def table(times: BuildTimes) -> str:
     rows: list[tuple[str, list[float | None]]] = [(f"  {n}", [t.scripts.get(n) for t in got]) for n in scripts]
     if any(t.sweep_s is not None for t in got):
         rows.append(("    of which the sweep", [t.sweep_s for t in got]))
+    if any(t.trainscale_s is not None for t in got):
+        rows.append(("    of which the training-scale grid", [t.trainscale_s for t in got]))
     rows += [
         ("gallery scripts", ran),
         ("gallery, the rest (sphinx-gallery)", [t.gallery_s - r for t, r in zip(got, ran, strict=True)]),

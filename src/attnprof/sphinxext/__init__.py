@@ -33,6 +33,7 @@ registers the nodes they share):
 :mod:`.dropin`                  ``explain-report`` (``attnprof explain`` on a trace, read by the build),
                                 ``dropin-reader`` (the same reading of a dropped trace, in the browser)
 :mod:`.bundles`                 ``cross-gpu``, ``measured-elsewhere`` (figures from other machines, labelled)
+:mod:`.trainscale`              ``train-scale-plot``, ``train-scale-table``, ``published-peaks`` (training at scale)
 ==============================  ================================================================================
 
 Example (MyST)::
@@ -78,6 +79,7 @@ from attnprof.sphinxext.parallel import setup_parallel
 from attnprof.sphinxext.scaling import setup_scaling
 from attnprof.sphinxext.scripts import setup_scripts
 from attnprof.sphinxext.tables import setup_tables
+from attnprof.sphinxext.trainscale import setup_trainscale
 from attnprof.sphinxext.viewer import setup_viewer
 from attnprof.sphinxext.workloads import setup_workloads
 
@@ -108,7 +110,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
                          setup_scaling, setup_figures, setup_viewer, setup_banner, setup_gallery, setup_scripts,
                          setup_workloads, setup_parallel, setup_buildtimes, setup_depends,
                          setup_eligibility, setup_dropin,
-                         setup_bundles):  # fmt: skip
+                         setup_bundles, setup_trainscale):  # fmt: skip
         setup_family(app)
     # env_version: a change to the code that renders the pages re-reads them all (attnprof.sphinxext.depends)
     return {"version": __version__, "env_version": code_version(), "parallel_read_safe": True,

@@ -12,13 +12,14 @@ script that did not run (its page was up to date) is not listed.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 
-from attnprof.records import buildtimes, sweep
+from attnprof.records import buildtimes, sweep, trainscale
 from attnprof.records.files import UnreadableFile
 
 _marks: dict[str, float] = {}
@@ -60,18 +61,24 @@ def _finished(app: Sphinx, exc: BaseException | None) -> None:
     read = _marks.get("read", end)
     read_done = _marks.get("read_done", read)
     times = buildtimes.LanguageTimes(app.config.language, dict(_scripts), read - start, read_done - read,
-                                     end - read_done, sorted(_read), _sweep_s(app))  # fmt: skip
+                                     end - read_done, sorted(_read), _sweep_s(app),
+                                     _elapsed_s(app, trainscale.filename, trainscale.load))  # fmt: skip
     buildtimes.save(times, app.doctreedir)
 
 
 def _sweep_s(app: Sphinx) -> float | None:
     """The sweep's own time, when its file was written during this build."""
+    return _elapsed_s(app, sweep.filename, sweep.load)
+
+
+def _elapsed_s(app: Sphinx, filename: Callable[[str], str], load: Callable[[Path], Any]) -> float | None:
+    """The ``elapsed_s`` of a measurement file (named by ``filename(device)``) written during this build."""
     results_dir = Path(app.config.attnprof_results_dir)
     for device in ("cuda", "cpu"):
-        path = results_dir / sweep.filename(device)
+        path = results_dir / filename(device)
         if path.is_file() and path.stat().st_mtime_ns >= _marks.get("start_ns", 0):
             try:
-                return sweep.load(path).elapsed_s
+                return float(load(path).elapsed_s)
             except UnreadableFile:
                 return None
     return None

@@ -40,7 +40,7 @@ from attnprof.sphinxext.scaling import SweepDirective
 from attnprof.sphinxext.viewer import trace_view
 
 #: Figure classes whose images get their caption as alt text.
-PICTURE_CLASSES = frozenset({"attnprof-timeline", "attnprof-scaling-plot"})
+PICTURE_CLASSES = frozenset({"attnprof-timeline", "attnprof-scaling-plot", "attnprof-train-scale-plot"})
 
 
 def _stale(png: Path, *inputs_mtime_ns: int) -> bool:

@@ -33,12 +33,13 @@ from attnprof.analysis import attention, explain, summary
 from attnprof.analysis.explain import Explanation
 from attnprof.analysis.summary import Analysis
 from attnprof.analysis.workload_rows import DECISION_WORKLOADS, Build
-from attnprof.records import eligibility, files, fixedcosts, foreign, parallel, results, sweep, trace
+from attnprof.records import eligibility, files, fixedcosts, foreign, parallel, results, sweep, trace, trainscale
 from attnprof.records.eligibility import Grid
 from attnprof.records.fixedcosts import FixedCosts
 from attnprof.records.parallel import ParallelRun
 from attnprof.records.results import CpuCosts, Result
 from attnprof.records.sweep import Sweep
+from attnprof.records.trainscale import TrainScale
 from attnprof.sphinxext import depends, gallery
 from attnprof.variants import VARIANTS
 
@@ -85,8 +86,19 @@ TRACE: FileKind[bool] = FileKind("trace file", _whole_trace)
 ELIGIBILITY: FileKind[Grid] = FileKind("eligibility map", lambda path: eligibility.load(path))
 #: A PyTorch profiler trace recorded by anyone's code, read as ``attnprof explain`` reads it.
 FOREIGN: FileKind[Explanation] = FileKind("profiler trace", _explained)
+TRAIN_SCALE: FileKind[TrainScale] = FileKind("training-scale file", lambda path: trainscale.load(path))
 #: Every kind of file a page reads.
-KINDS: tuple[FileKind[Any], ...] = (RESULT, CPU_COSTS, FIXED_COSTS, SWEEP, PARALLEL, TRACE, ELIGIBILITY, FOREIGN)
+KINDS: tuple[FileKind[Any], ...] = (
+    RESULT,
+    CPU_COSTS,
+    FIXED_COSTS,
+    SWEEP,
+    PARALLEL,
+    TRACE,
+    ELIGIBILITY,
+    FOREIGN,
+    TRAIN_SCALE,
+)
 
 #: (kind, path) -> (modification time, what was loaded from the file)
 _CACHE: dict[tuple[str, Path], tuple[int, Any]] = {}
@@ -389,3 +401,29 @@ def find_grid(env: BuildEnvironment, location: Location) -> FoundGrid:
         return FoundGrid(None, None, warn(message, "missing", location))
     found = read(env, ELIGIBILITY, path, location)
     return FoundGrid(found.value, path if found.value is not None else None, found.problem)
+
+
+@dataclass
+class FoundTrainScale:
+    """The training-scale grid a page shows, with its file; or why there is none."""
+
+    grid: TrainScale | None
+    path: Path | None
+    problem: str | None = None
+
+
+def find_trainscale(env: BuildEnvironment, location: Location) -> FoundTrainScale:
+    """The training-scale grid of the results folder (``trainscale__cuda.json``, else ``trainscale__cpu.json``).
+
+    The file read is noted as a dependency of the page; a missing or stale file is a warning at ``location``.
+    """
+    directory = results_dir(env)
+    paths = [directory / trainscale.filename(d) for d in ("cuda", "cpu")]
+    path = next((p for p in paths if p.exists()), None)
+    if path is None:
+        env.note_dependency(str(directory))
+        message = (f"no training-scale file ({paths[0].name} or {paths[1].name}) in {directory} "
+                   "(examples/12-training.py writes it; did it run?)")  # fmt: skip
+        return FoundTrainScale(None, None, warn(message, "missing", location))
+    found = read(env, TRAIN_SCALE, path, location)
+    return FoundTrainScale(found.value, path if found.value is not None else None, found.problem)

@@ -6,7 +6,7 @@ labels, the trace viewer's words, the printed reports of the gallery scripts, th
 :data:`TABLE`, picked by the build's ``language``. The table is assembled from data modules, one per part of the site
 (:mod:`.site`, :mod:`.claims`, :mod:`.kernels`, :mod:`.viewer`, :mod:`.report`, :mod:`.workloads`,
 :mod:`.parallel`, :mod:`.workloadreport`, :mod:`.explain`, :mod:`.eligibility`, :mod:`.figures`, :mod:`.dropin`,
-:mod:`.crossgpu`); a key lives in exactly one of them (checked on import), and every key has every language of
+:mod:`.crossgpu`, :mod:`.trainscale`); a key lives in exactly one of them (checked on import), and every key has every language of
 :data:`LANGUAGES` (a test checks it). ``{placeholders}`` are filled with :meth:`str.format`.
 
 >>> text("status.oom", "ja")
@@ -31,6 +31,7 @@ from attnprof.words import kernels as _kernels
 from attnprof.words import parallel as _parallel
 from attnprof.words import report as _report
 from attnprof.words import site as _site
+from attnprof.words import trainscale as _trainscale
 from attnprof.words import viewer as _viewer
 from attnprof.words import workloadreport as _workloadreport
 from attnprof.words import workloads as _workloads
@@ -64,6 +65,7 @@ TABLE: dict[str, dict[str, str]] = _merge(
     _figures.FIGURES,
     _dropin.DROPIN,
     _crossgpu.CROSSGPU,
+    _trainscale.TRAINSCALE,
 )
 
 
