@@ -22,6 +22,7 @@ from pathlib import Path
 import torch
 
 from attnprof import masks
+from attnprof.analysis import masks as view
 from attnprof.measure import maskrun
 from attnprof.records import masks as records
 
@@ -67,6 +68,8 @@ def main() -> None:
         print(maskrun.describe_build(build))
         for name, us in build.kernels[:4]:
             print(f"      {us:10.1f} us  {name[:110]}")
+    print("\n## FlexAttention against the fastest dense-mask SDPA (ms; bands overlapping = tie)")
+    print("\n".join(view.summary_lines(run)))
     print("\n## cases that did not run, in PyTorch's words")
     for case in run.cases:
         if case.status not in ("ok", "not_applicable"):

@@ -189,7 +189,7 @@ def unjagged(out: Any, shape: Sequence[int]) -> torch.Tensor:
     """A nested output ``[documents, heads, j, dim]`` back as ``[batch, heads, seq, dim]``; ``shape`` is the packed
     inputs' ``[batch, seq, heads, dim]``."""
     b, s, h, d = shape
-    return out.transpose(1, 2).values().view(b, s, h, d).transpose(1, 2)
+    return out.transpose(1, 2).values().reshape(b, s, h, d).transpose(1, 2)
 
 
 def nested_sdpa(q: Any, k: Any, v: Any) -> Any:
