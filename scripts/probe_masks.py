@@ -36,7 +36,7 @@ def main() -> None:
     parser.add_argument("--trace-seqs", default=None, help="lengths whose cases are traced (default: the shortest)")
     parser.add_argument("--masks", default=",".join(masks.MASKS), help=f"any of: {', '.join(masks.MASKS)}")
     parser.add_argument("--methods", default=",".join(masks.METHODS), help=f"any of: {', '.join(masks.METHODS)}")
-    parser.add_argument("--workloads", default="fwd,train", help="fwd and/or train")
+    parser.add_argument("--workloads", default=",".join(maskrun.WORKLOADS), help="prefill and/or train")
     args = parser.parse_args()
     device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
     base = maskrun.default_plan(device)

@@ -1,6 +1,6 @@
 """Measure attention under the masks of :mod:`attnprof.masks`, every way of :data:`attnprof.masks.METHODS`.
 
-For each mask, size and workload (``fwd``: one forward, gradients off; ``train``: forward and backward), each
+For each mask, size and workload (``prefill``: one forward, gradients off; ``train``: forward and backward), each
 method runs on the same inputs:
 
 * ``flex``: ``torch.compile(flex_attention)`` with the block mask made by ``create_block_mask`` from the mask's
@@ -46,8 +46,9 @@ if TYPE_CHECKING:
 
 #: The timing plan of a mask case: fewer samples than a variant's page, enough for a band.
 MASK_PLAN = Plan(warmup=2, warmup_ms=10.0, reps=10, budget_ms=30.0, max_reps=40, reps_slow=5, slow_ms=20.0, retries=0)
-#: The workloads of a mask case: one forward, or forward and backward.
-WORKLOADS: tuple[str, ...] = ("fwd", "train")
+#: The workloads of a mask case (:data:`attnprof.workloads.WORKLOADS` without a KV cache): one forward, or forward
+#: and backward.
+WORKLOADS: tuple[str, ...] = tuple(w.name for w in workloads.WORKLOADS.values() if not w.kv_cache)
 #: The trace of one case records this schedule (wait, warm-up, active): one active step keeps fixtures small.
 TRACE_SCHEDULE: tuple[int, int, int] = (1, 1, 1)
 #: Kernels kept per case in the file (the longest first).
@@ -65,7 +66,7 @@ class MaskPlan:
         windows: Sliding windows.
         masks: Mask names.
         methods: Method names.
-        workloads: ``fwd`` and/or ``train``.
+        workloads: Names of :data:`WORKLOADS`.
         dtype: Input dtype.
         trace_seqs: Sequence lengths at which each case is traced (empty: none).
         check_seqs: Sequence lengths at which each forward is checked against the float64 reference.
@@ -321,7 +322,7 @@ def kernel_summary(parsed: dict[str, Any], annotation: str, device: str) -> tupl
 def _case(method: Method, mask: Mask, g: Geometry, setup: inputs.Setup, workload: str) -> MaskCase:
     _, h, _, d = setup.shape
     flops = masks.forward_flops(d, h, mask.pairs(g))
-    if workload == "train":
+    if workloads.get(workload).backward:
         flops *= 1.0 + workloads.BACKWARD_FLOP_FACTOR
     return MaskCase(mask.name, method.name, workload, list(setup.shape), setup.dtype, g.window,
                     0 if mask.windowed or mask.packed else g.prefix, flops=flops)  # fmt: skip
@@ -342,7 +343,7 @@ def measure_case(
 
     Args:
         method, mask, g, setup: What to run, under which mask, at which size.
-        workload: ``"fwd"`` or ``"train"``.
+        workload: A name of :data:`WORKLOADS` (``"prefill"``: one forward; ``"train"``: forward and backward).
         cache: The dense mask and the block mask of this mask and geometry, shared by its methods.
         traces: Folder to write the gzipped trace of one step into, or ``None``.
         check: Compare the forward's output with the float64 reference.
@@ -357,7 +358,7 @@ def measure_case(
         case.status = "not_measured"
         case.reason = "compiling takes tens of seconds on the CPU: the build runs FlexAttention on CUDA only"
         return case
-    train = workload == "train"
+    train = workloads.get(workload).backward
     with attempt(judge=plain) as made:
         p = prepare(method, mask, g, setup, train, cache)
         call = step(p, train)

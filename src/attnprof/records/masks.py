@@ -20,8 +20,9 @@ from attnprof.records.results import Environment, StaleResultError
 #: Version of the file's layout; a file of another version is stale.
 VERSION = 1
 #: What a case can end as: ran, or why not (``unsupported``: PyTorch refused, in its words; ``not_applicable``: the
-#: method cannot express this mask; ``not_measured``: left out on this device, saying why; ``oom``; ``error``).
-STATUSES: tuple[str, ...] = ("ok", "unsupported", "not_applicable", "not_measured", "oom", "error")
+#: method cannot express this mask; ``not_measured``: left out on this device, saying why; ``no_cuda``: a CUDA-only
+#: backend asked on the CPU; ``oom``; ``error``).
+STATUSES: tuple[str, ...] = ("ok", "unsupported", "not_applicable", "not_measured", "no_cuda", "oom", "error")
 
 
 @dataclass
@@ -29,7 +30,7 @@ class MaskCase:
     """One measured case.
 
     Attributes:
-        mask, method, workload: What ran (``workload`` is ``"fwd"`` or ``"train"``).
+        mask, method, workload: What ran (``workload``: ``"prefill"``, one forward, or ``"train"``).
         shape: ``[batch, heads, seq, head_dim]``.
         dtype: Input dtype name.
         window, prefix: The mask's size (0 when it has none).
