@@ -372,6 +372,11 @@ def measure_case(
             return case
         case.ran = ran or method.backend
     with attempt(judge=plain) as timed:
+        sync(setup.device)
+        t0 = time.perf_counter()
+        call()  # the first step: FlexAttention compiles here
+        sync(setup.device)
+        case.first_ms = (time.perf_counter() - t0) * 1e3
         t = time_shape(call, setup.device, MASK_PLAN, gpu_sleeper(setup.device))
         case.time_ms = t.gpu
         with PeakMemory(setup.device) as peak:
@@ -482,7 +487,8 @@ def describe(case: MaskCase) -> str:
     mem = "" if case.peak_bytes is None else f" peak {case.peak_bytes / 2**20:9.1f} MiB"
     err = "" if case.rel_error is None else f" err {case.rel_error:.1e}"
     ran = f" ran {case.ran}" if case.ran else ""
-    return f"{what} {t.median:9.3f} ms [{t.lo:.3f}, {t.hi:.3f}] {case.tflops or 0:7.1f} TFLOP/s{mem}{err}{ran}"
+    first = f" first {case.first_ms:.0f} ms" if case.first_ms is not None else ""
+    return f"{what} {t.median:9.3f} ms [{t.lo:.3f}, {t.hi:.3f}] {case.tflops or 0:7.1f} TFLOP/s{mem}{err}{ran}{first}"
 
 
 def describe_build(build: BlockMaskBuild) -> str:

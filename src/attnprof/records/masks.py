@@ -36,6 +36,7 @@ class MaskCase:
         window, prefix: The mask's size (0 when it has none).
         status, reason: How it ended; the reason in PyTorch's words when it did not run.
         time_ms: One step's GPU time (CPU time on the CPU), median and its band.
+        first_ms: Wall time of the first step, the device waited for (FlexAttention compiles there), or ``None``.
         peak_bytes: The allocator's peak during one step above what was allocated before (CUDA only).
         flops: FLOPs of the kept pairs (:func:`attnprof.masks.forward_flops`, times 3.5 for training).
         rel_error: Relative error of the output against a float64 reference (forward only).
@@ -54,6 +55,7 @@ class MaskCase:
     status: str = "ok"
     reason: str | None = None
     time_ms: Figure | None = None
+    first_ms: float | None = None
     peak_bytes: int | None = None
     flops: float = 0.0
     rel_error: float | None = None
