@@ -453,7 +453,7 @@ def run(plan: MaskPlan, *, save_to: Path | None = None, say: Callable[[str], Non
 
 def _run(plan: MaskPlan, save_to: Path | None, say: Callable[[str], None] | None) -> MaskRun:
     t0 = time.perf_counter()
-    result = MaskRun(plan.device, environment(plan.device))
+    result = MaskRun(plan.device, environment(plan.device), min_reps=min(MASK_PLAN.reps, MASK_PLAN.reps_slow))
     b, h, d = plan.bhd
     for name in plan.masks:
         mask = masks.get_mask(name)

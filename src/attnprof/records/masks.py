@@ -153,6 +153,7 @@ class MaskRun:
         cases: The measured cases, in the order measured.
         builds: The block-mask builds.
         seconds: Wall time of the whole run.
+        min_reps: The fewest timed calls behind a time (the timing plan's).
     """
 
     device: str
@@ -160,6 +161,7 @@ class MaskRun:
     cases: list[MaskCase] = field(default_factory=list)
     builds: list[BlockMaskBuild] = field(default_factory=list)
     seconds: float = 0.0
+    min_reps: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -169,6 +171,7 @@ class MaskRun:
             "cases": [c.to_dict() for c in self.cases],
             "builds": [b.to_dict() for b in self.builds],
             "seconds": self.seconds,
+            "min_reps": self.min_reps,
         }
 
     @classmethod
@@ -181,6 +184,7 @@ class MaskRun:
             [MaskCase.from_dict(c) for c in d["cases"]],
             [BlockMaskBuild.from_dict(b) for b in d["builds"]],
             float(d.get("seconds", 0.0)),
+            int(d.get("min_reps", 0)),
         )
 
 
@@ -210,3 +214,12 @@ def load(path: Path) -> MaskRun:
     except (OSError, ValueError) as exc:
         raise files.UnreadableFile(f"cannot read mask run {path}: {exc}") from exc
     return MaskRun.from_dict(data)
+
+
+def find(directory: Path) -> Path | None:
+    """The mask run of ``directory``: CUDA's when there is one, else the CPU's, else ``None``."""
+    for device in ("cuda", "cpu"):
+        path = Path(directory) / filename(device)
+        if path.is_file():
+            return path
+    return None

@@ -30,6 +30,8 @@ registers the nodes they share):
 :mod:`.workloads`               ``train-table``, ``decode-table``, ``decode-kernel-table``, ``graph-table``,
                                 ``decision``, ``decision-summary``
 :mod:`.eligibility`             ``eligibility-table``, ``eligibility-summary`` (which backend takes which inputs)
+:mod:`.masks`                   ``mask-table``, ``mask-builds``, ``mask-verdicts``, ``mask-summary`` (masks beyond
+                                causal)
 ==============================  ================================================================================
 
 Example (MyST)::
@@ -66,6 +68,7 @@ from attnprof.sphinxext.eligibility import setup_eligibility
 from attnprof.sphinxext.fastest import setup_ranks
 from attnprof.sphinxext.figures import setup_figures
 from attnprof.sphinxext.gallery import setup_gallery
+from attnprof.sphinxext.masks import setup_masks
 from attnprof.sphinxext.metrics import setup_metrics
 from attnprof.sphinxext.nodes import setup_nodes
 from attnprof.sphinxext.occupancy import setup_occupancy
@@ -102,7 +105,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     for setup_family in (setup_nodes, setup_tables, setup_metrics, setup_ranks, setup_claims, setup_occupancy,
                          setup_scaling, setup_figures, setup_viewer, setup_banner, setup_gallery, setup_scripts,
                          setup_workloads, setup_parallel, setup_buildtimes, setup_depends,
-                         setup_eligibility):  # fmt: skip
+                         setup_eligibility, setup_masks):  # fmt: skip
         setup_family(app)
     # env_version: a change to the code that renders the pages re-reads them all (attnprof.sphinxext.depends)
     return {"version": __version__, "env_version": code_version(), "parallel_read_safe": True,

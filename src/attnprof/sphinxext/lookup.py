@@ -32,9 +32,10 @@ from attnprof import workloads
 from attnprof.analysis import summary
 from attnprof.analysis.summary import Analysis
 from attnprof.analysis.workload_rows import DECISION_WORKLOADS, Build
-from attnprof.records import eligibility, files, fixedcosts, parallel, results, sweep, trace
+from attnprof.records import eligibility, files, fixedcosts, masks, parallel, results, sweep, trace
 from attnprof.records.eligibility import Grid
 from attnprof.records.fixedcosts import FixedCosts
+from attnprof.records.masks import MaskRun
 from attnprof.records.parallel import ParallelRun
 from attnprof.records.results import CpuCosts, Result
 from attnprof.records.sweep import Sweep
@@ -78,8 +79,9 @@ SWEEP: FileKind[Sweep] = FileKind("sweep file", lambda path: sweep.load(path))
 PARALLEL: FileKind[ParallelRun] = FileKind("context-parallel run file", lambda path: parallel.load(path))
 TRACE: FileKind[bool] = FileKind("trace file", _whole_trace)
 ELIGIBILITY: FileKind[Grid] = FileKind("eligibility map", lambda path: eligibility.load(path))
+MASKS: FileKind[MaskRun] = FileKind("mask run", lambda path: masks.load(path))
 #: Every kind of file a page reads.
-KINDS: tuple[FileKind[Any], ...] = (RESULT, CPU_COSTS, FIXED_COSTS, SWEEP, PARALLEL, TRACE, ELIGIBILITY)
+KINDS: tuple[FileKind[Any], ...] = (RESULT, CPU_COSTS, FIXED_COSTS, SWEEP, PARALLEL, TRACE, ELIGIBILITY, MASKS)
 
 #: (kind, path) -> (modification time, what was loaded from the file)
 _CACHE: dict[tuple[str, Path], tuple[int, Any]] = {}
@@ -382,3 +384,30 @@ def find_grid(env: BuildEnvironment, location: Location) -> FoundGrid:
         return FoundGrid(None, None, warn(message, "missing", location))
     found = read(env, ELIGIBILITY, path, location)
     return FoundGrid(found.value, path if found.value is not None else None, found.problem)
+
+
+@dataclass
+class FoundMasks:
+    """The mask run of the results folder, or why there is none."""
+
+    run: MaskRun | None
+    path: Path | None
+    problem: str | None = None
+
+
+def find_masks(env: BuildEnvironment, location: Location) -> FoundMasks:
+    """The mask run of the results folder (``masks__cuda.json``, else ``masks__cpu.json``).
+
+    The file read is noted as a dependency of the page; a missing or stale file is a warning at ``location``.
+    """
+    directory = results_dir(env)
+    path = masks.find(directory)
+    if path is None:
+        env.note_dependency(str(directory))
+        message = (
+            f"no mask run ({masks.filename('cuda')} or {masks.filename('cpu')}) in {directory} "
+            "(examples/16-masks.py writes it; did it run?)"
+        )
+        return FoundMasks(None, None, warn(message, "missing", location))
+    found = read(env, MASKS, path, location)
+    return FoundMasks(found.value, path if found.value is not None else None, found.problem)

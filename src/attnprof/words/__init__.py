@@ -5,9 +5,9 @@ the provenance banner, status words, units, claim verdicts and their sentences, 
 labels, the trace viewer's words, the printed reports of the gallery scripts, the other workloads' tables) come from
 :data:`TABLE`, picked by the build's ``language``. The table is assembled from data modules, one per part of the site
 (:mod:`.site`, :mod:`.claims`, :mod:`.kernels`, :mod:`.viewer`, :mod:`.report`, :mod:`.workloads`,
-:mod:`.parallel`, :mod:`.workloadreport`, :mod:`.explain`, :mod:`.eligibility`, :mod:`.figures`); a key lives in
-exactly one of them (checked on
-import), and every key has every language of :data:`LANGUAGES` (a test checks it). ``{placeholders}`` are filled
+:mod:`.parallel`, :mod:`.workloadreport`, :mod:`.explain`, :mod:`.eligibility`, :mod:`.figures`,
+:mod:`.masks`); a key lives in exactly one of them (checked on import), and every key has every language of
+:data:`LANGUAGES` (a test checks it). ``{placeholders}`` are filled
 with :meth:`str.format`.
 
 >>> text("status.oom", "ja")
@@ -27,6 +27,7 @@ from attnprof.words import eligibility as _eligibility
 from attnprof.words import explain as _explain
 from attnprof.words import figures as _figures
 from attnprof.words import kernels as _kernels
+from attnprof.words import masks as _masks
 from attnprof.words import parallel as _parallel
 from attnprof.words import report as _report
 from attnprof.words import site as _site
@@ -61,6 +62,7 @@ TABLE: dict[str, dict[str, str]] = _merge(
     _explain.EXPLAIN,
     _eligibility.ELIGIBILITY,
     _figures.FIGURES,
+    _masks.MASK_WORDS,
 )
 
 
