@@ -34,6 +34,8 @@ PREFIX_FRACTION = 0.25
 WINDOWS: tuple[int, ...] = (256, 1024)
 #: The sequence lengths the build measures on CUDA, and the shape around them (batch, heads, head dim).
 CUDA_SEQS: tuple[int, ...] = (4096, 8192)
+#: The lengths the docs build measures on CUDA (within its time budget).
+BUILD_SEQS: tuple[int, ...] = (8192,)
 CUDA_BHD: tuple[int, int, int] = (2, 16, 64)
 #: The same on the CPU: small enough for the tests.
 CPU_SEQS: tuple[int, ...] = (128,)

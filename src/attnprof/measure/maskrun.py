@@ -22,7 +22,9 @@ functions only.
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
+import json
 import math
 import time
 from collections import defaultdict
@@ -31,14 +33,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from attnprof import inputs, masks, noise, workloads
+from attnprof import inputs, masks, noise, settings, workloads
 from attnprof.masks import MASKS, METHODS, Geometry, Mask, Method
-from attnprof.measure import backends
+from attnprof.measure import backends, reuse
 from attnprof.measure.failure import attempt, plain
 from attnprof.measure.profiling import environment
 from attnprof.measure.sweeprun import dynamo_limits
 from attnprof.measure.timing import PeakMemory, Plan, capture_trace, gpu_sleeper, sync, time_shape
+from attnprof.records import masks as records
 from attnprof.records import trace
+from attnprof.records.files import UnreadableFile
 from attnprof.records.masks import BlockMaskBuild, MaskCase, MaskRun
 
 if TYPE_CHECKING:
@@ -83,12 +87,25 @@ class MaskPlan:
     trace_seqs: tuple[int, ...] = ()
     check_seqs: tuple[int, ...] = ()
 
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form a run file keeps (tuples as lists)."""
+        return json.loads(json.dumps(dataclasses.asdict(self)))
+
 
 def default_plan(device: str) -> MaskPlan:
-    """The build's run on ``device``: :data:`attnprof.masks.CUDA_SEQS` on CUDA, the small CPU sizes otherwise."""
+    """The probe's run on ``device``: every length of :data:`attnprof.masks.CUDA_SEQS` on CUDA, the small CPU sizes
+    otherwise."""
     if device == "cuda":
         return MaskPlan(device, masks.CUDA_BHD, masks.CUDA_SEQS, masks.WINDOWS, check_seqs=masks.CUDA_SEQS[:1])
     return MaskPlan(device, masks.CPU_BHD, masks.CPU_SEQS, masks.CPU_WINDOWS, check_seqs=masks.CPU_SEQS)
+
+
+def build_plan(device: str) -> MaskPlan:
+    """The docs build's run on ``device``: on CUDA the length of :data:`attnprof.masks.BUILD_SEQS` only (the
+    build's time budget), no traces; on the CPU the probe's small sizes."""
+    if device == "cuda":
+        return MaskPlan(device, masks.CUDA_BHD, masks.BUILD_SEQS, masks.WINDOWS, check_seqs=masks.BUILD_SEQS)
+    return default_plan(device)
 
 
 # --- the masks as tensors -------------------------------------------------------------------------------------------
@@ -442,6 +459,41 @@ def measure_build(mask: Mask, g: Geometry, device: str, *, traces: Path | None =
 # --- the run -------------------------------------------------------------------------------------------------------
 
 
+def reusable(plan: MaskPlan, folder: Path) -> MaskRun | None:
+    """The run saved in ``folder`` when it stands for a new one: planned the same way, on this machine, after the
+    last change to the measuring code (this module and the mask registry among it)."""
+    path = Path(folder) / records.filename(plan.device)
+    try:
+        saved = records.load(path)
+    except (FileNotFoundError, UnreadableFile):
+        return None
+    if saved.plan != plan.to_dict() or not reuse.measured_by_this_code(path, Path(__file__), Path(masks.__file__)):
+        return None
+    return saved if reuse.same_machine(saved.environment, environment(plan.device)) else None
+
+
+def measure(plan: MaskPlan, folder: Path) -> MaskRun:
+    """The run of ``plan``, saved in ``folder``, as the docs build takes it: a saved run that stands for a new one
+    when ``$ATTNPROF_REUSE`` asks for reuse; replaying (every language after the first), the run the first language
+    saved, never a new one.
+
+    Raises:
+        attnprof.measure.reuse.NotRecorded: replaying, when the first language saved no run.
+    """
+    if settings.replaying():
+        path = Path(folder) / records.filename(plan.device)
+        try:
+            return records.load(path)
+        except (FileNotFoundError, UnreadableFile) as exc:
+            raise reuse.NotRecorded(f"replaying the mask run, but {path} cannot be read: {exc}") from exc
+    saved = reusable(plan, folder) if settings.reuse_measurements() else None
+    if saved is not None:
+        return saved
+    run_ = run(plan, save_to=folder)
+    records.save(run_, folder)
+    return run_
+
+
 def run(plan: MaskPlan, *, save_to: Path | None = None, say: Callable[[str], None] | None = None) -> MaskRun:
     """Measure every case of ``plan``; with ``save_to``, traces go to ``save_to`` (at ``plan.trace_seqs``).
 
@@ -453,7 +505,8 @@ def run(plan: MaskPlan, *, save_to: Path | None = None, say: Callable[[str], Non
 
 def _run(plan: MaskPlan, save_to: Path | None, say: Callable[[str], None] | None) -> MaskRun:
     t0 = time.perf_counter()
-    result = MaskRun(plan.device, environment(plan.device), min_reps=min(MASK_PLAN.reps, MASK_PLAN.reps_slow))
+    result = MaskRun(plan.device, environment(plan.device), min_reps=min(MASK_PLAN.reps, MASK_PLAN.reps_slow),
+                     plan=plan.to_dict())  # fmt: skip
     b, h, d = plan.bhd
     for name in plan.masks:
         mask = masks.get_mask(name)

@@ -154,6 +154,8 @@ class MaskRun:
         builds: The block-mask builds.
         seconds: Wall time of the whole run.
         min_reps: The fewest timed calls behind a time (the timing plan's).
+        plan: What the run was asked to measure (:class:`attnprof.measure.maskrun.MaskPlan` as JSON), so that a
+            saved run stands for a new one only when it was planned the same way.
     """
 
     device: str
@@ -162,6 +164,7 @@ class MaskRun:
     builds: list[BlockMaskBuild] = field(default_factory=list)
     seconds: float = 0.0
     min_reps: int = 0
+    plan: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -172,6 +175,7 @@ class MaskRun:
             "builds": [b.to_dict() for b in self.builds],
             "seconds": self.seconds,
             "min_reps": self.min_reps,
+            "plan": self.plan,
         }
 
     @classmethod
@@ -185,6 +189,7 @@ class MaskRun:
             [BlockMaskBuild.from_dict(b) for b in d["builds"]],
             float(d.get("seconds", 0.0)),
             int(d.get("min_reps", 0)),
+            dict(d.get("plan", {})),
         )
 
 
