@@ -209,16 +209,17 @@ def load(path: Path) -> MaskRun:
     """Read a mask run.
 
     Raises:
+        FileNotFoundError: if there is no such file.
         attnprof.records.files.UnreadableFile: for a file that is not a mask run (StaleResultError for another
-            version).
+            version, or another layout).
     """
-    import json
-
+    data = files.read_json(path)
     try:
-        data = json.loads(Path(path).read_bytes())
-    except (OSError, ValueError) as exc:
-        raise files.UnreadableFile(f"cannot read mask run {path}: {exc}") from exc
-    return MaskRun.from_dict(data)
+        return MaskRun.from_dict(data)
+    except StaleResultError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise StaleResultError(f"{path} is not a mask run of this attnprof: {exc!r}") from None
 
 
 def find(directory: Path) -> Path | None:
