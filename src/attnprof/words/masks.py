@@ -16,8 +16,8 @@ MASK_WORDS: dict[str, dict[str, str]] = {
     "mask.method.sdpa_cudnn": {"en": "SDPA, dense mask, cuDNN", "ja": "SDPA、密なマスク、cuDNN"},
     "mask.method.sdpa_flash": {"en": "SDPA, dense mask, flash", "ja": "SDPA、密なマスク、flash"},
     "mask.method.sdpa_math": {"en": "SDPA, dense mask, math", "ja": "SDPA、密なマスク、math"},
-    "mask.method.nested": {"en": "SDPA, nested tensors", "ja": "SDPA、ネストテンソル"},
-    "mask.method.naive": {"en": "naive, dense mask", "ja": "素朴な実装、密なマスク"},
+    "mask.method.nested": {"en": "SDPA, nested tensors", "ja": "SDPA、ネスト (ジャグド) テンソル"},
+    "mask.method.naive": {"en": "naive, dense mask", "ja": "素朴なアテンション、密なマスク"},
     "mask.workload.prefill": {"en": "forward", "ja": "フォワード"},
     "mask.workload.train": {"en": "forward + backward", "ja": "フォワード + バックワード"},
     "mask.size.window": {"en": "window {n}", "ja": "ウィンドウ {n}"},
@@ -41,7 +41,7 @@ MASK_WORDS: dict[str, dict[str, str]] = {
     "mask.col.flex": {"en": "FlexAttention (ms)", "ja": "FlexAttention (ms)"},
     "mask.col.dense": {"en": "Fastest dense-mask SDPA (ms)", "ja": "最速の密なマスクの SDPA (ms)"},
     "mask.col.verdict": {"en": "Faster", "ja": "速い方"},
-    "mask.col.nested": {"en": "Nested tensors (ms)", "ja": "ネストテンソル (ms)"},
+    "mask.col.nested": {"en": "Nested tensors (ms)", "ja": "ネスト (ジャグド) テンソル (ms)"},
     "mask.col.first": {"en": "First call (ms)", "ja": "初回呼び出し (ms)"},
     # --- cells ---
     "mask.cell.ran": {"en": "ran {backend}", "ja": "{backend} で実行"},
@@ -49,7 +49,7 @@ MASK_WORDS: dict[str, dict[str, str]] = {
     "mask.cell.ratio": {"en": "{ratio}× ({method})", "ja": "{ratio} 倍 ({method})"},
     "mask.outcome.flex": {"en": "FlexAttention", "ja": "FlexAttention"},
     "mask.outcome.dense": {"en": "dense-mask SDPA", "ja": "密なマスクの SDPA"},
-    "mask.outcome.tie": {"en": "too close to call", "ja": "差は判定できない"},
+    "mask.outcome.tie": {"en": "too close to call", "ja": "僅差で判定できない"},
     "mask.outcome.flex_only": {"en": "only FlexAttention ran", "ja": "FlexAttention のみ実行"},
     "mask.outcome.dense_only": {"en": "only dense-mask SDPA ran", "ja": "密なマスクの SDPA のみ実行"},
     "mask.outcome.neither": {"en": "neither ran", "ja": "どちらも実行できず"},
@@ -61,7 +61,7 @@ MASK_WORDS: dict[str, dict[str, str]] = {
     },
     "mask.why.not_applicable": {
         "en": "Nested tensors express packed documents only: one sequence per document, no mask.",
-        "ja": "ネストテンソルで表せるのはパックされた文書だけです (文書ごとに 1 つの系列、マスクなし)。",
+        "ja": "ネスト (ジャグド) テンソルで表せるのはパックされた文書だけです (文書ごとに 1 つの系列、マスクなし)。",
     },
     # --- the summary ---
     "mask.summary": {
