@@ -15,7 +15,7 @@ from attnprof.noise import Figure
 from attnprof.records.masks import BlockMaskBuild, MaskCase, MaskRun
 
 #: What :func:`verdicts` can conclude about FlexAttention against the dense-mask SDPA.
-OUTCOMES: tuple[str, ...] = ("flex", "dense", "tie", "flex_only", "dense_only", "neither")
+OUTCOMES: tuple[str, ...] = ("flex_faster", "dense_faster", "tie", "flex_only", "dense_only", "neither")
 
 
 @dataclass(frozen=True)
@@ -26,8 +26,9 @@ class Verdict:
         mask, workload, seq, window, prefix: Where.
         flex: FlexAttention's case, or ``None`` when it was not measured.
         dense: The fastest dense-mask SDPA case that ran (by median), or ``None`` when none ran.
-        outcome: One of :data:`OUTCOMES`: which is faster with bands apart (``flex``, ``dense``), ``tie`` when the
-            bands overlap or the medians differ by less than the minimum effect, or which one alone ran.
+        outcome: One of :data:`OUTCOMES`: which is faster with bands apart (``flex_faster``, ``dense_faster``),
+            ``tie`` when the bands overlap or the medians differ by less than the minimum effect, or which one alone
+            ran.
         ratio: The dense time over FlexAttention's (above 1: FlexAttention faster), or ``None``.
         nested: For packed documents, the nested-tensor case when it ran, else ``None``.
         nested_outcome: FlexAttention against nested tensors, as ``outcome`` (``None`` without a nested case).
@@ -58,7 +59,8 @@ def floors(device: str) -> tuple[float, float]:
 
 
 def outcome(a: MaskCase | None, b: MaskCase | None, device: str) -> str:
-    """``flex`` (``a`` faster), ``dense`` (``b`` faster), ``tie``, or which one alone ran (``flex_only``, ...)."""
+    """``flex_faster`` (``a`` faster), ``dense_faster`` (``b`` faster), ``tie``, or which one alone ran
+    (``flex_only``, ...)."""
     if not _ran(a) and not _ran(b):
         return "neither"
     if not _ran(b):
@@ -68,7 +70,7 @@ def outcome(a: MaskCase | None, b: MaskCase | None, device: str) -> str:
     assert a is not None and b is not None and a.time_ms is not None and b.time_ms is not None
     floor, effect = floors(device)
     said = noise.compare(a.time_ms, b.time_ms, floor, min_effect=effect)
-    return {"lower": "flex", "higher": "dense"}.get(said, "tie")
+    return {"lower": "flex_faster", "higher": "dense_faster"}.get(said, "tie")
 
 
 def fastest_dense(cases: list[MaskCase]) -> MaskCase | None:

@@ -112,7 +112,7 @@ def verdicts_table(run: MaskRun, lang: str | None = None) -> Table:
         if v.dense is not None:
             dense = f"{band(v.dense.time_ms)} ({words.text(f'mask.method.{v.dense.method}', lang)})"
         verdict = words.text(f"mask.outcome.{v.outcome}", lang)
-        if v.ratio is not None and v.outcome in ("flex", "dense"):
+        if v.ratio is not None and v.outcome in ("flex_faster", "dense_faster"):
             verdict += f", {fmt.ratio(max(v.ratio, 1 / v.ratio))}×"
         nested = "" if v.nested is None else band(v.nested.time_ms)
         out.rows.append([

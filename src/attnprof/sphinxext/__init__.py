@@ -30,8 +30,8 @@ registers the nodes they share):
 :mod:`.workloads`               ``train-table``, ``decode-table``, ``decode-kernel-table``, ``graph-table``,
                                 ``decision``, ``decision-summary``
 :mod:`.eligibility`             ``eligibility-table``, ``eligibility-summary`` (which backend takes which inputs)
-:mod:`.masks`                   ``mask-table``, ``mask-builds``, ``mask-verdicts``, ``mask-summary`` (masks beyond
-                                causal)
+:mod:`.masks`                   ``mask-table``, ``mask-builds``, ``mask-verdicts``, ``mask-summary``, ``mask-claims``
+                                (masks beyond causal)
 ==============================  ================================================================================
 
 Example (MyST)::

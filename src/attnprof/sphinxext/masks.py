@@ -12,6 +12,9 @@
     with nested tensors beside them for packed documents.
 ``mask-summary``
     Where and how the run measured (and, on a CPU build, what the CPU leaves out).
+``mask-claims``
+    This site's claims about masks, C50–C53 (:data:`attnprof.analysis.claims.MASK_CLAIMS`), with this build's
+    verdicts (unmeasurable, with the reason, on a build without a GPU or without a run).
 
 All read the run through :func:`attnprof.sphinxext.lookup.find_masks`; cells are worded by
 :mod:`attnprof.render.masks`.
@@ -26,10 +29,19 @@ from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
 
 from attnprof import masks
+from attnprof.analysis import claims
 from attnprof.records.masks import MaskRun
 from attnprof.render import masks as cells
 from attnprof.sphinxext import lookup
-from attnprof.sphinxext.nodes import TABLE_OPTIONS, AttnprofDirective, build_table, para, reason_node, words_para
+from attnprof.sphinxext.nodes import (
+    TABLE_OPTIONS,
+    AttnprofDirective,
+    build_table,
+    para,
+    reason_node,
+    with_recorded,
+    words_para,
+)
 
 
 class MaskDirective(AttnprofDirective):
@@ -112,9 +124,30 @@ class MaskSummary(MaskDirective):
         return out
 
 
+class MaskClaims(MaskDirective):
+    """``mask-claims``: C50–C53 checked against this build's run."""
+
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        found = lookup.find_masks(self.env, self.get_location())
+        out = self.problem(found.problem) if found.run is None else []
+        recorded = sorted({c.reason for c in found.run.cases if c.reason}) if found.run is not None else []
+        body = []
+        for v, claim in zip(claims.check_masks(found.run, self.lang), claims.MASK_CLAIMS.values(), strict=True):
+            measured = [para(*with_recorded(t, recorded, self.lang)) for t in (v.measured, v.detail, v.reason) if t]
+            verdict = para(self.say(f"verdict.{v.verdict}"),
+                           classes=["attnprof-verdict", f"attnprof-verdict-{v.verdict}"])  # fmt: skip
+            body.append([nodes.strong("", claim.id), verdict, claim.statement(self.lang), measured])
+        keys = ["col.claim", "col.verdict", "col.statement", "col.measured"]
+        css = ["attnprof-claims-table", "attnprof-claims-full", "attnprof-mask-claims"]
+        return [self.table(keys, body, css, key=(0, 1)), *out]
+
+
 def setup_masks(app: Sphinx) -> None:
     """Register the mask directives."""
     app.add_directive("mask-table", MaskTable)
     app.add_directive("mask-builds", MaskBuilds)
     app.add_directive("mask-verdicts", MaskVerdicts)
     app.add_directive("mask-summary", MaskSummary)
+    app.add_directive("mask-claims", MaskClaims)

@@ -47,8 +47,8 @@ MASK_WORDS: dict[str, dict[str, str]] = {
     "mask.cell.ran": {"en": "ran {backend}", "ja": "{backend} で実行"},
     "mask.cell.note": {"en": "{status} ({note})", "ja": "{status} ({note})"},
     "mask.cell.ratio": {"en": "{ratio}× ({method})", "ja": "{ratio} 倍 ({method})"},
-    "mask.outcome.flex": {"en": "FlexAttention", "ja": "FlexAttention"},
-    "mask.outcome.dense": {"en": "dense-mask SDPA", "ja": "密なマスクの SDPA"},
+    "mask.outcome.flex_faster": {"en": "FlexAttention", "ja": "FlexAttention"},
+    "mask.outcome.dense_faster": {"en": "dense-mask SDPA", "ja": "密なマスクの SDPA"},
     "mask.outcome.tie": {"en": "too close to call", "ja": "僅差で判定できない"},
     "mask.outcome.flex_only": {"en": "only FlexAttention ran", "ja": "FlexAttention のみ実行"},
     "mask.outcome.dense_only": {"en": "only dense-mask SDPA ran", "ja": "密なマスクの SDPA のみ実行"},
@@ -88,4 +88,46 @@ MASK_WORDS: dict[str, dict[str, str]] = {
         "en": "FlexAttention against the fastest dense-mask SDPA",
         "ja": "FlexAttention と最速の密なマスクの SDPA の比較",
     },
+    # --- the claims, C50–C53 ---
+    "C50.statement": {
+        "en": "Under a short sliding window in a long row, FlexAttention's forward is faster than the fastest "
+        "dense-mask SDPA.",
+        "ja": "長い行で短いスライディングウィンドウなら、FlexAttention のフォワードは最速の密なマスクの SDPA "
+        "より速い。",
+    },
+    "C51.statement": {
+        "en": "SDPA's flash backend takes no dense mask: forced, it runs under none of the masks.",
+        "ja": "SDPA の flash バックエンドは密なマスクを受け付けない。強制すると、どのマスクでも実行されない。",
+    },
+    "C52.statement": {
+        "en": "For packed documents, nested tensors run the forward faster than FlexAttention.",
+        "ja": "パックされた文書では、ネスト (ジャグド) テンソルのフォワードは FlexAttention より速い。",
+    },
+    "C53.statement": {
+        "en": "Building a block mask takes longer than one forward call of the FlexAttention kernel it serves.",
+        "ja": "ブロックマスクの構築には、それを使う FlexAttention カーネルのフォワード 1 回より長い時間がかかる。",
+    },
+    "mask.claim.where": {"en": "{mask} {size}, seq {seq}", "ja": "{mask} {size}、系列長 {seq}"},
+    "mask.claim.pair": {
+        "en": "{where}: FlexAttention {flex}; {method} {dense}",
+        "ja": "{where}: FlexAttention {flex}、{method} {dense}",
+    },
+    "mask.claim.nested": {
+        "en": "{where}: FlexAttention {flex}; nested tensors {nested}",
+        "ja": "{where}: FlexAttention {flex}、ネスト (ジャグド) テンソル {nested}",
+    },
+    "mask.claim.build": {
+        "en": "{where}: block mask built in {build}; one FlexAttention forward {flex}",
+        "ja": "{where}: ブロックマスクの構築 {build}、FlexAttention のフォワード 1 回 {flex}",
+    },
+    "mask.claim.refused": {
+        "en": "flash forced with a dense mask: {refused} of {total} cases did not run",
+        "ja": "密なマスクで flash を強制: {total} ケース中 {refused} ケースが実行されなかった",
+    },
+    "mask.reason.no_run": {
+        "en": "no mask run (examples/16-masks.py writes it)",
+        "ja": "マスクの計測結果がない (examples/16-masks.py が書き出す)",
+    },
+    "mask.reason.no_case": {"en": "no case of {what} was measured", "ja": "{what} のケースが計測されていない"},
+    "mask.reason.one_side": {"en": "{where}: {outcome}", "ja": "{where}: {outcome}"},
 }
