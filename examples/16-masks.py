@@ -23,7 +23,7 @@ import torch.nn.functional as F
 from torch.nn.attention.flex_attention import create_block_mask, flex_attention
 from torch.profiler import ProfilerActivity, profile, record_function, schedule
 
-from attnprof import masks, settings
+from attnprof import settings, workloads
 from attnprof.measure import maskrun, reuse
 from attnprof.render import masks as report
 
@@ -32,8 +32,8 @@ device = "cuda" if torch.cuda.is_available() else "cpu"
 plan = maskrun.build_plan(device)
 batch, heads, head_dim = plan.bhd
 seq = plan.seqs[-1]
-lengths = [masks.document_lengths(seq, row) for row in range(batch)]
-doc = torch.tensor([masks.document_ids(n) for n in lengths], device=device)
+lengths = [workloads.document_lengths(seq, row) for row in range(batch)]
+doc = torch.tensor([workloads.document_ids(n) for n in lengths], device=device)
 
 
 def documents(b, h, q_idx, kv_idx):

@@ -21,10 +21,11 @@ from pathlib import Path
 
 import torch
 
-from attnprof import masks
+from attnprof import workloads
 from attnprof.analysis import masks as view
 from attnprof.measure import maskrun
 from attnprof.records import masks as records
+from attnprof.render import masks as report
 
 
 def main() -> None:
@@ -34,8 +35,10 @@ def main() -> None:
     parser.add_argument("--seqs", default=None, help="sequence lengths (default: the build's)")
     parser.add_argument("--windows", default=None, help="sliding windows (default: the build's)")
     parser.add_argument("--trace-seqs", default=None, help="lengths whose cases are traced (default: the shortest)")
-    parser.add_argument("--masks", default=",".join(masks.MASKS), help=f"any of: {', '.join(masks.MASKS)}")
-    parser.add_argument("--methods", default=",".join(masks.METHODS), help=f"any of: {', '.join(masks.METHODS)}")
+    parser.add_argument("--masks", default=",".join(workloads.MASKS), help=f"any of: {', '.join(workloads.MASKS)}")
+    parser.add_argument(
+        "--methods", default=",".join(workloads.METHODS), help=f"any of: {', '.join(workloads.METHODS)}"
+    )
     parser.add_argument("--workloads", default=",".join(maskrun.WORKLOADS), help="prefill and/or train")
     args = parser.parse_args()
     device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
@@ -47,8 +50,8 @@ def main() -> None:
             base.bhd,
             seqs,
             maskrun.seqs_arg(args.windows, "--windows") if args.windows else base.windows,
-            maskrun.names_arg(args.masks, tuple(masks.MASKS), "mask"),
-            maskrun.names_arg(args.methods, tuple(masks.METHODS), "method"),
+            maskrun.names_arg(args.masks, tuple(workloads.MASKS), "mask"),
+            maskrun.names_arg(args.methods, tuple(workloads.METHODS), "method"),
             maskrun.names_arg(args.workloads, maskrun.WORKLOADS, "workload"),
             trace_seqs=maskrun.seqs_arg(args.trace_seqs, "--trace-seqs") if args.trace_seqs else seqs[:1],
             check_seqs=seqs[:1],
@@ -58,14 +61,19 @@ def main() -> None:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    run = maskrun.run(plan, save_to=out, say=lambda line: print(line, flush=True))
+
+    def say(done: object) -> None:
+        line = report.case_line(done) if isinstance(done, records.MaskCase) else report.build_line(done)
+        print(line, flush=True)
+
+    run = maskrun.run(plan, save_to=out, say=say)
     path = records.save(run, out)
     env = run.environment
     print(f"# {env.device_name}, torch {env.torch_version}, CUDA {env.cuda_version}, cuDNN {env.cudnn_version}")
     print(f"# shape [B, H, S, D] = {list(plan.bhd[:2])} + S + [{plan.bhd[2]}], {plan.dtype}; {run.seconds:.1f} s")
     print("\n## block masks (create_block_mask, timed apart from the kernel)")
     for build in run.builds:
-        print(maskrun.describe_build(build))
+        print(report.build_line(build))
         for name, us in build.kernels[:4]:
             print(f"      {us:10.1f} us  {name[:110]}")
     print("\n## FlexAttention against the fastest dense-mask SDPA (ms; bands overlapping = tie)")
@@ -73,7 +81,7 @@ def main() -> None:
     print("\n## cases that did not run, in PyTorch's words")
     for case in run.cases:
         if case.status not in ("ok", "not_applicable"):
-            print(maskrun.describe(case))
+            print(report.case_line(case))
     sizes = sorted(p.stat().st_size for p in out.glob("*.trace.json.gz"))
     kib = max(sizes, default=0) / 1024, sum(sizes) / 1024
     print(f"\n# traces: {len(sizes)}, largest {kib[0]:.0f} KiB, all {kib[1]:.0f} KiB")

@@ -9,10 +9,10 @@ import json
 
 import pytest
 
-from attnprof import inputs, masks
-from attnprof.masks import Geometry
+from attnprof import inputs, workloads
 from attnprof.measure import maskrun
 from attnprof.records import masks as records
+from attnprof.workloads import Geometry
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +29,7 @@ def _case(run, mask, method, workload="prefill"):
 
 def test_every_case_ran_or_says_why(cpu_run):
     run, _ = cpu_run
-    assert len(run.cases) == len(masks.MASKS) * len(masks.METHODS) * len(maskrun.WORKLOADS)
+    assert len(run.cases) == len(workloads.MASKS) * len(workloads.METHODS) * len(maskrun.WORKLOADS)
     for case in run.cases:
         assert case.status in records.STATUSES
         assert (case.time_ms is not None) == (case.status == "ok"), case
@@ -69,17 +69,17 @@ def test_traces_and_the_file_are_written(cpu_run):
 
 def test_the_dense_mask_is_the_mask_mod_evaluated():
     g = Geometry(2, 32, window=5, prefix=8)
-    for mask in masks.MASKS.values():
+    for mask in workloads.MASKS.values():
         dense = maskrun.dense_mask(mask, g, "cpu")
         assert int(dense.expand(2, 1, 32, 32).sum()) == mask.pairs(g), mask.name
 
 
 def test_the_block_mask_skips_blocks_the_mask_leaves_out():
     g = Geometry(1, 1024, window=128)
-    build = maskrun.measure_build(masks.get_mask("sliding_window"), g, "cpu")
+    build = maskrun.measure_build(workloads.get_mask("sliding_window"), g, "cpu")
     assert build.status == "ok"
     assert build.kept_blocks == pytest.approx(15 / 64)  # 8 query blocks of 128: the diagonal and the one before
-    assert build.density == pytest.approx(masks.get_mask("sliding_window").density(g))
+    assert build.density == pytest.approx(workloads.get_mask("sliding_window").density(g))
 
 
 def test_nested_tensors_compute_each_document_on_its_own(monkeypatch):
@@ -90,7 +90,7 @@ def test_nested_tensors_compute_each_document_on_its_own(monkeypatch):
     monkeypatch.setattr(maskrun, "nested_sdpa", lambda q, k, v: F.scaled_dot_product_attention(q, k, v))
     g = Geometry(2, 64)
     setup = inputs.make_setup((2, 2, 64, 8), "float32", "cpu")
-    p = maskrun.prepare(masks.get_method("nested"), masks.get_mask("documents"), g, setup, True, {})
+    p = maskrun.prepare(workloads.get_method("nested"), workloads.get_mask("documents"), g, setup, True, {})
     maskrun.step(p, True)()
     assert all(t.grad is not None and t.grad.shape == (2, 64, 2, 8) for t in p.leaves)
     with torch.no_grad():
@@ -108,4 +108,4 @@ def test_bad_arguments_are_named():
     with pytest.raises(ValueError, match=r"bad --windows '0'"):
         maskrun.seqs_arg("0", "--windows")
     with pytest.raises(ValueError, match=r"unknown method 'flx'; choose from: flex, "):
-        maskrun.names_arg("flex,flx", tuple(masks.METHODS), "method")
+        maskrun.names_arg("flex,flx", tuple(workloads.METHODS), "method")

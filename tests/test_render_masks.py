@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from attnprof import masks
+from attnprof import workloads
 from attnprof.records import masks as records
 from attnprof.render import masks as report
 
@@ -44,7 +44,7 @@ def test_the_block_masks_and_the_verdicts(run):
     builds = report.builds_table(run, "en")
     assert len(builds.rows) == len(run.builds) and all(r[3].count("[") == 1 for r in builds.rows)
     verdicts = report.verdicts_table(run, "en")
-    assert len(verdicts.rows) == len(masks.MASKS) * 2  # a mask, one size each on the CPU, two steps
+    assert len(verdicts.rows) == len(workloads.MASKS) * 2  # a mask, one size each on the CPU, two steps
     assert {r[6] for r in verdicts.rows} == {"only dense-mask SDPA ran"}  # no FlexAttention on the CPU
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from attnprof import masks, noise
+from attnprof import noise, workloads
 from attnprof.noise import Figure
 from attnprof.records.masks import BlockMaskBuild, MaskCase, MaskRun
 
@@ -75,7 +75,9 @@ def outcome(a: MaskCase | None, b: MaskCase | None, device: str) -> str:
 
 def fastest_dense(cases: list[MaskCase]) -> MaskCase | None:
     """The dense-mask SDPA case with the lowest median among those that ran."""
-    ran = [c for c in cases if masks.get_method(c.method).dense and masks.get_method(c.method).sdpa and _ran(c)]
+    ran = [
+        c for c in cases if workloads.get_method(c.method).dense and workloads.get_method(c.method).sdpa and _ran(c)
+    ]
     return min(ran, key=lambda c: c.time_ms.median if c.time_ms else float("inf"), default=None)
 
 
@@ -86,9 +88,9 @@ def verdicts(run: MaskRun) -> list[Verdict]:
         groups.setdefault((case.mask, case.workload, case.seq, case.window, case.prefix), []).append(case)
     out = []
     for (mask, workload, seq, window, prefix), cases in groups.items():
-        flex = next((c for c in cases if masks.get_method(c.method).compiled), None)
+        flex = next((c for c in cases if workloads.get_method(c.method).compiled), None)
         dense = fastest_dense(cases)
-        nested = next((c for c in cases if masks.get_method(c.method).packed_only and _ran(c)), None)
+        nested = next((c for c in cases if workloads.get_method(c.method).packed_only and _ran(c)), None)
         ratio = None
         if _ran(flex) and _ran(dense):
             assert flex is not None and dense is not None and flex.time_ms and dense.time_ms

@@ -1,4 +1,4 @@
-"""Measure attention under the masks of :mod:`attnprof.masks`, every way of :data:`attnprof.masks.METHODS`.
+"""Measure attention under the masks of :mod:`attnprof.workloads`, every way of :data:`attnprof.workloads.METHODS`.
 
 For each mask, size and workload (``prefill``: one forward, gradients off; ``train``: forward and backward), each
 method runs on the same inputs:
@@ -33,8 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from attnprof import inputs, masks, noise, settings, workloads
-from attnprof.masks import MASKS, METHODS, Geometry, Mask, Method
+from attnprof import inputs, noise, settings, workloads
 from attnprof.measure import backends, reuse
 from attnprof.measure.failure import attempt, plain
 from attnprof.measure.profiling import environment
@@ -44,6 +43,7 @@ from attnprof.records import masks as records
 from attnprof.records import trace
 from attnprof.records.files import UnreadableFile
 from attnprof.records.masks import BlockMaskBuild, MaskCase, MaskRun
+from attnprof.workloads import MASKS, METHODS, Geometry, Mask, Method
 
 if TYPE_CHECKING:
     import torch
@@ -93,18 +93,36 @@ class MaskPlan:
 
 
 def default_plan(device: str) -> MaskPlan:
-    """The probe's run on ``device``: every length of :data:`attnprof.masks.CUDA_SEQS` on CUDA, the small CPU sizes
-    otherwise."""
+    """The probe's run on ``device``: every length of :data:`attnprof.workloads.MASK_CUDA_SEQS` on CUDA, the small
+    CPU sizes otherwise."""
     if device == "cuda":
-        return MaskPlan(device, masks.CUDA_BHD, masks.CUDA_SEQS, masks.WINDOWS, check_seqs=masks.CUDA_SEQS[:1])
-    return MaskPlan(device, masks.CPU_BHD, masks.CPU_SEQS, masks.CPU_WINDOWS, check_seqs=masks.CPU_SEQS)
+        return MaskPlan(
+            device,
+            workloads.MASK_CUDA_BHD,
+            workloads.MASK_CUDA_SEQS,
+            workloads.MASK_WINDOWS,
+            check_seqs=workloads.MASK_CUDA_SEQS[:1],
+        )
+    return MaskPlan(
+        device,
+        workloads.MASK_CPU_BHD,
+        workloads.MASK_CPU_SEQS,
+        workloads.MASK_CPU_WINDOWS,
+        check_seqs=workloads.MASK_CPU_SEQS,
+    )
 
 
 def build_plan(device: str) -> MaskPlan:
-    """The docs build's run on ``device``: on CUDA the length of :data:`attnprof.masks.BUILD_SEQS` only (the
+    """The docs build's run on ``device``: on CUDA the length of :data:`attnprof.workloads.MASK_BUILD_SEQS` only (the
     build's time budget), no traces; on the CPU the probe's small sizes."""
     if device == "cuda":
-        return MaskPlan(device, masks.CUDA_BHD, masks.BUILD_SEQS, masks.WINDOWS, check_seqs=masks.BUILD_SEQS)
+        return MaskPlan(
+            device,
+            workloads.MASK_CUDA_BHD,
+            workloads.MASK_BUILD_SEQS,
+            workloads.MASK_WINDOWS,
+            check_seqs=workloads.MASK_BUILD_SEQS,
+        )
     return default_plan(device)
 
 
@@ -112,10 +130,10 @@ def build_plan(device: str) -> MaskPlan:
 
 
 def document_tensor(g: Geometry, device: str) -> torch.Tensor:
-    """``[batch, seq]`` document ids of the packed rows (:func:`attnprof.masks.document_ids`)."""
+    """``[batch, seq]`` document ids of the packed rows (:func:`attnprof.workloads.document_ids`)."""
     import torch
 
-    rows = [masks.document_ids(lengths) for lengths in g.documents()]
+    rows = [workloads.document_ids(lengths) for lengths in g.documents()]
     return torch.tensor(rows, dtype=torch.int32, device=device)
 
 
@@ -338,7 +356,7 @@ def kernel_summary(parsed: dict[str, Any], annotation: str, device: str) -> tupl
 
 def _case(method: Method, mask: Mask, g: Geometry, setup: inputs.Setup, workload: str) -> MaskCase:
     _, h, _, d = setup.shape
-    flops = masks.forward_flops(d, h, mask.pairs(g))
+    flops = workloads.mask_flops(d, h, mask.pairs(g))
     if workloads.get(workload).backward:
         flops *= 1.0 + workloads.BACKWARD_FLOP_FACTOR
     return MaskCase(mask.name, method.name, workload, list(setup.shape), setup.dtype, g.window,
@@ -467,7 +485,9 @@ def reusable(plan: MaskPlan, folder: Path) -> MaskRun | None:
         saved = records.load(path)
     except (FileNotFoundError, UnreadableFile):
         return None
-    if saved.plan != plan.to_dict() or not reuse.measured_by_this_code(path, Path(__file__), Path(masks.__file__)):
+    if saved.plan != plan.to_dict() or not reuse.measured_by_this_code(
+        path, Path(__file__), Path(workloads.__file__)
+    ):
         return None
     return saved if reuse.same_machine(saved.environment, environment(plan.device)) else None
 
@@ -494,64 +514,43 @@ def measure(plan: MaskPlan, folder: Path) -> MaskRun:
     return run_
 
 
-def run(plan: MaskPlan, *, save_to: Path | None = None, say: Callable[[str], None] | None = None) -> MaskRun:
+def run(
+    plan: MaskPlan, *, save_to: Path | None = None, say: Callable[[MaskCase | BlockMaskBuild], None] | None = None
+) -> MaskRun:
     """Measure every case of ``plan``; with ``save_to``, traces go to ``save_to`` (at ``plan.trace_seqs``).
 
-    ``say`` hears one line per case as it ends (a probe prints them).
+    ``say`` hears each case and block-mask build as it ends (a probe prints them).
     """
     with dynamo_limits():  # one compiled flex entry per mask and size
         return _run(plan, save_to, say)
 
 
-def _run(plan: MaskPlan, save_to: Path | None, say: Callable[[str], None] | None) -> MaskRun:
+def _run(plan: MaskPlan, save_to: Path | None, say: Callable[[MaskCase | BlockMaskBuild], None] | None) -> MaskRun:
     t0 = time.perf_counter()
     result = MaskRun(plan.device, environment(plan.device), min_reps=min(MASK_PLAN.reps, MASK_PLAN.reps_slow),
                      plan=plan.to_dict())  # fmt: skip
     b, h, d = plan.bhd
     for name in plan.masks:
-        mask = masks.get_mask(name)
+        mask = workloads.get_mask(name)
         for seq in plan.seqs:
             setup = inputs.make_setup((b, h, seq, d), plan.dtype, plan.device)
             traces = save_to if save_to is not None and seq in plan.trace_seqs else None
             for g in mask.geometries(b, seq, plan.windows):
                 cache: dict[str, Any] = {}
-                if any(masks.get_method(m).compiled for m in plan.methods):
+                if any(workloads.get_method(m).compiled for m in plan.methods):
                     result.builds.append(build := measure_build(mask, g, plan.device, traces=traces))
                     if say is not None:
-                        say(describe_build(build))
+                        say(build)
                 for workload in plan.workloads:
                     for m in plan.methods:
-                        case = measure_case(masks.get_method(m), mask, g, setup, workload, cache, traces=traces,
+                        case = measure_case(workloads.get_method(m), mask, g, setup, workload, cache, traces=traces,
                                             check=seq in plan.check_seqs)  # fmt: skip
                         result.cases.append(case)
                         if say is not None:
-                            say(describe(case))
+                            say(case)
                 del cache
     result.seconds = time.perf_counter() - t0
     return result
-
-
-def describe(case: MaskCase) -> str:
-    """One line: the case, its time and rate, or why it did not run."""
-    what = f"{case.mask:15} {case.method:15} {case.workload:5} S{case.seq:<6} w{case.window:<5} p{case.prefix:<5}"
-    if case.time_ms is None:
-        return f"{what} {case.status}: {case.reason}"[:400]
-    t = case.time_ms
-    mem = "" if case.peak_bytes is None else f" peak {case.peak_bytes / 2**20:9.1f} MiB"
-    err = "" if case.rel_error is None else f" err {case.rel_error:.1e}"
-    ran = f" ran {case.ran}" if case.ran else ""
-    first = f" first {case.first_ms:.0f} ms" if case.first_ms is not None else ""
-    return f"{what} {t.median:9.3f} ms [{t.lo:.3f}, {t.hi:.3f}] {case.tflops or 0:7.1f} TFLOP/s{mem}{err}{ran}{first}"
-
-
-def describe_build(build: BlockMaskBuild) -> str:
-    """One line: the block mask, its build time, its kept blocks, and its launches."""
-    what = f"{build.mask:15} block_mask      S{build.seq:<6} w{build.window:<5} p{build.prefix:<5}"
-    if build.time_ms is None:
-        return f"{what} {build.status}: {build.reason}"
-    t = build.time_ms
-    return (f"{what} {t.median:9.3f} ms [{t.lo:.3f}, {t.hi:.3f}] kept blocks {build.kept_blocks:.3f} density "
-            f"{build.density:.3f} launches {build.launches}")  # fmt: skip
 
 
 def seqs_arg(text: str, what: str) -> tuple[int, ...]:

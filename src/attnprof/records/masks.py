@@ -38,7 +38,7 @@ class MaskCase:
         time_ms: One step's GPU time (CPU time on the CPU), median and its band.
         first_ms: Wall time of the first step, the device waited for (FlexAttention compiles there), or ``None``.
         peak_bytes: The allocator's peak during one step above what was allocated before (CUDA only).
-        flops: FLOPs of the kept pairs (:func:`attnprof.masks.forward_flops`, times 3.5 for training).
+        flops: FLOPs of the kept pairs (:func:`attnprof.workloads.mask_flops`, times 3.5 for training).
         rel_error: Relative error of the output against a float64 reference (forward only).
         ran: The SDPA backend that ran (SDPA's choice and nested tensors: read from the dispatched operators).
         kernels: Kernel (GPU) or operator (CPU) names of one step in the trace, with their summed time, µs.

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from attnprof import masks, words
+from attnprof import words, workloads
 from attnprof.analysis import masks as view
 from attnprof.records.masks import BlockMaskBuild, MaskCase, MaskRun
 from attnprof.render.report import table
@@ -39,7 +39,7 @@ def size_words(mask: str, window: int, prefix: int, seq: int, lang: str | None =
         return words.text("mask.size.window", lang, n=window)
     if prefix:
         return words.text("mask.size.prefix", lang, n=prefix)
-    return words.text("mask.size.none", lang, lengths="+".join(map(str, masks.document_lengths(seq))))
+    return words.text("mask.size.none", lang, lengths="+".join(map(str, workloads.document_lengths(seq))))
 
 
 def status_cell(case: MaskCase, notes: list[tuple[str, bool]], lang: str | None = None) -> str:
@@ -90,7 +90,7 @@ def builds_table(run: MaskRun, lang: str | None = None) -> Table:
 
 
 def _is_flex_forward(case: MaskCase) -> bool:
-    return masks.get_method(case.method).compiled and case.workload == _forward()
+    return workloads.get_method(case.method).compiled and case.workload == _forward()
 
 
 def _forward() -> str:
@@ -152,3 +152,29 @@ def summary_fields(run: MaskRun, lang: str | None = None) -> dict[str, str]:
     dtype = run.cases[0].dtype if run.cases else ""
     return dict(device=words.device(run.environment.device_name, lang), batch=str(shape[0]), heads=str(shape[1]),
                 head_dim=str(shape[3]), dtype=dtype, seqs=seqs, reps=str(run.min_reps))  # fmt: skip
+
+
+# --- one line per case, as the probe prints them ---------------------------------------------------------------
+
+
+def case_line(case: MaskCase) -> str:
+    """One line: the case, its time and rate, or why it did not run."""
+    what = f"{case.mask:15} {case.method:15} {case.workload:5} S{case.seq:<6} w{case.window:<5} p{case.prefix:<5}"
+    if case.time_ms is None:
+        return f"{what} {case.status}: {case.reason}"[:400]
+    t = case.time_ms
+    mem = "" if case.peak_bytes is None else f" peak {case.peak_bytes / 2**20:9.1f} MiB"
+    err = "" if case.rel_error is None else f" err {case.rel_error:.1e}"
+    ran = f" ran {case.ran}" if case.ran else ""
+    first = f" first {case.first_ms:.0f} ms" if case.first_ms is not None else ""
+    return f"{what} {t.median:9.3f} ms [{t.lo:.3f}, {t.hi:.3f}] {case.tflops or 0:7.1f} TFLOP/s{mem}{err}{ran}{first}"
+
+
+def build_line(build: BlockMaskBuild) -> str:
+    """One line: the block mask, its build time, its kept blocks, and its launches."""
+    what = f"{build.mask:15} block_mask      S{build.seq:<6} w{build.window:<5} p{build.prefix:<5}"
+    if build.time_ms is None:
+        return f"{what} {build.status}: {build.reason}"
+    t = build.time_ms
+    return (f"{what} {t.median:9.3f} ms [{t.lo:.3f}, {t.hi:.3f}] kept blocks {build.kept_blocks:.3f} density "
+            f"{build.density:.3f} launches {build.launches}")  # fmt: skip

@@ -1,7 +1,7 @@
 """Masks beyond causal (:mod:`attnprof.records.masks`): every method under each mask, the block masks, the verdicts.
 
 ``mask-table``
-    One mask (``:mask:``, a name of :data:`attnprof.masks.MASKS`): a row per size, step and method, with its time
+    One mask (``:mask:``, a name of :data:`attnprof.workloads.MASKS`): a row per size, step and method, with its time
     and band, useful rate, peak memory, first call, and the backend that ran or the reason it did not, numbered
     under the table (PyTorch's words where PyTorch refused).
 ``mask-builds``
@@ -28,7 +28,7 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
 
-from attnprof import masks
+from attnprof import workloads
 from attnprof.analysis import claims
 from attnprof.records.masks import MaskRun
 from attnprof.render import masks as cells
@@ -76,8 +76,8 @@ class MaskTable(MaskDirective):
         if run is None:
             return problems
         name = self.options.get("mask", "")
-        if name not in masks.MASKS:
-            message = f"mask-table: unknown mask {name!r}; choose one of: {', '.join(masks.MASKS)}"
+        if name not in workloads.MASKS:
+            message = f"mask-table: unknown mask {name!r}; choose one of: {', '.join(workloads.MASKS)}"
             return self.problem(lookup.warn(message, "mask", self.get_location()))
         return self.show(cells.mask_table(run, name, self.lang), "attnprof-mask-cases", numeric=(1, 5, 6, 7))
 

@@ -9,7 +9,7 @@ measured on CUDA. Words: ``C5x.*`` and ``mask.claim.*`` keys of :mod:`attnprof.w
 
 from __future__ import annotations
 
-from attnprof import masks, noise, workloads
+from attnprof import noise, workloads
 from attnprof.analysis import masks as view
 from attnprof.analysis.claims.framework import Check, Claim, Verdict
 from attnprof.records.masks import MaskCase, MaskRun
@@ -59,7 +59,7 @@ def _short_window(ctx: Check) -> Verdict:
 def _flash_refuses(ctx: Check) -> Verdict:
     """SDPA's flash backend takes no dense mask: forced, it runs under none of the masks (every flash case with a
     dense mask ended without running)."""
-    flash = [c for c in _run(ctx).cases if masks.get_method(c.method).backend == "FLASH_ATTENTION"]
+    flash = [c for c in _run(ctx).cases if workloads.get_method(c.method).backend == "FLASH_ATTENTION"]
     if not flash:
         return ctx.unmeasurable(ctx.t("mask.reason.no_case", what=ctx.t("mask.method.sdpa_flash")))
     ran = [c for c in flash if c.status == "ok"]
