@@ -31,6 +31,8 @@ def test_a_mask_table_has_a_row_per_case_and_numbers_its_reasons_once(run):
     assert any(not rec and "FlexAttention" in n for n, rec in t.notes)
     ran = next(r for r, c in zip(t.rows, cases, strict=True) if c.status == "ok" and c.ran)
     assert ran[-1].startswith("ran ")
+    assert ran[-2].startswith("aten::")  # the longest operator of the traced call (a CPU recording)
+    assert report.longest([("x" * 100, 1.0)]) == "x" * 47 + "…" and report.longest([]) == ""
 
 
 def test_the_words_follow_the_language(run):

@@ -108,19 +108,21 @@ def default_plan(device: str) -> MaskPlan:
         workloads.MASK_CPU_BHD,
         workloads.MASK_CPU_SEQS,
         workloads.MASK_CPU_WINDOWS,
+        trace_seqs=workloads.MASK_CPU_SEQS,
         check_seqs=workloads.MASK_CPU_SEQS,
     )
 
 
 def build_plan(device: str) -> MaskPlan:
     """The docs build's run on ``device``: on CUDA the length of :data:`attnprof.workloads.MASK_BUILD_SEQS` only (the
-    build's time budget), no traces; on the CPU the probe's small sizes."""
+    build's time budget), each case traced once (its kernels for the page); on the CPU the probe's small sizes."""
     if device == "cuda":
         return MaskPlan(
             device,
             workloads.MASK_CUDA_BHD,
             workloads.MASK_BUILD_SEQS,
             workloads.MASK_WINDOWS,
+            trace_seqs=workloads.MASK_BUILD_SEQS,
             check_seqs=workloads.MASK_BUILD_SEQS,
         )
     return default_plan(device)

@@ -42,6 +42,19 @@ def size_words(mask: str, window: int, prefix: int, seq: int, lang: str | None =
     return words.text("mask.size.none", lang, lengths="+".join(map(str, workloads.document_lengths(seq))))
 
 
+#: Longest kernel name a cell shows; longer ones are cut, with an ellipsis.
+KERNEL_CHARS = 48
+
+
+def longest(kernels: list[tuple[str, float]]) -> str:
+    """The kernel (GPU) or operator (CPU) that took the most time in the traced step, its name cut to
+    :data:`KERNEL_CHARS`; ``""`` when the step was not traced."""
+    if not kernels:
+        return ""
+    name = kernels[0][0]
+    return name if len(name) <= KERNEL_CHARS else name[: KERNEL_CHARS - 1] + "…"
+
+
 def status_cell(case: MaskCase, notes: list[tuple[str, bool]], lang: str | None = None) -> str:
     """The backend that ran, or the status and the number of its reason in ``notes`` (added there once)."""
     if case.status == "ok":
@@ -57,7 +70,7 @@ def status_cell(case: MaskCase, notes: list[tuple[str, bool]], lang: str | None 
 
 def mask_table(run: MaskRun, mask: str, lang: str | None = None) -> Table:
     """Every case of ``mask``: size, length, step, method, time, useful rate, peak memory, backend or why not."""
-    keys = ("size", "seq", "workload", "method", "time", "tflops", "peak", "first", "ran")
+    keys = ("size", "seq", "workload", "method", "time", "tflops", "peak", "first", "kernel", "ran")
     out = Table([words.text(f"mask.col.{k}", lang) for k in keys], [])
     for c in (c for c in run.cases if c.mask == mask):
         rate = "" if c.tflops is None else fmt.number(c.tflops)
@@ -66,7 +79,7 @@ def mask_table(run: MaskRun, mask: str, lang: str | None = None) -> Table:
         out.rows.append([
             size_words(c.mask, c.window, c.prefix, c.seq, lang), str(c.seq),
             words.text(f"mask.workload.{c.workload}", lang), words.text(f"mask.method.{c.method}", lang),
-            band(c.time_ms), rate, peak, first, status_cell(c, out.notes, lang),
+            band(c.time_ms), rate, peak, first, longest(c.kernels), status_cell(c, out.notes, lang),
         ])  # fmt: skip
     return out
 
@@ -74,7 +87,7 @@ def mask_table(run: MaskRun, mask: str, lang: str | None = None) -> Table:
 def builds_table(run: MaskRun, lang: str | None = None) -> Table:
     """The block masks: mask, size, length, build time, share of blocks computed, share of pairs kept, kernels
     launched, and the build in calls of the forward kernel it serves."""
-    keys = ("mask", "size", "seq", "build", "kept", "density", "launches", "calls")
+    keys = ("mask", "size", "seq", "build", "kept", "density", "launches", "kernel", "calls")
     out = Table([words.text(f"mask.col.{k}", lang) for k in keys], [])
     flex = {(c.mask, c.seq, c.window, c.prefix): c for c in run.cases if _is_flex_forward(c)}
     for b in run.builds:
@@ -83,7 +96,7 @@ def builds_table(run: MaskRun, lang: str | None = None) -> Table:
             words.text(f"mask.name.{b.mask}", lang), size_words(b.mask, b.window, b.prefix, b.seq, lang),
             str(b.seq), band(b.time_ms) if b.status == "ok" else status_cell(_as_case(b), out.notes, lang),
             "" if b.kept_blocks is None else fmt.percent(100 * b.kept_blocks),
-            "" if b.density is None else fmt.percent(100 * b.density), str(b.launches or ""),
+            "" if b.density is None else fmt.percent(100 * b.density), str(b.launches or ""), longest(b.kernels),
             "" if share is None else band(share),
         ])  # fmt: skip
     return out

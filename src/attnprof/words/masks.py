@@ -43,6 +43,7 @@ MASK_WORDS: dict[str, dict[str, str]] = {
     "mask.col.verdict": {"en": "Faster", "ja": "速い方"},
     "mask.col.nested": {"en": "Nested tensors (ms)", "ja": "ネスト (ジャグド) テンソル (ms)"},
     "mask.col.first": {"en": "First call (ms)", "ja": "初回呼び出し (ms)"},
+    "mask.col.kernel": {"en": "Longest kernel", "ja": "最も長いカーネル"},
     # --- cells ---
     "mask.cell.ran": {"en": "ran {backend}", "ja": "{backend} で実行"},
     "mask.cell.note": {"en": "{status} ({note})", "ja": "{status} ({note})"},
