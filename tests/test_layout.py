@@ -169,7 +169,7 @@ def test_the_claim_families_share_the_framework_and_not_each_other():
     graph = import_graph()
     families = {n for n in graph if n.startswith("analysis.claims.") and n != "analysis.claims.framework"}
     assert families == {f"analysis.claims.{f}" for f in ("article_trace", "article_timing", "workloads", "parallel",
-                                                         "eligibility")}  # fmt: skip
+                                                         "eligibility", "masks")}  # fmt: skip
     for family in families:
         assert "analysis.claims.framework" in graph[family]
         assert graph[family] & families == set(), family

@@ -13,6 +13,7 @@ from attnprof.words import eligibility as eligibility_words
 from attnprof.words import explain as explain_words
 from attnprof.words import figures as figure_words
 from attnprof.words import kernels as kernel_words
+from attnprof.words import masks as mask_words
 from attnprof.words import parallel as parallel_words
 from attnprof.words import report as report_words
 from attnprof.words import site as site_words
@@ -48,6 +49,7 @@ def test_the_table_is_the_union_of_its_parts_and_refuses_a_key_twice():
         + len(figure_words.FIGURES)
         + len(dropin_words.DROPIN)
         + len(crossgpu_words.CROSSGPU)
+        + len(mask_words.MASK_WORDS)
     )
     with pytest.raises(KeyError, match=r"word key 'col\.kernel' is defined twice"):
         words._merge(site_words.SITE, {"col.kernel": {"en": "K", "ja": "K"}})

@@ -335,7 +335,7 @@ def _run_point(cfg: SweepConfig, variant: variants.Variant, seq: int, head_dim: 
     return point
 
 
-def _dynamo_limits() -> Any:
+def dynamo_limits() -> Any:
     """Room for one compiled entry per shape: the default limit (8 per function) could send flex back to eager."""
     import contextlib
 
@@ -411,7 +411,7 @@ def run_sweep(
     oom_at: dict[tuple[str, int], int] = {}
     stopped: str | None = None
     seen = interrupts_seen()
-    with _dynamo_limits():
+    with dynamo_limits():
         for done, i in enumerate(order, start=1):
             raise_if_interrupted(seen)
             v, d, s = plan[i]
@@ -461,7 +461,7 @@ def run_sweep(
         recheck=cfg.recheck,
     )
     if not missing and stopped is None:
-        with _dynamo_limits():
+        with dynamo_limits():
             _recheck(result, cfg, sleep, references)
     result.elapsed_s = time.perf_counter() - t_start
     return result

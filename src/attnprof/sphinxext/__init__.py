@@ -34,6 +34,8 @@ registers the nodes they share):
                                 ``dropin-reader`` (the same reading of a dropped trace, in the browser)
 :mod:`.bundles`                 ``cross-gpu``, ``measured-elsewhere`` (figures from other machines, labelled)
 :mod:`.trainscale`              ``train-scale-plot``, ``train-scale-table``, ``published-peaks`` (training at scale)
+:mod:`.masks`                   ``mask-table``, ``mask-builds``, ``mask-verdicts``, ``mask-summary``, ``mask-claims``
+                                (masks beyond causal)
 ==============================  ================================================================================
 
 Example (MyST)::
@@ -72,6 +74,7 @@ from attnprof.sphinxext.eligibility import setup_eligibility
 from attnprof.sphinxext.fastest import setup_ranks
 from attnprof.sphinxext.figures import setup_figures
 from attnprof.sphinxext.gallery import setup_gallery
+from attnprof.sphinxext.masks import setup_masks
 from attnprof.sphinxext.metrics import setup_metrics
 from attnprof.sphinxext.nodes import setup_nodes
 from attnprof.sphinxext.occupancy import setup_occupancy
@@ -110,7 +113,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
                          setup_scaling, setup_figures, setup_viewer, setup_banner, setup_gallery, setup_scripts,
                          setup_workloads, setup_parallel, setup_buildtimes, setup_depends,
                          setup_eligibility, setup_dropin,
-                         setup_bundles, setup_trainscale):  # fmt: skip
+                         setup_bundles, setup_trainscale, setup_masks):  # fmt: skip
         setup_family(app)
     # env_version: a change to the code that renders the pages re-reads them all (attnprof.sphinxext.depends)
     return {"version": __version__, "env_version": code_version(), "parallel_read_safe": True,

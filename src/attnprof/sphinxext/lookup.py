@@ -33,9 +33,21 @@ from attnprof.analysis import attention, explain, summary
 from attnprof.analysis.explain import Explanation
 from attnprof.analysis.summary import Analysis
 from attnprof.analysis.workload_rows import DECISION_WORKLOADS, Build
-from attnprof.records import eligibility, files, fixedcosts, foreign, parallel, results, sweep, trace, trainscale
+from attnprof.records import (
+    eligibility,
+    files,
+    fixedcosts,
+    foreign,
+    masks,
+    parallel,
+    results,
+    sweep,
+    trace,
+    trainscale,
+)
 from attnprof.records.eligibility import Grid
 from attnprof.records.fixedcosts import FixedCosts
+from attnprof.records.masks import MaskRun
 from attnprof.records.parallel import ParallelRun
 from attnprof.records.results import CpuCosts, Result
 from attnprof.records.sweep import Sweep
@@ -87,6 +99,7 @@ ELIGIBILITY: FileKind[Grid] = FileKind("eligibility map", lambda path: eligibili
 #: A PyTorch profiler trace recorded by anyone's code, read as ``attnprof explain`` reads it.
 FOREIGN: FileKind[Explanation] = FileKind("profiler trace", _explained)
 TRAIN_SCALE: FileKind[TrainScale] = FileKind("training-scale file", lambda path: trainscale.load(path))
+MASKS: FileKind[MaskRun] = FileKind("mask run", lambda path: masks.load(path))
 #: Every kind of file a page reads.
 KINDS: tuple[FileKind[Any], ...] = (
     RESULT,
@@ -98,6 +111,7 @@ KINDS: tuple[FileKind[Any], ...] = (
     ELIGIBILITY,
     FOREIGN,
     TRAIN_SCALE,
+    MASKS,
 )
 
 #: (kind, path) -> (modification time, what was loaded from the file)
@@ -427,3 +441,30 @@ def find_trainscale(env: BuildEnvironment, location: Location) -> FoundTrainScal
         return FoundTrainScale(None, None, warn(message, "missing", location))
     found = read(env, TRAIN_SCALE, path, location)
     return FoundTrainScale(found.value, path if found.value is not None else None, found.problem)
+
+
+@dataclass
+class FoundMasks:
+    """The mask run of the results folder, or why there is none."""
+
+    run: MaskRun | None
+    path: Path | None
+    problem: str | None = None
+
+
+def find_masks(env: BuildEnvironment, location: Location) -> FoundMasks:
+    """The mask run of the results folder (``masks__cuda.json``, else ``masks__cpu.json``).
+
+    The file read is noted as a dependency of the page; a missing or stale file is a warning at ``location``.
+    """
+    directory = results_dir(env)
+    path = masks.find(directory)
+    if path is None:
+        env.note_dependency(str(directory))
+        message = (
+            f"no mask run ({masks.filename('cuda')} or {masks.filename('cpu')}) in {directory} "
+            "(examples/16-masks.py writes it; did it run?)"
+        )
+        return FoundMasks(None, None, warn(message, "missing", location))
+    found = read(env, MASKS, path, location)
+    return FoundMasks(found.value, path if found.value is not None else None, found.problem)

@@ -12,6 +12,7 @@ and a rule that turns the results into a :class:`Verdict`); the modules of this 
 * :mod:`.workloads`: C18–C26, training, decoding and CUDA graphs.
 * :mod:`.parallel`: C30–C34, the context-parallel run.
 * :mod:`.eligibility`: C40–C49, which SDPA backend takes which inputs (the eligibility map).
+* :mod:`.masks`: C50–C53, masks beyond causal (the mask run).
 
 This module is the registry: every claim by id (the id is also the claim's key in the word table,
 :mod:`attnprof.words.claims`), and the lookups. Verdicts are computed from the results every time; nothing is set by
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from attnprof.analysis.claims import article_timing, article_trace, eligibility, parallel, workloads
+from attnprof.analysis.claims import article_timing, article_trace, eligibility, masks, parallel, workloads
 from attnprof.analysis.claims.framework import (
     ABOUT_TOLERANCE,
     ARTICLE_URL,
@@ -40,6 +41,7 @@ from attnprof.analysis.claims.parallel import memory_ratio
 from attnprof.analysis.summary import Analysis
 from attnprof.analysis.workload_rows import Build
 from attnprof.records.eligibility import Grid
+from attnprof.records.masks import MaskRun
 from attnprof.records.parallel import ParallelRun
 from attnprof.records.results import CpuCosts
 
@@ -52,6 +54,7 @@ __all__ = [
     "ELIGIBILITY_CLAIMS",
     "FORCED_BACKENDS",
     "FUSED_BACKENDS",
+    "MASK_CLAIMS",
     "PARALLEL_CLAIMS",
     "RATIO_TOLERANCE",
     "SECTIONS",
@@ -64,6 +67,7 @@ __all__ = [
     "check",
     "check_all",
     "check_eligibility",
+    "check_masks",
     "check_parallel",
     "get",
     "memory_ratio",
@@ -75,6 +79,8 @@ CLAIMS: dict[str, Claim] = {c.id: c for c in (*article_trace.CLAIMS, *article_ti
 PARALLEL_CLAIMS: dict[str, Claim] = {c.id: c for c in parallel.CLAIMS}
 #: The claims about the eligibility map (which backend takes which inputs), by id, C40 to C49.
 ELIGIBILITY_CLAIMS: dict[str, Claim] = {c.id: c for c in eligibility.CLAIMS}
+#: The claims about masks beyond causal, by id, C50 to C53.
+MASK_CLAIMS: dict[str, Claim] = {c.id: c for c in masks.CLAIMS}
 
 #: The claims about the article's workload (prefill), and about the others.
 ARTICLE_CLAIMS: tuple[str, ...] = tuple(c.id for c in CLAIMS.values() if c.article)
@@ -132,3 +138,8 @@ def by_variant(analyses: Iterable[Analysis]) -> dict[str, Analysis]:
         if a.variant not in out or (a.result.ok and not out[a.variant].result.ok):
             out[a.variant] = a
     return out
+
+
+def check_masks(run: MaskRun | None, language: str | None = None) -> list[Verdict]:
+    """Check every claim about masks beyond causal, C50 to C53, against ``run``."""
+    return [c.check(language=language, masks=run) for c in MASK_CLAIMS.values()]

@@ -21,7 +21,8 @@ article's workload (variant -> :class:`~attnprof.analysis.summary.Analysis`, wit
 there are some); ``"train"`` and ``"decode"`` read the build's other workloads
 (:class:`~attnprof.analysis.workload_rows.Build`); ``"parallel"`` reads the context-parallel run file
 (:class:`~attnprof.records.parallel.ParallelRun`); ``"eligibility"`` reads the eligibility map
-(:class:`~attnprof.records.eligibility.Grid`). :meth:`Claim.check` makes the claim unmeasurable, with the
+(:class:`~attnprof.records.eligibility.Grid`); ``"masks"`` reads the mask run
+(:class:`~attnprof.records.masks.MaskRun`). :meth:`Claim.check` makes the claim unmeasurable, with the
 reason, when its evidence is missing, and otherwise hands a :class:`Check` to the claim's rule. The rule's
 docstring states the rule; its first paragraph is the claim's :attr:`Claim.rule_text`.
 
@@ -41,6 +42,7 @@ from attnprof.analysis.summary import Analysis, CpuCost, cpu_cost
 from attnprof.analysis.workload_rows import Build
 from attnprof.noise import Figure
 from attnprof.records.eligibility import Grid
+from attnprof.records.masks import MaskRun
 from attnprof.records.parallel import ParallelCase, ParallelRun
 from attnprof.records.results import CpuCosts
 from attnprof.words.fmt import number as _num
@@ -58,7 +60,7 @@ SECTIONS: tuple[str, ...] = ("naive", "memcpy", "backends", "math", "flash", "cu
 VERDICTS: tuple[str, ...] = ("holds", "differs", "tie", "unmeasurable")
 
 #: The evidence a claim can read: the article's results, the other workloads' results, the context-parallel run.
-WORKLOADS: tuple[str, ...] = ("prefill", "train", "decode", "parallel", "eligibility")
+WORKLOADS: tuple[str, ...] = ("prefill", "train", "decode", "parallel", "eligibility", "masks")
 
 #: "About N" holds within this fraction of N.
 ABOUT_TOLERANCE = 0.10
@@ -123,6 +125,7 @@ class Check:
         build: The build's results of every workload (empty when the claim reads none).
         run: The context-parallel run, or ``None``.
         grid: The eligibility map, or ``None``.
+        masks: The mask run, or ``None``.
     """
 
     def __init__(
@@ -134,8 +137,10 @@ class Check:
         build: Build | None = None,
         run: ParallelRun | None = None,
         grid: Grid | None = None,
+        masks: MaskRun | None = None,
     ) -> None:
         self.claim, self.lang, self.measured, self.run, self.grid = claim, lang, measured, run, grid
+        self.masks = masks
         self.results: Mapping[str, Analysis] = results if results is not None else {}
         self.build = build or Build()
 
@@ -274,6 +279,7 @@ class Claim:
         build: Build | None = None,
         run: ParallelRun | None = None,
         grid: Grid | None = None,
+        masks: MaskRun | None = None,
     ) -> Verdict:
         """Check the claim against the evidence it reads.
 
@@ -285,15 +291,18 @@ class Claim:
             build: The results of the other workloads, for the claims about them.
             run: The context-parallel run, for the claims about it.
             grid: The eligibility map, for the claims about it.
+            masks: The mask run, for the claims about it.
 
         Returns:
             The :class:`Verdict`. Unmeasurable when the evidence is missing: a needed variant has no result, did not
             run, or (for a GPU claim) ran on the CPU; the run is missing, did not run, or no case ran with its
             traces. Otherwise what the rule decides.
         """
-        ctx = Check(self, words.language(language), results, cpu, build, run, grid)
+        ctx = Check(self, words.language(language), results, cpu, build, run, grid, masks)
         if self.workload == "parallel":
             return self._check_run(ctx)
+        if self.workload == "masks":
+            return self._check_masks(ctx)
         if self.workload == "eligibility":
             return self._check_grid(ctx)
         if not self.article:
@@ -337,6 +346,14 @@ class Claim:
         if grid.unasked is not None:
             return ctx.unmeasurable(ctx.t("elig.unasked.no_cuda", reason=grid.unasked_reason or ""))
         if self.needs_cuda and grid.device != "cuda":
+            return ctx.unmeasurable(ctx.t("reason.no_cuda"))
+        return self.rule(ctx)
+
+    def _check_masks(self, ctx: Check) -> Verdict:
+        run = ctx.masks
+        if run is None:
+            return ctx.unmeasurable(ctx.t("mask.reason.no_run"))
+        if self.needs_cuda and run.device != "cuda":
             return ctx.unmeasurable(ctx.t("reason.no_cuda"))
         return self.rule(ctx)
 

@@ -1,0 +1,153 @@
+"""Masks beyond causal (:mod:`attnprof.records.masks`): every method under each mask, the block masks, the verdicts.
+
+``mask-table``
+    One mask (``:mask:``, a name of :data:`attnprof.workloads.MASKS`): a row per size, step and method, with its time
+    and band, useful rate, peak memory, first call, and the backend that ran or the reason it did not, numbered
+    under the table (PyTorch's words where PyTorch refused).
+``mask-builds``
+    FlexAttention's block masks, built apart from the kernel: build time, blocks computed, pairs kept, kernels
+    launched, and the build in calls of the forward kernel it serves.
+``mask-verdicts``
+    FlexAttention against the fastest dense-mask SDPA, by the noise rule (overlapping bands: too close to call),
+    with nested tensors beside them for packed documents.
+``mask-summary``
+    Where and how the run measured (and, on a CPU build, what the CPU leaves out).
+``mask-claims``
+    This site's claims about masks, C50–C53 (:data:`attnprof.analysis.claims.MASK_CLAIMS`), with this build's
+    verdicts (unmeasurable, with the reason, on a build without a GPU or without a run).
+
+All read the run through :func:`attnprof.sphinxext.lookup.find_masks`; cells are worded by
+:mod:`attnprof.render.masks`.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+from sphinx.application import Sphinx
+
+from attnprof import workloads
+from attnprof.analysis import claims
+from attnprof.records.masks import MaskRun
+from attnprof.render import masks as cells
+from attnprof.sphinxext import lookup
+from attnprof.sphinxext.nodes import (
+    TABLE_OPTIONS,
+    AttnprofDirective,
+    build_table,
+    para,
+    reason_node,
+    with_recorded,
+    words_para,
+)
+
+
+class MaskDirective(AttnprofDirective):
+    """What the mask directives share: the run, or a problem box; a table with its numbered reasons."""
+
+    def load(self) -> tuple[MaskRun | None, list[nodes.Node]]:
+        found = lookup.find_masks(self.env, self.get_location())
+        return found.run, [] if found.run is not None else self.problem(found.problem)
+
+    def show(self, t: cells.Table, css: str, numeric: tuple[int, ...] = ()) -> list[nodes.Node]:
+        classes = ["attnprof-mask-table", css, *self.options.get("class", [])]
+        table = build_table(t.headers, t.rows, classes=classes, numeric=numeric, title=self.caption_title())
+        out: list[nodes.Node] = [self.finish(table)]
+        if t.notes:
+            listed = nodes.enumerated_list(classes=["attnprof-mask-notes"])
+            for note, recorded in t.notes:
+                item = nodes.list_item()
+                item += para(reason_node(note, self.lang) if recorded else note)
+                listed += item
+            out.append(listed)
+        return out
+
+
+class MaskTable(MaskDirective):
+    """``mask-table``: every case of one mask."""
+
+    has_content = False
+    option_spec: ClassVar = {**TABLE_OPTIONS, "mask": directives.unchanged_required}
+
+    def run(self) -> list[nodes.Node]:
+        run, problems = self.load()
+        if run is None:
+            return problems
+        name = self.options.get("mask", "")
+        if name not in workloads.MASKS:
+            message = f"mask-table: unknown mask {name!r}; choose one of: {', '.join(workloads.MASKS)}"
+            return self.problem(lookup.warn(message, "mask", self.get_location()))
+        return self.show(cells.mask_table(run, name, self.lang), "attnprof-mask-cases", numeric=(1, 5, 6, 7))
+
+
+class MaskBuilds(MaskDirective):
+    """``mask-builds``: the block masks, built apart from the kernel."""
+
+    has_content = False
+    option_spec: ClassVar = TABLE_OPTIONS
+
+    def run(self) -> list[nodes.Node]:
+        run, problems = self.load()
+        if run is None:
+            return problems
+        return self.show(cells.builds_table(run, self.lang), "attnprof-mask-builds", numeric=(2, 4, 5, 6))
+
+
+class MaskVerdicts(MaskDirective):
+    """``mask-verdicts``: FlexAttention against the fastest dense-mask SDPA."""
+
+    has_content = False
+    option_spec: ClassVar = TABLE_OPTIONS
+
+    def run(self) -> list[nodes.Node]:
+        run, problems = self.load()
+        if run is None:
+            return problems
+        return self.show(cells.verdicts_table(run, self.lang), "attnprof-mask-verdicts", numeric=(2,))
+
+
+class MaskSummary(MaskDirective):
+    """``mask-summary``: where and how the run measured."""
+
+    has_content = False
+    option_spec: ClassVar = {}
+
+    def run(self) -> list[nodes.Node]:
+        run, problems = self.load()
+        if run is None:
+            return problems
+        out = [words_para("mask.summary", self.lang, **cells.summary_fields(run, self.lang))]
+        if run.device == "cpu":
+            out.append(words_para("mask.summary.cpu", self.lang))
+        return out
+
+
+class MaskClaims(MaskDirective):
+    """``mask-claims``: C50–C53 checked against this build's run."""
+
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        found = lookup.find_masks(self.env, self.get_location())
+        out = self.problem(found.problem) if found.run is None else []
+        recorded = sorted({c.reason for c in found.run.cases if c.reason}) if found.run is not None else []
+        body = []
+        for v, claim in zip(claims.check_masks(found.run, self.lang), claims.MASK_CLAIMS.values(), strict=True):
+            measured = [para(*with_recorded(t, recorded, self.lang)) for t in (v.measured, v.detail, v.reason) if t]
+            verdict = para(self.say(f"verdict.{v.verdict}"),
+                           classes=["attnprof-verdict", f"attnprof-verdict-{v.verdict}"])  # fmt: skip
+            body.append([nodes.strong("", claim.id), verdict, claim.statement(self.lang), measured])
+        keys = ["col.claim", "col.verdict", "col.statement", "col.measured"]
+        css = ["attnprof-claims-table", "attnprof-claims-full", "attnprof-mask-claims"]
+        return [self.table(keys, body, css, key=(0, 1)), *out]
+
+
+def setup_masks(app: Sphinx) -> None:
+    """Register the mask directives."""
+    app.add_directive("mask-table", MaskTable)
+    app.add_directive("mask-builds", MaskBuilds)
+    app.add_directive("mask-verdicts", MaskVerdicts)
+    app.add_directive("mask-summary", MaskSummary)
+    app.add_directive("mask-claims", MaskClaims)
