@@ -11,13 +11,14 @@ from pathlib import Path
 
 from attnprof.analysis import summary
 from attnprof.noise import Figure, exact
-from attnprof.records import eligibility, masks, parallel, results
+from attnprof.records import eligibility, masks, parallel, results, trainscale
 from attnprof.records.results import CpuCostRow, CpuCosts
 from attnprof.sphinxext import lookup
 from helpers import fixed_costs, h200_sweep, h200x2_run, html, trace_result
 
 #: The mask run recorded on the CPU (tests/data/masks/cpu).
 MASK_RUN = Path(__file__).parent / "data" / "masks" / "cpu" / masks.filename("cpu")
+TRAIN_SCALE = Path(__file__).parent / "data" / "trainscale__cuda.json.gz"
 #: A gallery script that declares every file the pages read, so that the fix names it (sphinx-gallery does not run
 #: it: ``plot_gallery`` is off).
 GALLERY = {
@@ -69,10 +70,11 @@ def test_a_corrupt_file_of_every_kind_is_one_warning_naming_it_and_the_fix_and_t
     h200x2_run(folder=folder)  # a context-parallel run file, with its ranks' traces
     eligibility.save(cpu_grid, folder)
     masks.save(masks.load(MASK_RUN), folder)
+    trainscale.save(trainscale.load(TRAIN_SCALE), folder)
     page = TOC + "\n\n".join(
         ["```{kernel-table} naive\n```", "```{timeline} sdpa_flash\n```", "```{cpu-cost-table} sdpa_flash\n```",
          "```{scaling-table}\n```", "```{parallel-status}\n```", "```{eligibility-table}\n:family: dtype\n```",
-         "```{mask-verdicts}\n```", STILL_BUILT]
+         "```{mask-verdicts}\n```", "```{train-scale-table}\n```", STILL_BUILT]
     )  # fmt: skip
     pages = {"index.md": f"# Bad files\n\n{page}"}
     variants = ("naive", "naive_inplace", "sdpa_flash")
@@ -89,6 +91,7 @@ def test_a_corrupt_file_of_every_kind_is_one_warning_naming_it_and_the_fix_and_t
         "context-parallel run file": folder / "parallel__cuda.json",
         "eligibility map": folder / eligibility.filename("cpu"),
         "mask run": folder / masks.filename("cpu"),
+        "training-scale file": folder / trainscale.filename("cuda"),
     }
     for path in bad.values():
         _corrupt(path)
@@ -97,7 +100,7 @@ def test_a_corrupt_file_of_every_kind_is_one_warning_naming_it_and_the_fix_and_t
     # a box where each file was needed; the CPU-cost and fixed-cost files are optional to the CPU-cost table: it falls
     # back on each result's own figures, and leaves out the fixed costs
     page = html(app)
-    assert page.count('class="attnprof-problem admonition warning"') == 6 and "attnprof-cpu-cost-table" in page
+    assert page.count('class="attnprof-problem admonition warning"') == 7 and "attnprof-cpu-cost-table" in page
     # every kind of file a page reads was checked here (rank traces are traces: the next test; a profiler trace
     # of anyone's code, read by explain-report: test_sphinxext_dropin.py)
     assert {k.what for k in lookup.KINDS} == {*bad, lookup.FOREIGN.what}
