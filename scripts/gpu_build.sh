@@ -48,17 +48,21 @@ if [ "$STAGE" = tests ]; then
 fi
 
 if [ "$STAGE" = bundles ]; then
+  # BUILD_TIMEOUT / REBUILD_TIMEOUT (s, 0 = none) stop a build in time for what was measured to be packed
   mkdir -p /tmp/no-bundles && rm -rf _build docs/auto_examples
   t0=$(date +%s.%N)
-  ATTNPROF_BUNDLES_DIR=/tmp/no-bundles python3 -m nox --no-venv -s docs > "$OUT/logs/docs-no-bundles.log" 2>&1
-  log "cold build without bundles rc=$? took $(since $t0) s"
+  ATTNPROF_BUNDLES_DIR=/tmp/no-bundles timeout "${BUILD_TIMEOUT:-0}" python3 -m nox --no-venv -s docs \
+    > "$OUT/logs/docs-no-bundles.log" 2>&1
+  log "cold build without bundles rc=$? took $(since $t0) s; $(grep -c WARNING "$OUT/logs/docs-no-bundles.log") warnings"
+  build_report cold "$OUT/logs/docs-no-bundles.log"
+  tar czf "$OUT/results.tar.gz" -C _build results
   rm -rf /tmp/site-without && cp -r _build/html /tmp/site-without
   python3 -m attnprof bundle create --from _build/results --out "$OUT/h200.tar.gz" --no-traces 2>&1 | tee -a "$OUT/summary.txt"
-  python3 -m attnprof bundle create --from _build/results --out "$OUT/h200-traces.tar.gz" 2>&1 | tee -a "$OUT/summary.txt"
   python3 -m attnprof bundle show "$OUT/h200.tar.gz" >> "$OUT/summary.txt" 2>&1
   t0=$(date +%s.%N)
-  python3 -m nox --no-venv -s docs > "$OUT/logs/docs-with-bundles.log" 2>&1
+  timeout "${REBUILD_TIMEOUT:-0}" python3 -m nox --no-venv -s docs > "$OUT/logs/docs-with-bundles.log" 2>&1
   log "rebuild with docs/bundles rc=$? took $(since $t0) s; $(grep -c 'bundle left out' "$OUT/logs/docs-with-bundles.log") left out"
+  build_report with-bundles "$OUT/logs/docs-with-bundles.log"
   python3 scripts/compare_sites.py /tmp/site-without _build/html --skip cross-gpu.html --skip parallel.html \
     --drop-class attnprof-elsewhere > "$OUT/compare-bundles.txt" 2>&1
   log "own pages with and without bundles: rc=$? ($(tail -1 "$OUT/compare-bundles.txt"))"
