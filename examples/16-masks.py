@@ -23,7 +23,7 @@ import torch.nn.functional as F
 from torch.nn.attention.flex_attention import create_block_mask, flex_attention
 from torch.profiler import ProfilerActivity, profile, record_function, schedule
 
-from attnprof import settings, workloads
+from attnprof import settings, words, workloads
 from attnprof.measure import maskrun, reuse
 from attnprof.render import masks as report
 
@@ -44,7 +44,8 @@ q, k, v = (torch.randn(batch, heads, seq, head_dim, device=device, dtype=torch.b
 idx = torch.arange(seq, device=device)
 dense = documents(torch.arange(batch, device=device)[:, None, None, None], 0, idx[None, None, :, None],
                   idx[None, None, None, :])  # fmt: skip
-print(lengths[0], f"{dense.float().mean().item():.3f}")
+share = f"{dense.float().mean().item():.3f}"
+print(words.text("mask.script.documents", lang, lengths=lengths[0], share=share))
 
 # %%
 # The three ways

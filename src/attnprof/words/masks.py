@@ -23,6 +23,10 @@ MASK_WORDS: dict[str, dict[str, str]] = {
     "mask.size.window": {"en": "window {n}", "ja": "ウィンドウ {n}"},
     "mask.size.prefix": {"en": "prefix {n}", "ja": "プレフィックス {n}"},
     "mask.size.none": {"en": "documents {lengths}", "ja": "文書 {lengths}"},
+    "mask.script.documents": {
+        "en": "document lengths of the first row: {lengths}; share of (query, key) pairs the mask keeps: {share}",
+        "ja": "1 行目の文書の長さ: {lengths}、マスクが残す (クエリ, キー) の組の割合: {share}",
+    },
     # --- columns ---
     "mask.col.mask": {"en": "Mask", "ja": "マスク"},
     "mask.col.size": {"en": "Size", "ja": "サイズ"},
