@@ -78,8 +78,8 @@ def with_nested():
 # %%
 # Profile the block mask's construction and each call
 # ---------------------------------------------------
-# The article's schedule (``wait=1, warmup=1, active=3``), each call inside ``record_function``. The block mask's
-# construction is profiled too: it is work of its own, paid once per mask and shape.
+# The schedule of the other scripts (``wait=1, warmup=1, active=3``), each call inside ``record_function``. The
+# block mask's construction is profiled too: it is work of its own, paid once per mask and shape.
 activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device == "cuda" else [])
 calls = {"block_mask": lambda: create_block_mask(documents, batch, None, seq, seq, device=device),
          "dense_mask": with_dense_mask}  # fmt: skip

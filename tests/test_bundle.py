@@ -136,7 +136,7 @@ def test_limits_on_members_and_sizes(tmp_path, monkeypatch):
     with pytest.raises(UnreadableFile, match="more than 1"):
         bundle.read(path)
     monkeypatch.setattr(bundle, "MAX_BUNDLE_BYTES", 10)
-    with pytest.raises(UnreadableFile, match="more than the 10 attnprof reads"):
+    with pytest.raises(UnreadableFile, match="more than the 10 bytes"):
         bundle.read(path)
 
 

@@ -146,6 +146,13 @@ RUN: dict[str, tuple[list[str], str, Callable[[str, Path], None]]] = {
 }
 
 
+#: README's bundle lines, run in order in one folder (the second reads what the first wrote) -> their comments
+BUNDLE: dict[str, str] = {
+    "attnprof bundle create --from _build/results --out my-h100.tar.gz": "or: nox -s bundle -- --out my-h100.tar.gz",
+    "attnprof bundle show my-h100.tar.gz": "provenance and contents, every check made",
+}
+
+
 def readme_lines() -> list[tuple[str, str, str]]:
     """``(language, command, comment)`` for every line of README's code blocks."""
     return [(lang, *split_comment(line)) for lang, lines in code_blocks(README.read_text()) for line in lines]
@@ -153,10 +160,12 @@ def readme_lines() -> list[tuple[str, str, str]]:
 
 def test_every_line_of_the_readmes_code_blocks_is_accounted_for():
     shell = [(command, comment) for lang, command, comment in readme_lines() if lang == "bash"]
-    assert {c for c, _ in shell} == set(RUN) | set(NOT_RUN)  # nothing new unaccounted for, nothing stale here
+    assert {c for c, _ in shell} == set(RUN) | set(NOT_RUN) | set(BUNDLE)  # nothing unaccounted for, nothing stale
     for command, comment in shell:
         if command in RUN:
             assert comment == RUN[command][1], command  # the sentence beside it is the one the check checks
+        if command in BUNDLE:
+            assert comment == BUNDLE[command], command
     assert [lang for lang, _ in code_blocks(README.read_text())].count("python") == 1  # test_the_python_snippet
 
 
@@ -170,6 +179,26 @@ def test_each_readme_command_does_what_its_comment_says_on_the_cpu(tmp_path, com
     assert run.returncode == 0, run.stderr[-3000:]
     assert "Traceback" not in run.stderr
     check(run.stdout, tmp_path)
+
+
+def test_the_bundle_lines_pack_a_results_folder_and_show_it_back(tmp_path):
+    from attnprof.records import bundle, results
+    from helpers import trace_result
+
+    result, raw = trace_result("sdpa_flash")  # a recorded H200 result and its trace, as a build leaves them
+    results.save(result, tmp_path / "_build" / "results", raw)
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    outs = []
+    for command in BUNDLE:
+        run = subprocess.run([sys.executable, "-m", "attnprof", *shlex.split(command)[1:]], cwd=tmp_path, env=env,
+                             capture_output=True, text=True, timeout=120)  # fmt: skip
+        assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr[-3000:]
+        outs.append(run.stdout)
+    packed = bundle.read(tmp_path / "my-h100.tar.gz")
+    assert packed.provenance.gpu_count == 1 and "NVIDIA H200" in packed.provenance.machine
+    assert (
+        "NVIDIA H200" in outs[1] and "result    1:" in outs[1] and "trace     1:" in outs[1]
+    )  # provenance, contents
 
 
 def test_the_python_snippet_runs_and_says_why_a_variant_cannot_run_here(tmp_path):
