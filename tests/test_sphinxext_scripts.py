@@ -91,3 +91,22 @@ def test_the_profilers_once_per_process_warning_reaches_no_page(project, tmp_pat
     ignored = [f for f in warnings.filters if f[0] == "ignore" and f[1] is not None and f[1].match(message)]
     assert ignored and all(issubclass(UserWarning, f[2]) for f in ignored)
     assert not any(f[1] is not None and f[1].match("another warning") for f in ignored)
+
+
+def test_torch_fx_once_per_process_notice_reaches_no_page(project, capsys):
+    import logging
+
+    from attnprof.sphinxext.scripts import FX_TRACING_NOTICE
+
+    project(PAGES, variants=(), language="en")
+    name, start = FX_TRACING_NOTICE
+    log = logging.getLogger(name)
+    handler = logging.StreamHandler()
+    log.addHandler(handler)
+    try:
+        log.warning(start + " fx.symbolic_trace and torch.export. Please use ...")  # torch 2.11's text
+        log.warning("another notice of the same logger")
+    finally:
+        log.removeHandler(handler)
+    err = capsys.readouterr().err
+    assert start not in err and "another notice of the same logger" in err

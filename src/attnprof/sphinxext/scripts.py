@@ -15,6 +15,7 @@ run a script after downloading it.
 
 from __future__ import annotations
 
+import logging as stdlogging
 import os
 import warnings
 from pathlib import Path
@@ -36,6 +37,13 @@ REQUIREMENTS = ("torch", "matplotlib")
 #: profile one cycle (``repeat=1``), so it says nothing about them; and printed by whichever script runs first in the
 #: build's process, it stood on that script's page in the first language only (with the builder's paths in it).
 PROFILER_CYCLE_WARNING = "Warning: Profiler clears events at the end of each cycle"
+#: The same kind of once-per-process notice from torch.fx, logged (not warned) by the first script that builds a
+#: FlexAttention block mask; with the time and process id in it, it stood on that page in the first language only.
+FX_TRACING_NOTICE = ("torch.fx._symbolic_trace", "is_fx_tracing will return true for both")
+
+
+def _not_fx_tracing_notice(record: stdlogging.LogRecord) -> bool:
+    return not str(record.msg).startswith(FX_TRACING_NOTICE[1])
 
 
 def wheel_in(folder: str | Path) -> Path | None:
@@ -46,6 +54,7 @@ def wheel_in(folder: str | Path) -> Path | None:
 
 def _on_config_inited(app: Sphinx, config: Config) -> None:
     warnings.filterwarnings("ignore", message=PROFILER_CYCLE_WARNING, category=UserWarning)
+    stdlogging.getLogger(FX_TRACING_NOTICE[0]).addFilter(_not_fx_tracing_notice)
     os.environ[LANGUAGE_ENV] = words.language(config.language)
     reuse = "1" if config.attnprof_reuse_measurements else "0"
     os.environ[REUSE_ENV] = REPLAY if config.attnprof_replay_measurements else reuse
