@@ -25,7 +25,7 @@ ALLOWED_WORDS = frozenset(
     matplotlib jupyter pip nox uv naive math efficient memory-efficient mem-efficient softmax gemm gemv memcpy memset
     dtod htod dtoh nvjet xmma wmma wgmma hmma sdpa aten kineto cupti nccl gqa alibi cpu gpu sm simt ffma fma api
     ms us µs mib gib kib tflop tflops flop flops byte bytes gb mb kb seq dtype bool float int half double long
-    perfetto ui zip ipynb py json gz whl torchrun allgather alltoall
+    perfetto ui zip ipynb py json gz whl torchrun allgather alltoall all-gather all-to-all
     exp mul add sub div neg amax amin sum mean max min prod where tril triu ones zeros fill copy clone cat view
     bmm mm matmul baddbmm transpose contiguous isneginf softplus sigmoid tanh relu gelu silu sqrt rsqrt pow abs log
     """.split()
