@@ -41,8 +41,14 @@ TRAINSCALE: dict[str, dict[str, str]] = {
     "ts.col.seq": {"en": "Length", "ja": "系列長"},
     "ts.col.fwd": {"en": "Forward TFLOP/s", "ja": "フォワード TFLOP/s"},
     "ts.col.bwd": {"en": "Backward TFLOP/s", "ja": "バックワード TFLOP/s"},
-    "ts.col.ceiling": {"en": "Share of matmul ceiling (fwd / bwd)", "ja": "行列積の上限に対する割合 (フォワード / バックワード)"},
-    "ts.col.peak": {"en": "Share of published peak (fwd / bwd)", "ja": "公表ピークに対する割合 (フォワード / バックワード)"},
+    "ts.col.ceiling": {
+        "en": "Share of matmul ceiling (fwd / bwd)",
+        "ja": "行列積の上限に対する割合 (フォワード / バックワード)",
+    },
+    "ts.col.peak": {
+        "en": "Share of published peak (fwd / bwd)",
+        "ja": "公表ピークに対する割合 (フォワード / バックワード)",
+    },
     "ts.col.gpu": {"en": "GPU", "ja": "GPU"},
     "ts.col.published": {"en": "Dense bf16 TFLOP/s, as published", "ja": "密な bf16 の TFLOP/s (公表値)"},
     "ts.col.source": {"en": "Source", "ja": "出典"},
