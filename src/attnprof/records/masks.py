@@ -25,6 +25,22 @@ VERSION = 1
 STATUSES: tuple[str, ...] = ("ok", "unsupported", "not_applicable", "not_measured", "no_cuda", "oom", "error")
 
 
+def _timed_to_dict(record: MaskCase | BlockMaskBuild) -> dict[str, Any]:
+    """A case's or a build's fields as JSON: its time as a figure, its kernels as pairs."""
+    d = dataclasses.asdict(record)
+    d["time_ms"] = None if record.time_ms is None else record.time_ms.to_dict()
+    d["kernels"] = [list(k) for k in record.kernels]
+    return d
+
+
+def _timed_fields(d: dict[str, Any]) -> dict[str, Any]:
+    """The fields of a case or a build read back from :func:`_timed_to_dict`'s JSON."""
+    d = dict(d)
+    d["time_ms"] = Figure.from_dict(d.get("time_ms"))
+    d["kernels"] = [(str(n), float(us)) for n, us in d.get("kernels", [])]
+    return d
+
+
 @dataclass
 class MaskCase:
     """One measured case.
@@ -84,17 +100,11 @@ class MaskCase:
         return f"{self.mask}__{self.method}__{self.workload}__S{self.seq}{size}"
 
     def to_dict(self) -> dict[str, Any]:
-        d = dataclasses.asdict(self)
-        d["time_ms"] = None if self.time_ms is None else self.time_ms.to_dict()
-        d["kernels"] = [list(k) for k in self.kernels]
-        return d
+        return _timed_to_dict(self)
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> MaskCase:
-        d = dict(d)
-        d["time_ms"] = Figure.from_dict(d.get("time_ms"))
-        d["kernels"] = [(str(n), float(us)) for n, us in d.get("kernels", [])]
-        return cls(**d)
+        return cls(**_timed_fields(d))
 
 
 @dataclass
@@ -130,17 +140,11 @@ class BlockMaskBuild:
         return f"{self.mask}__block_mask__S{self.seq}{size}"
 
     def to_dict(self) -> dict[str, Any]:
-        d = dataclasses.asdict(self)
-        d["time_ms"] = None if self.time_ms is None else self.time_ms.to_dict()
-        d["kernels"] = [list(k) for k in self.kernels]
-        return d
+        return _timed_to_dict(self)
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> BlockMaskBuild:
-        d = dict(d)
-        d["time_ms"] = Figure.from_dict(d.get("time_ms"))
-        d["kernels"] = [(str(n), float(us)) for n, us in d.get("kernels", [])]
-        return cls(**d)
+        return cls(**_timed_fields(d))
 
 
 @dataclass
