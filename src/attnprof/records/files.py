@@ -49,7 +49,8 @@ class UnreadableFile(ValueError):
     """
 
     def __init__(self, message: str, path: str | os.PathLike[str] | None = None) -> None:
-        super().__init__(message)
+        # one line, whatever the file held: a line break inside a quoted key or value is shown escaped
+        super().__init__(message.replace("\r", "\\r").replace("\n", "\\n"))
         self.path = None if path is None else Path(path)
 
 
