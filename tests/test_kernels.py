@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from attnprof import words
 from attnprof.analysis import kernels
 from attnprof.analysis.kernels import FAMILIES, SHORT_MAX, KernelInfo, decode
 
@@ -521,6 +522,28 @@ def test_a_long_op_list_ends_with_how_many_more_in_the_pages_language():
     assert info.short.endswith(" more") and info.short.startswith("triton reduce: softmax, add")
     assert info.text("ja").startswith("triton リダクション: softmax, add") and "ほか" in info.text("ja")
     assert "more" not in info.text("ja")
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "triton_per_fused__softmax_exp_masked_fill_mul_prepare_softmax_online_sub_view_0",  # compiled_naive's
+        "triton_red_fused__softmax_add_amax_exp_masked_fill_mul_sub_sum_where_div_neg_0",
+        "triton_poi_fused__to_copy_flex_attention_ones_slice_sort_sum_transpose_zeros_3",
+    ],
+)
+def test_every_language_lists_the_same_ops_before_how_many_more(name: str):
+    """A label cut at an item cuts at the same item in every language, and says how many it left out."""
+    info = decode(name)
+    label = info.label
+    n = label.items_shown()
+    assert 0 < n < len(label.items), n
+    for lang in words.LANGUAGES:
+        text = info.text(lang)
+        more = words.text("kernel.more", lang, n=len(label.items) - n)
+        assert text.endswith(more) and len(text) <= kernels.SHORT_MAX, (lang, text)
+        listed = text.removesuffix(more).split(": ", 1)[1].split(words.text("kernel.item_sep", lang))
+        assert listed == list(label.items[:n]), (lang, text)
 
 
 def test_family_names_in_the_pages_language():

@@ -61,7 +61,7 @@ def test_formatting_is_not_a_difference():
     en = page.format("1234.5 ms; −3.2 %; 2.5× as fast; 8 s; took 1.5 times as long; 12 steps; +16 %; 2 blocks")
     ja = page.format("1,234.5\u00a0ms、-3.2%、2.5 倍速い、8 秒、1.5 倍かかった、ステップ 12、1 回、16%、2 × 4 ワープ")
     assert numbers.compare_pages(en, ja) == ([], [])  # the bare "1" (一回, one call) only in ja is no difference
-    # a kernel's label cut to fit its column: English lists three fused ops and "+4 more", Japanese four and 3 more
+    # a kernel's label cut at another item in each language (as labels were cut before they kept the same items)
     en = page.format("triton persistent reduce: softmax, exp, masked_fill, +4 more")
     ja = page.format("triton 永続リダクション: softmax, exp, masked_fill, mul、ほか 3 件")
     assert numbers.compare_pages(en, ja) == ([], [])

@@ -162,24 +162,38 @@
       return clip(s, limit);
     }
 
-    function labelText(label, lang, limit) {
-      if (limit === undefined) limit = SHORT_MAX;
-      if (label.form === "raw") return clip(label.values.name, limit);
+    function labelHead(label, lang) {
       const fields = Object.assign({}, label.values);
       for (const k of Object.keys(label.words)) {
         const pair = label.words[k];
         fields[k] = pair[0] ? textOr(pair[0], pair[1], lang) : "";
       }
-      const head = text("kernel." + label.form, lang, fields);
-      const items = label.items;
-      if (!items.length) return clip(head, limit);
-      const sep = text("kernel.item_sep", lang);
-      for (let n = items.length; n > 0; n--) {
-        const more = n < items.length ? text("kernel.more", lang, { n: items.length - n }) : "";
-        const s = head + items.slice(0, n).join(sep) + more;
-        if (length(s) <= limit) return s;
+      return text("kernel." + label.form, lang, fields);
+    }
+
+    function withItems(label, head, n, lang) {
+      const left = label.items.length - n;
+      const more = left ? text("kernel.more", lang, { n: left }) : "";
+      return head + label.items.slice(0, n).join(text("kernel.item_sep", lang)) + more;
+    }
+
+    // Label.items_shown: the most items that fit in every language, so that each lists the same ones
+    function itemsShown(label, limit) {
+      const heads = languages.map((lang) => [lang, labelHead(label, lang)]);
+      for (let n = label.items.length; n > 0; n--) {
+        if (heads.every(([lang, head]) => length(withItems(label, head, n, lang)) <= limit)) return n;
       }
-      return clip(head + text("kernel.ops", lang, { n: items.length }), limit);
+      return 0;
+    }
+
+    function labelText(label, lang, limit) {
+      if (limit === undefined) limit = SHORT_MAX;
+      if (label.form === "raw") return clip(label.values.name, limit);
+      const head = labelHead(label, lang);
+      if (!label.items.length) return clip(head, limit);
+      const n = itemsShown(label, limit);
+      if (n === 0) return clip(head + text("kernel.ops", lang, { n: label.items.length }), limit);
+      return withItems(label, head, n, lang);
     }
 
     const familyText = (family, lang) => textOr("family." + family, family, lang);

@@ -51,8 +51,9 @@ class Label:
         values: Placeholder -> text kept verbatim in every language (identifiers, dtypes, tiles, numbers).
         words: Placeholder -> ``(word key, fallback)``: words that have a text in every language, or, for a key the
             table does not have (a memset target nobody named), the fallback as recorded. ``("", "")`` is empty.
-        items: A list (the ops a Triton kernel fused) joined after the form's text, as many as fit, then
-            ``+N more`` in the page's language.
+        items: A list (the ops a Triton kernel fused) joined after the form's text, then ``+N more`` in the
+            page's language: as many as fit in every language (:meth:`items_shown`), so the languages list the
+            same ones.
     """
 
     form: str
@@ -64,18 +65,33 @@ class Label:
         """The label in ``language`` (a language of the site; English for others), at most ``limit`` characters."""
         if self.form == "raw":
             return clip(self.values["name"], limit)
-        filled = {k: words.text_or(key, fb, language) if key else "" for k, (key, fb) in self.words.items()}
-        head = words.text(f"kernel.{self.form}", language, **self.values, **filled)
+        head = self._head(language)
         if not self.items:
             return clip(head, limit)
-        items = list(self.items)
-        sep = words.text("kernel.item_sep", language)
-        for n in range(len(items), 0, -1):
-            more = words.text("kernel.more", language, n=len(items) - n) if n < len(items) else ""
-            s = head + sep.join(items[:n]) + more
-            if len(s) <= limit:
-                return s
-        return clip(head + words.text("kernel.ops", language, n=len(items)), limit)
+        n = self.items_shown(limit)
+        if n == 0:
+            return clip(head + words.text("kernel.ops", language, n=len(self.items)), limit)
+        return self._with_items(head, n, language)
+
+    def items_shown(self, limit: int = SHORT_MAX) -> int:
+        """How many of :attr:`items` the label lists before ``+N more``: the most that fit in ``limit`` characters
+        in every language of the site, so that each language lists the same ops (0: none fit, the label counts
+        them instead)."""
+        heads = {lang: self._head(lang) for lang in words.LANGUAGES}
+        for n in range(len(self.items), 0, -1):
+            if all(len(self._with_items(head, n, lang)) <= limit for lang, head in heads.items()):
+                return n
+        return 0
+
+    def _head(self, language: str | None) -> str:
+        filled = {k: words.text_or(key, fb, language) if key else "" for k, (key, fb) in self.words.items()}
+        return words.text(f"kernel.{self.form}", language, **self.values, **filled)
+
+    def _with_items(self, head: str, n: int, language: str | None) -> str:
+        """``head`` followed by the first ``n`` items and, when some are left, ``+N more``."""
+        left = len(self.items) - n
+        more = words.text("kernel.more", language, n=left) if left else ""
+        return head + words.text("kernel.item_sep", language).join(self.items[:n]) + more
 
 
 @dataclass(frozen=True)
