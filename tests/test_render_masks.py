@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from attnprof import workloads
+from attnprof.analysis import kernels
 from attnprof.records import masks as records
 from attnprof.render import masks as report
 
@@ -32,7 +33,15 @@ def test_a_mask_table_has_a_row_per_case_and_numbers_its_reasons_once(run):
     ran = next(r for r, c in zip(t.rows, cases, strict=True) if c.status == "ok" and c.ran)
     assert ran[-1].startswith("ran ")
     assert ran[-2].startswith("aten::")  # the longest operator of the traced call (a CPU recording)
-    assert report.longest([("x" * 100, 1.0)]) == "x" * 47 + "…" and report.longest([]) == ""
+    assert report.longest([]) == ""
+    # a name no rule reads: the decoder's label, cut, that keeps the whole name for the page's hover
+    named = report.longest([("x" * 100, 1.0)])
+    assert named == "x" * (kernels.SHORT_MAX - 1) + "…" and named.full == "x" * 100
+    cutlass = (
+        "fmha_cutlassF_bf16_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<cutlass::bfloat16_t, "
+        "cutlass::arch::Sm80, true, 64, 64, 64, true, true>::Params)"
+    )
+    assert report.longest([(cutlass, 1.0)], "ja") == "mem-efficient フォワード 64x64 (bf16、出力はレジスタ)"
 
 
 def test_the_words_follow_the_language(run):

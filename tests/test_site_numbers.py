@@ -120,43 +120,11 @@ def test_the_remeasured_site_fails_and_names_the_figures(tmp_path, capsys):
 
 def test_the_guide_built_from_h200_results_shows_one_set_of_numbers(tmp_path):
     """The guide's pages (not the gallery) built in both languages from the recorded H200 results, the way the site
-    builds them: the Japanese words around the figures (labels cut to other lengths, units written as words, "0%"
-    said twice) hold no other number."""
-    from sphinx.cmd.build import build_main
+    builds them (:mod:`h200_guide`): the Japanese words around the figures (labels cut to other lengths, units
+    written as words, "0%" said twice) hold no other number."""
+    import h200_guide
 
-    from attnprof.records import results, sweep
-    from helpers import (
-        TRACE_VARIANTS,
-        TRAIN_VARIANTS,
-        decode_results,
-        h200_sweep,
-        h200x2_run,
-        trace_result,
-        train_result,
-    )
-
-    folder = tmp_path / "results"
-    for variant in TRACE_VARIANTS:
-        result, raw = trace_result(variant)
-        results.save(result, folder, raw)
-    for result in [*(train_result(v) for v in TRAIN_VARIANTS), *decode_results()]:
-        results.save(result, folder)
-    sweep.save(h200_sweep(), folder)
-    h200x2_run(folder=folder)
-    docs = Path(__file__).parent.parent / "docs"
-    (tmp_path / "conf").mkdir()
-    (tmp_path / "conf" / "conf.py").write_text(
-        'extensions = ["myst_parser", "attnprof.sphinxext"]\nmyst_enable_extensions = ["colon_fence", "deflist"]\n'
-        f'myst_heading_anchors = 3\nhtml_theme = "furo"\nattnprof_results_dir = {str(folder)!r}\n'
-        f"locale_dirs = [{str(docs / 'locales')!r}]\ngettext_compact = False\n"
-        'exclude_patterns = ["_build", "locales", "auto_examples"]\n'
-    )
-    for lang in ("en", "ja"):  # no -W: the links into the gallery, left out here, warn
-        args = ["-b", "html", "-q", "-c", str(tmp_path / "conf"), "-D", f"language={lang}"]
-        assert (
-            build_main([*args, "-d", str(tmp_path / "doctrees" / lang), str(docs), str(tmp_path / "html" / lang)])
-            == 0
-        )
+    h200_guide.build(tmp_path)
     differences, compared = numbers.compare_site(tmp_path / "html", ("en", "ja"))
     assert compared >= 15 and differences == [], numbers.report(differences, compared)
     en = (tmp_path / "html" / "en" / "guide" / "decision.html").read_text(encoding="utf-8")

@@ -58,3 +58,33 @@ def test_a_missing_run_and_an_unknown_mask_are_warnings(project, tmp_path):
     _results(tmp_path)
     app = project({"index.md": "# M\n\n```{mask-table}\n:mask: window\n```\n"}, variants=())
     assert "unknown mask 'window'; choose one of: sliding_window" in app._warning.getvalue()
+
+
+H200_RUN = Path(__file__).parent / "data" / "masks" / "h200" / records.filename("cuda")
+
+
+def test_a_kernel_shows_its_short_label_and_its_full_name_on_hover(project, tmp_path):
+    """The H200 run's longest kernels are mangled C++ names: the cell shows the decoder's label, the full name in
+    its title; the backend that ran and that label sit under the method, the length under the size."""
+    import html as html_lib
+    import re
+
+    from attnprof.analysis import kernels
+
+    (tmp_path / "results").mkdir()
+    shutil.copy(H200_RUN, tmp_path / "results" / H200_RUN.name)
+    for language in ("en", "ja"):
+        app = project({"index.md": "# M\n\n```{mask-table}\n:mask: sliding_window\n```\n"}, variants=(),
+                      language=language)  # fmt: skip
+        assert app._warning.getvalue() == ""
+        page = (app.outdir / "index.html").read_text(encoding="utf-8")
+        labels = re.findall(r'<abbr class="attnprof-kernel-label" title="([^"]*)">([^<]*)</abbr>', page)
+        assert labels, "no kernel label with a title"
+        for title, label in labels:
+            full = html_lib.unescape(title)
+            assert html_lib.unescape(label) == kernels.decode(full).text(language)
+            assert len(html_lib.unescape(label)) <= kernels.SHORT_MAX
+        assert any(len(html_lib.unescape(t)) > 100 for t, _ in labels)  # mangled names, kept whole on hover
+        head = re.search(r"<thead>(.*?)</thead>", page, re.S).group(1)
+        assert head.count("<th") == 7  # ten columns, three of them stacked under others
+        assert head.count('class="attnprof-stacked"') == 2

@@ -36,15 +36,20 @@ def test_kernel_table_puts_the_label_and_the_time_first_and_the_full_name_behind
     app = project({"index.md": "# Flash\n\n```{kernel-table} sdpa_flash\n```\n"})
     assert app.warning.getvalue() == ""
     (table,) = tables(app, "attnprof-kernel-table")
-    assert _header(table)[:4] == ["Kernel", "Avg. time (µs)", "Launches per step", "Family"]
+    # the family and the launch API stacked under the kernel, so that the table keeps to the text column
+    assert _header(table)[:4] == ["Kernel\n\nFamily · Launch API", "Avg. time (µs)", "Launches per step",
+                                  "Registers per thread"]  # fmt: skip
     (row,) = body_rows(table)
     (name,) = row[0].findall(disclosure)
     row_ = analysed("sdpa_flash").rows[0]
     assert name[0].astext() == row_.info.short and row_.name in name[1].astext()
+    assert row[0][-1]["classes"] == ["attnprof-stacked"] and row[0][-1].astext() == f"flash · {row_.launch_api}"
     assert float(row[1].astext()) == round(row_.avg_us, 1)
     page = html(app)
-    # HTML: <details>, the label as its summary; key columns marked (the CSS keeps the first in view)
+    # HTML: <details>, the label as its summary, closed before the stacked line (which shows without a click); key
+    # columns marked (the CSS keeps the first in view)
     assert f'<details class="attnprof-disclosure attnprof-kernel-name"><summary><strong>{row_.info.short}' in page
+    assert page.index("</details>") < page.index('<p class="attnprof-stacked">flash')
     assert page.count("attnprof-key") == 2 * 2  # two key columns, in the header and in the one row
     index = (Path(app.outdir) / "searchindex.js").read_text(encoding="utf-8")
     assert '"flash_fwd_kernel_trait"' in index  # a word only the full name has, stemmed: searchable
@@ -58,7 +63,7 @@ def test_kernel_table_words_are_japanese_on_a_japanese_page(project):
     labels = [c[0].split("\n")[0] for c in cells]
     assert "nvjet gemm 256x128 (bf16、Tensor コア)" in labels
     assert "memcpy DtoD (デバイス → デバイス)" in labels
-    assert {c[3] for c in cells} >= {"gemm", "要素ごと", "Memcpy", "Memset"}
+    assert {c[0].split("\n")[-1].split(" · ")[0] for c in cells} >= {"gemm", "要素ごと", "Memcpy", "Memset"}
     assert not any("tensor core" in label or "Device" in label for label in labels)
 
 

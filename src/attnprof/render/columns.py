@@ -44,10 +44,7 @@ def kernel_cells(row: KernelRow, lang: str | None) -> dict[str, str | None]:
     ``col.kernel`` is the decoded label in ``lang`` (the full name is ``row.name``). The theoretical occupancy names
     its limiting resource in ``lang`` when it is below 100 %: at full occupancy nothing limits anything worth naming.
     """
-    theo = row.theoretical
-    limiter = ""
-    if theo is not None and theo.percent < 100:
-        limiter = f" ({limiter_words(theo.limiters or theo.limiter, lang)})"
+    percent, limiter = theoretical_parts(row, lang)
     return {
         "col.kernel": row.info.text(lang) or row.name,
         "col.avg_us": fmt.number(row.avg_us),
@@ -58,5 +55,15 @@ def kernel_cells(row: KernelRow, lang: str | None) -> dict[str, str | None]:
         "col.shared_memory": None if row.shared_memory is None else fmt.size(row.shared_memory),
         "col.grid_block": f"{fmt.dims(row.grid)} × {fmt.dims(row.block)}" if row.grid and row.block else None,
         "col.reported_occupancy": None if row.reported_occupancy is None else fmt.percent(row.reported_occupancy),
-        "col.theoretical_occupancy": None if theo is None else fmt.percent(theo.percent) + limiter,
+        "col.theoretical_occupancy": (f"{percent} ({limiter})" if limiter else percent) or None,
     }
+
+
+def theoretical_parts(row: KernelRow, lang: str | None) -> tuple[str, str]:
+    """The theoretical occupancy of ``row`` and what limits it, in ``lang`` (``""`` at full occupancy, where
+    nothing limits anything worth naming); ``("", "")`` without a theoretical occupancy."""
+    theo = row.theoretical
+    if theo is None:
+        return "", ""
+    limiter = limiter_words(theo.limiters or theo.limiter, lang) if theo.percent < 100 else ""
+    return fmt.percent(theo.percent), limiter

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from attnprof import words, workloads
+from attnprof.analysis import kernels
 from attnprof.analysis import masks as view
 from attnprof.records.masks import BlockMaskBuild, MaskCase, MaskRun
 from attnprof.render.report import table
@@ -42,17 +43,25 @@ def size_words(mask: str, window: int, prefix: int, seq: int, lang: str | None =
     return words.text("mask.size.none", lang, lengths="+".join(map(str, workloads.document_lengths(seq))))
 
 
-#: Longest kernel name a cell shows; longer ones are cut, with an ellipsis.
-KERNEL_CHARS = 48
+class KernelName(str):
+    """A kernel's (or a CPU operator's) short decoded label, in the page's language, that keeps the full name as
+    recorded (:attr:`full`): text shows the label; the page shows the label with the full name on hover."""
+
+    full: str
+
+    def __new__(cls, label: str, full: str) -> KernelName:
+        named = super().__new__(cls, label)
+        named.full = full
+        return named
 
 
-def longest(kernels: list[tuple[str, float]]) -> str:
-    """The kernel (GPU) or operator (CPU) that took the most time in the traced step, its name cut to
-    :data:`KERNEL_CHARS`; ``""`` when the step was not traced."""
-    if not kernels:
+def longest(kernels_: list[tuple[str, float]], lang: str | None = None) -> KernelName | str:
+    """The kernel (GPU) or operator (CPU) that took the most time in the traced step, as its short label
+    (:func:`attnprof.analysis.kernels.decode`); ``""`` when the step was not traced."""
+    if not kernels_:
         return ""
-    name = kernels[0][0]
-    return name if len(name) <= KERNEL_CHARS else name[: KERNEL_CHARS - 1] + "…"
+    name = kernels_[0][0]
+    return KernelName(kernels.decode(name).text(lang) or name, name)
 
 
 def status_cell(case: MaskCase, notes: list[tuple[str, bool]], lang: str | None = None) -> str:
@@ -79,7 +88,7 @@ def mask_table(run: MaskRun, mask: str, lang: str | None = None) -> Table:
         out.rows.append([
             size_words(c.mask, c.window, c.prefix, c.seq, lang), str(c.seq),
             words.text(f"mask.workload.{c.workload}", lang), words.text(f"mask.method.{c.method}", lang),
-            band(c.time_ms), rate, peak, first, longest(c.kernels), status_cell(c, out.notes, lang),
+            band(c.time_ms), rate, peak, first, longest(c.kernels, lang), status_cell(c, out.notes, lang),
         ])  # fmt: skip
     return out
 
@@ -96,7 +105,8 @@ def builds_table(run: MaskRun, lang: str | None = None) -> Table:
             words.text(f"mask.name.{b.mask}", lang), size_words(b.mask, b.window, b.prefix, b.seq, lang),
             str(b.seq), band(b.time_ms) if b.status == "ok" else status_cell(_as_case(b), out.notes, lang),
             "" if b.kept_blocks is None else fmt.percent(100 * b.kept_blocks),
-            "" if b.density is None else fmt.percent(100 * b.density), str(b.launches or ""), longest(b.kernels),
+            "" if b.density is None else fmt.percent(100 * b.density), str(b.launches or ""),
+            longest(b.kernels, lang),
             "" if share is None else band(share),
         ])  # fmt: skip
     return out

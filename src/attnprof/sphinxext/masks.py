@@ -51,9 +51,12 @@ class MaskDirective(AttnprofDirective):
         found = lookup.find_masks(self.env, self.get_location())
         return found.run, [] if found.run is not None else self.problem(found.problem)
 
-    def show(self, t: cells.Table, css: str, numeric: tuple[int, ...] = ()) -> list[nodes.Node]:
+    def show(self, t: cells.Table, css: str, numeric: tuple[int, ...] = (),
+             stack: dict[int, tuple[int, ...]] | None = None) -> list[nodes.Node]:  # fmt: skip
         classes = ["attnprof-mask-table", css, *self.options.get("class", [])]
-        table = build_table(t.headers, t.rows, classes=classes, numeric=numeric, title=self.caption_title())
+        rows = [[kernel_node(c) if isinstance(c, cells.KernelName) else c for c in row] for row in t.rows]
+        table = build_table(t.headers, rows, classes=classes, numeric=numeric, title=self.caption_title(),
+                            stack=stack)  # fmt: skip
         out: list[nodes.Node] = [self.finish(table)]
         if t.notes:
             listed = nodes.enumerated_list(classes=["attnprof-mask-notes"])
@@ -63,6 +66,11 @@ class MaskDirective(AttnprofDirective):
                 listed += item
             out.append(listed)
         return out
+
+
+def kernel_node(name: cells.KernelName) -> nodes.abbreviation:
+    """A kernel's short label, its full name on hover (HTML ``<abbr title>``)."""
+    return nodes.abbreviation(str(name), str(name), explanation=name.full, classes=["attnprof-kernel-label"])
 
 
 class MaskTable(MaskDirective):
@@ -79,7 +87,9 @@ class MaskTable(MaskDirective):
         if name not in workloads.MASKS:
             message = f"mask-table: unknown mask {name!r}; choose one of: {', '.join(workloads.MASKS)}"
             return self.problem(lookup.warn(message, "mask", self.get_location()))
-        return self.show(cells.mask_table(run, name, self.lang), "attnprof-mask-cases", numeric=(1, 5, 6, 7))
+        # the length under the size, the backend that ran and its longest kernel under the method
+        return self.show(cells.mask_table(run, name, self.lang), "attnprof-mask-cases", numeric=(1, 5, 6, 7),
+                         stack={0: (1,), 3: (9, 8)})  # fmt: skip
 
 
 class MaskBuilds(MaskDirective):
@@ -92,7 +102,9 @@ class MaskBuilds(MaskDirective):
         run, problems = self.load()
         if run is None:
             return problems
-        return self.show(cells.builds_table(run, self.lang), "attnprof-mask-builds", numeric=(2, 4, 5, 6))
+        # the length under the size
+        return self.show(cells.builds_table(run, self.lang), "attnprof-mask-builds", numeric=(2, 4, 5, 6),
+                         stack={1: (2,)})  # fmt: skip
 
 
 class MaskVerdicts(MaskDirective):

@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import re
 import string
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -111,6 +111,7 @@ def _visit_disclosure_html(self: Any, node: disclosure) -> None:
     self.body.append("</summary>\n")
     for child in node.children[1:]:
         child.walkabout(self)
+    self.body.append("</details>\n")  # SkipNode skips the departure too
     raise nodes.SkipNode
 
 
@@ -240,37 +241,96 @@ def build_table(
     key: Sequence[int] = (0,),
     classes: Sequence[str] = (),
     title: nodes.title | None = None,
+    stack: Mapping[int, Sequence[int]] | None = None,
+    prose: Sequence[int] = (),
+    names: Sequence[str] = (),
 ) -> nodes.table:
     """A docutils table; ``numeric`` column indexes get the class ``attnprof-num`` (right-aligned by the CSS).
 
     The ``key`` columns are what a reader must see even when the table is wider than the page: they come first,
     their cells get the class ``attnprof-key``, and the first of them stays in view while the table scrolls
     sideways inside its own box (the CSS makes it sticky).
+
+    ``stack`` folds columns into another one so that a table keeps to the text column: ``{0: (3, 4)}`` shows
+    columns 3 and 4 as one line under column 0's content (class ``attnprof-stacked``, ``family · launch API``), in
+    the header as in every row. ``prose`` columns hold sentences (class ``attnprof-prose``: the CSS gives them
+    room to wrap). ``names`` name the columns: each cell gets the class ``attnprof-col-<name>``, so that the CSS
+    styles a kind of column wherever a table puts it. Column indexes always count the columns as given, stacked
+    ones included.
     """
+    stack = dict(stack or {})
+    folded = {c for cols in stack.values() for c in cols}
     table = nodes.table(classes=["attnprof-table", "colwidths-auto", *classes])
     if title is not None:
         table += title
-    tgroup = nodes.tgroup(cols=len(headers))
+    tgroup = nodes.tgroup(cols=len(headers) - len(folded))
     table += tgroup
-    for _ in headers:
+    for _ in range(len(headers) - len(folded)):
         tgroup += nodes.colspec(colwidth=1)
+
+    def classes_of(col: int, spans: bool = False, head: bool = False) -> list[str]:
+        return [*(["attnprof-num"] if col in numeric and not spans and not head else []),
+                *(["attnprof-key"] if col in key else []), *(["attnprof-prose"] if col in prose else []),
+                *([f"attnprof-col-{names[col]}"] if col < len(names) and not spans else [])]  # fmt: skip
+
     head_row = nodes.row()
     for col, h in enumerate(headers):
-        head_row += _cell(h, ["attnprof-key"] if col in key else [])
+        if col not in folded:
+            head_row += _cell(_stacked(h, [headers[c] for c in stack.get(col, ())]), classes_of(col, head=True))
     tgroup += nodes.thead("", head_row)
     tbody = nodes.tbody()
     for cells in rows:
-        row = nodes.row()
+        by_col: dict[int, Any] = {}
         col = 0
         for content in cells:
+            by_col[col] = content
+            col += content.cols if isinstance(content, Span) else 1
+        row = nodes.row()
+        for col, content in by_col.items():
             spans = isinstance(content, Span)
-            classes = ["attnprof-num"] if col in numeric and not spans else []
-            classes += ["attnprof-key"] if col in key else []
-            row += _cell(content, classes)
-            col += content.cols if spans else 1
+            if spans:
+                shown = sum(1 for c in range(col, col + content.cols) if c not in folded)
+                if not shown:
+                    continue
+                content = Span(content.content, shown)
+            elif col in folded:
+                continue
+            else:
+                content = _stacked(content, [by_col[c] for c in stack.get(col, ()) if c in by_col])
+            row += _cell(content, classes_of(col, spans))
         tbody += row
     tgroup += tbody
     return table
+
+
+def column_name(key: str) -> str:
+    """The name of a column whose header is the word key ``key``: its last part (``par.col.speedup`` ->
+    ``speedup``), as in the cell class ``attnprof-col-speedup``."""
+    return key.rsplit(".", 1)[-1]
+
+
+def _stacked(content: Any, under: Sequence[Any]) -> Any:
+    """``content`` with the cells ``under`` as one line below it (class ``attnprof-stacked``), ``a · b``."""
+    parts = [part for part in map(_inline, under) if part]
+    if not parts:
+        return content
+    line: list[nodes.Node] = []
+    for part in parts:
+        line += [*([nodes.Text(" · ")] if line else []), *part]
+    return [*(content if isinstance(content, list) else [content]), para(*line, classes=["attnprof-stacked"])]
+
+
+def _inline(content: Any) -> list[nodes.Node]:
+    """A cell's content as inline nodes (the children of its paragraphs), for a stacked line."""
+    if content is None or content == "":
+        return []
+    if isinstance(content, str):
+        return [nodes.Text(content)]
+    if isinstance(content, list):
+        return [node for item in content for node in _inline(item)]
+    if isinstance(content, nodes.paragraph):
+        return [child.deepcopy() for child in content.children]
+    return [content]
 
 
 def _strip_prefix(paragraph: nodes.paragraph, n: int) -> None:
@@ -366,6 +426,7 @@ class AttnprofDirective(SphinxDirective):
         table = build_table(
             [self.say(k) if isinstance(k, str) else self.say(k[0], **k[1]) for k in keys],
             body,
+            names=[column_name(k if isinstance(k, str) else k[0]) for k in keys],
             classes=[*([css] if isinstance(css, str) else css), *self.options.get("class", [])],
             title=kwargs.pop("title", None) or self.caption_title(),
             **kwargs,

@@ -64,7 +64,8 @@ class OccupancyTable(AttnprofDirective):
             )
         keys = ("col.variant", "col.kernel", "col.launch_api", "col.shared_memory", "col.blocks_per_sm",
                 "col.reported_occupancy", "col.theoretical", "col.limiter")  # fmt: skip
-        return [self.table(keys, body, "attnprof-occupancy-table", numeric=(3, 4, 5, 6)), *out]
+        # the launch API under the kernel's name, as in the kernel tables
+        return [self.table(keys, body, "attnprof-occupancy-table", numeric=(3, 4, 5, 6), stack={1: (2,)}), *out]
 
     def kernels(self) -> tuple[list[KernelOccupancy], list[nodes.Node]]:
         """Every kernel of the named variants' results (a missing or stale one warns), or of every result of the

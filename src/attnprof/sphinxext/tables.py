@@ -29,7 +29,7 @@ from attnprof import words
 from attnprof.analysis.summary import Analysis, cpu_cost
 from attnprof.noise import CPU_FLOOR, Figure
 from attnprof.records.results import CpuCosts
-from attnprof.render.columns import KERNEL_COLUMNS, NUMERIC_COLUMNS, kernel_cells
+from attnprof.render.columns import KERNEL_COLUMNS, NUMERIC_COLUMNS, kernel_cells, theoretical_parts
 from attnprof.sphinxext import lookup
 from attnprof.sphinxext.nodes import (
     TABLE_OPTIONS,
@@ -89,12 +89,20 @@ class KernelTable(AttnprofDirective):
             if r.configs > 1:  # launched with more than one grid or block: its averages mix unlike launches
                 name_cell = [name_cell, para(self.say("kernel.configs", n=r.configs), classes=["attnprof-configs"])]
             api = cells["col.launch_api"]
+            percent, limiter = theoretical_parts(r, lang)
             shown: dict[str, Any] = cells | {
                 "col.kernel": name_cell,
                 "col.launch_api": nodes.literal("", api) if api else None,
+                # the limiting resource wraps under the figure, which keeps to its line
+                "col.theoretical_occupancy": [para(percent), para(limiter, classes=["attnprof-limit"])]
+                if limiter
+                else cells["col.theoretical_occupancy"],
             }
             body.append([na if shown[key] is None else shown[key] for key in KERNEL_COLUMNS])
-        return [self.table(KERNEL_COLUMNS, body, "attnprof-kernel-table", numeric=NUMERIC_COLUMNS, key=(0, 1))]
+        # the family and the launch API go under the kernel's name: the table keeps to the text column
+        stack = {0: (KERNEL_COLUMNS.index("col.family"), KERNEL_COLUMNS.index("col.launch_api"))}
+        return [self.table(KERNEL_COLUMNS, body, "attnprof-kernel-table", numeric=NUMERIC_COLUMNS, key=(0, 1),
+                           stack=stack)]  # fmt: skip
 
 
 class _VariantTable(AttnprofDirective):
@@ -115,6 +123,8 @@ class _VariantTable(AttnprofDirective):
     #: Indexes of the columns a reader must see when the table scrolls sideways (the variant's, and the time).
     key: ClassVar[tuple[int, ...]] = (0,)
     table_class: ClassVar[str] = ""
+    #: Columns shown under another one (:func:`.nodes.build_table`), so that the table keeps to the text column.
+    stack: ClassVar[dict[int, tuple[int, ...]]] = {}
     #: The "what the trace reveals" items talk about the GPU trace: rows without one say so instead.
     reveals_need_gpu: ClassVar[bool] = False
 
@@ -157,7 +167,7 @@ class _VariantTable(AttnprofDirective):
             reveal = [self.reveal_cell(a, reveals.get(variant, []))] if reveals else []
             body.append([self.variant_cell(variant), *cells, *reveal])
         keys = ["col.variant", *self.column_keys(analyses), *(["col.reveals"] if reveals else [])]
-        return [self.table(keys, body, self.table_class, numeric=self.numeric, key=self.key), *out]
+        return [self.table(keys, body, self.table_class, numeric=self.numeric, key=self.key, stack=self.stack), *out]
 
     def variant_cell(self, variant: str) -> nodes.Node:
         """The variant's name, linked to its page when ``:link-prefix:`` is given and that page exists."""
@@ -189,6 +199,7 @@ class CompareTable(_VariantTable):
     numeric = (1, 2, 3, 4, 5, 6, 7)
     key = (0, 1)
     table_class = "attnprof-compare-table"
+    stack: ClassVar = {2: (3,)}  # the GPU activities (kernels, copies, fills) under the kernels
     reveals_need_gpu = True
 
     def run(self) -> list[nodes.Node]:
@@ -286,8 +297,18 @@ class CpuCostTable(_VariantTable):
         ]
 
 
+#: The script that marks a table wider than its box and puts the scroll cue above it (``_static``).
+SCROLL_SCRIPT = "attnprof-tables.js"
+
+
+def _add_scroll_script(app: Sphinx) -> None:
+    """Every page gets the script, its cue in the build's language (the script tag's ``data-cue``)."""
+    app.add_js_file(SCROLL_SCRIPT, defer="defer", **{"data-cue": words.text("table.scrolls", app.config.language)})
+
+
 def setup_tables(app: Sphinx) -> None:
-    """Register the result tables."""
+    """Register the result tables and the script that says when a table scrolls sideways."""
+    app.connect("builder-inited", _add_scroll_script)
     app.add_directive("kernel-table", KernelTable)
     app.add_directive("compare-table", CompareTable)
     app.add_directive("cpu-cost-table", CpuCostTable)

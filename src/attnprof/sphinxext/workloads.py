@@ -123,7 +123,9 @@ class TrainTable(_BuildDirective):
                          self.num(r.bwd_over_fwd), self.num(r.tflops), self.num(r.peak_mib), self.num(r.saved_mib),
                          kernels or self.say("not_available"), main])  # fmt: skip
         keys = ["col.variant", *self.columns]
-        return [self.table(keys, body, "attnprof-train-table", numeric=(1, 2, 3, 4, 5, 6, 7, 8))]
+        # the forward and the backward under the step they make, what is kept for the backward under the peak
+        return [self.table(keys, body, "attnprof-train-table", numeric=(1, 2, 3, 4, 5, 6, 7, 8),
+                           stack={1: (2, 3), 6: (7,)})]  # fmt: skip
 
 
 def _decode_value(row: DecodeRow, metric: str) -> float | None:

@@ -17,6 +17,8 @@ SITE: dict[str, dict[str, str]] = {
     "col.grid_block": {"en": "Grid × block", "ja": "グリッド × ブロック"},
     "col.reported_occupancy": {"en": "Reported occupancy", "ja": "報告された占有率"},
     "col.theoretical_occupancy": {"en": "Theoretical occupancy (limit)", "ja": "理論占有率 (制約)"},
+    # --- every table wider than its box: the line above it (_static/attnprof-tables.js) ---
+    "table.scrolls": {"en": "Scroll sideways for more columns →", "ja": "残りの列は横にスクロールすると見えます →"},
     # --- compare-table columns ---
     "col.variant": {"en": "Variant", "ja": "バリアント"},
     "col.activities_per_step": {"en": "GPU activities per step", "ja": "ステップあたり GPU アクティビティ数"},
