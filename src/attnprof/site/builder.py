@@ -38,7 +38,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from attnprof import words
-from attnprof.site import localize, numbers, timetable
+from attnprof.site import localize, numbers, stacks, timetable
+
+#: Names a file to write the build's sampled stacks to (:mod:`attnprof.site.stacks`); unset, nothing is sampled.
+STACKS_ENV = "ATTNPROF_SAMPLE_STACKS"
 
 
 def sphinx_args(root: Path, out: Path, lang: str, source: Path, extra: Sequence[str] = ()) -> list[str]:
@@ -97,13 +100,22 @@ def build(root: Path, out: Path, extra: Sequence[str] = (), languages: Sequence[
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``[--root DIR] [--out DIR] [SPHINX OPTIONS ...]``; see the module docstring."""
+    """``[--root DIR] [--out DIR] [SPHINX OPTIONS ...]``; see the module docstring. With ``$ATTNPROF_SAMPLE_STACKS``
+    set, the build's stacks are sampled into that file (:mod:`attnprof.site.stacks`)."""
     parser = argparse.ArgumentParser(prog="python -m attnprof.site.builder", description=__doc__.splitlines()[0])
     parser.add_argument("--root", type=Path, default=Path.cwd(), help="the repository (default: here)")
     parser.add_argument("--out", type=Path, default=None, help="the build folder (default: <root>/_build)")
     args, extra = parser.parse_known_args(argv)
     root = args.root.resolve()
-    return build(root, (args.out or root / "_build").resolve(), extra)
+    out = (args.out or root / "_build").resolve()
+    sample_to = os.environ.get(STACKS_ENV)
+    if not sample_to:
+        return build(root, out, extra)
+    with stacks.Sampler() as sampler:
+        status = build(root, out, extra)
+    sampler.save(Path(sample_to))
+    print(f"sampled stacks of {sampler.seconds:.1f} s written to {sample_to}")
+    return status
 
 
 if __name__ == "__main__":
