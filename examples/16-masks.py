@@ -33,7 +33,7 @@ plan = maskrun.build_plan(device)
 batch, heads, head_dim = plan.bhd
 seq = plan.seqs[-1]
 lengths = [workloads.document_lengths(seq, row) for row in range(batch)]
-doc = torch.tensor([workloads.document_ids(n) for n in lengths], device=device)
+doc = torch.tensor([workloads.document_ids(n) for n in lengths], dtype=torch.int32, device=device)
 
 
 def documents(b, h, q_idx, kv_idx):

@@ -28,3 +28,19 @@ def test_the_table_of_where_the_time_went(tmp_path):
     json_path, text_path = timetable.save(times, tmp_path / "out")
     assert json.loads(json_path.read_text())["languages"]["en"]["scripts"]["10-scaling.py"] == 30.0
     assert text_path.read_text() == timetable.table(times) + "\n"
+
+
+def test_the_table_says_what_was_compiled_ahead_and_what_the_build_still_compiled(tmp_path):
+    times = timetable.BuildTimes(precompile_s=14.5, precompile_workers=3, total_s=80.0)
+    times.precompiled = [
+        {"name": "sweep flex", "status": "ok", "seconds": 12.0, "reason": None, "hits": 0, "misses": 4},
+        {"name": "mask prefix_lm seq 8192 train", "status": "oom", "seconds": 3.0,
+         "reason": "OutOfMemoryError: CUDA out of memory", "hits": 0, "misses": 0},
+    ]  # fmt: skip
+    times.compile_cache = {"en": [11, 2], "ja": [3, 0]}
+    times.add_language("en", tmp_path, 60.0)
+    text = timetable.table(times)
+    assert "compiled ahead" in text and "14.5  2 jobs on 3 workers" in text
+    assert "mask prefix_lm seq 8192 train" in text and "oom: OutOfMemoryError: CUDA out of memory" in text
+    assert "sweep flex" not in text  # only failed jobs are listed
+    assert "compile cache in the build en 11 hit(s) 2 miss(es), ja 3 hit(s) 0 miss(es)" in " ".join(text.split())

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from attnprof.records import buildtimes
 from attnprof.records.buildtimes import LanguageTimes
@@ -29,13 +30,23 @@ class BuildTimes:
         languages: Each language's build as the extension timed it (empty phases when it wrote nothing).
         sphinx_s: Each language's whole Sphinx run (start to exit), by language.
         localize_s: Writing the translated source trees.
-        comparison_s: Comparing the languages' numbers (:mod:`attnprof.site.numbers`).
+        precompile_s: Compiling ahead (:mod:`attnprof.measure.precompile`), the pool's start included.
+        precompile_workers: Worker processes of that pool (0: nothing to compile ahead).
+        precompiled: Each job's outcome (:class:`attnprof.measure.precompile.Done` as a dict).
+        compile_cache: Each language's FX-graph cache ``[hits, misses]`` in the build's own process: a miss is a
+            graph compiled there that was not compiled ahead.
+        comparison_s: Checking the pages: the languages' numbers (:mod:`attnprof.site.numbers`) and the scripts'
+            output (:mod:`attnprof.site.outputs`).
         total_s: The whole build.
     """
 
     languages: dict[str, LanguageTimes] = field(default_factory=dict)
     sphinx_s: dict[str, float] = field(default_factory=dict)
     localize_s: float = 0.0
+    precompile_s: float = 0.0
+    precompile_workers: int = 0
+    precompiled: list[dict[str, Any]] = field(default_factory=list)
+    compile_cache: dict[str, list[int]] = field(default_factory=dict)
     comparison_s: float = 0.0
     total_s: float = 0.0
 
@@ -76,10 +87,18 @@ def table(times: BuildTimes) -> str:
     lines = [f"{'where the build went (s)':<{width}}" + "".join(f"{lang:>9}" for lang in langs)]
     lines += [f"{label:<{width}}" + "".join(f"{_cell(v):>9}" for v in values) for label, values in rows]
     read = ", ".join(f"{lang} {len(times.languages[lang].read_docs)}" for lang in langs)
+    cache = ", ".join(
+        f"{lang} {hits} hit(s) {misses} miss(es)" for lang, (hits, misses) in times.compile_cache.items()
+    )
+    failed = [d for d in times.precompiled if d["status"] != "ok"]
     lines += [
         f"{'pages read':<{width}}" + read,
         f"{'translated sources':<{width}}{_cell(times.localize_s):>9}",
-        f"{'numbers compared across languages':<{width}}{_cell(times.comparison_s):>9}",
+        f"{'compiled ahead':<{width}}{_cell(times.precompile_s):>9}"
+        + (f"  {len(times.precompiled)} jobs on {times.precompile_workers} workers" if times.precompiled else ""),
+        *(f"  {d['name']:<{width - 2}}{_cell(d['seconds']):>9}  {d['status']}: {d['reason']}" for d in failed),
+        *([f"{'compile cache in the build':<{width}}" + cache] if cache else []),
+        f"{'pages checked (numbers, output)':<{width}}{_cell(times.comparison_s):>9}",
         f"{'total':<{width}}{_cell(times.total_s):>9}",
     ]
     return "\n".join(lines)
