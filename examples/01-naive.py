@@ -9,6 +9,7 @@ out-of-place call.
 
 How to read this trace: :doc:`../variants/naive`.
 """
+# sphinx_gallery_attnprof_budget_s = 6
 
 # %%
 # Inputs

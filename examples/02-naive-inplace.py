@@ -9,6 +9,7 @@ it the time the GPU spent moving the whole score matrix.
 
 How to read this trace: :doc:`../variants/naive-inplace`.
 """
+# sphinx_gallery_attnprof_budget_s = 2
 
 # %%
 # Inputs

@@ -9,6 +9,7 @@ version; here is what this build's trace says, kernel by kernel.
 
 How to read this trace: :doc:`../variants/sdpa-math`.
 """
+# sphinx_gallery_attnprof_budget_s = 3
 
 # %%
 # Inputs

@@ -9,6 +9,7 @@ PyTorch (Part 3): Attention is all you profile” <https://huggingface.co/blog/t
 
 How to read this trace: :doc:`../variants/sdpa-efficient`.
 """
+# sphinx_gallery_attnprof_budget_s = 2
 
 # %%
 # Inputs

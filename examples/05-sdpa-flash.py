@@ -10,6 +10,7 @@ trace records to see where that figure comes from.
 
 How to read this trace: :doc:`../variants/sdpa-flash`.
 """
+# sphinx_gallery_attnprof_budget_s = 2
 
 # %%
 # Inputs

@@ -10,6 +10,7 @@ whether the CPU side really costs more.
 
 How to read this trace: :doc:`../variants/sdpa-cudnn`.
 """
+# sphinx_gallery_attnprof_budget_s = 2
 
 # %%
 # Inputs

@@ -9,6 +9,7 @@ shape come from the Hugging Face article `“Profiling in PyTorch (Part 3): Atte
 
 How to read this trace: :doc:`../guide/beyond`.
 """
+# sphinx_gallery_attnprof_budget_s = 2
 
 # %%
 # Inputs

@@ -10,6 +10,7 @@ Face article `“Profiling in PyTorch (Part 3): Attention is all you profile”
 
 How to read this trace: :doc:`../guide/beyond`.
 """
+# sphinx_gallery_attnprof_budget_s = 3
 
 # %%
 # Inputs

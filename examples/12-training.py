@@ -13,6 +13,7 @@ TFLOP/s against length.
 
 How to read these traces: :doc:`../guide/training`.
 """
+# sphinx_gallery_attnprof_budget_s = 10
 
 # %%
 # Inputs

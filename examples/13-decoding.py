@@ -12,6 +12,7 @@ the step from a CUDA graph to see what the CPU saves.
 
 How to read these traces: :doc:`../guide/decoding`.
 """
+# sphinx_gallery_attnprof_budget_s = 5
 
 # %%
 # Inputs

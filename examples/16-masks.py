@@ -11,6 +11,7 @@ This script writes each of them out once for packed documents, profiles them, th
 
 What the numbers say: :doc:`../guide/masks`.
 """
+# sphinx_gallery_attnprof_budget_s = 12
 
 # %%
 # One mask, written once

@@ -44,3 +44,33 @@ def test_the_table_says_what_was_compiled_ahead_and_what_the_build_still_compile
     assert "mask prefix_lm seq 8192 train" in text and "oom: OutOfMemoryError: CUDA out of memory" in text
     assert "sweep flex" not in text  # only failed jobs are listed
     assert "compile cache in the build en 11 hit(s) 2 miss(es), ja 3 hit(s) 0 miss(es)" in " ".join(text.split())
+
+
+def test_each_script_declares_its_budget_and_the_table_says_which_went_over(tmp_path):
+    examples = tmp_path / "examples"
+    examples.mkdir()
+    (examples / "01-x.py").write_text('print(1)\n# sphinx_gallery_attnprof_budget_s = 12\n')
+    (examples / "10-scaling.py").write_text("# sphinx_gallery_attnprof_budget_s = 25.5\n")
+    (examples / "11-none.py").write_text("# no budget here\n")
+    (examples / "helper.py").write_text("# sphinx_gallery_attnprof_budget_s = 1\n")  # not a gallery script
+    budgets = timetable.declared_budgets(examples)
+    assert budgets == {"01-x.py": 12.0, "10-scaling.py": 25.5}
+    times = timetable.BuildTimes(budgets_s=budgets)
+    en = tmp_path / "en"
+    buildtimes.save(buildtimes.LanguageTimes("en", {"01-x.py": 10.0, "10-scaling.py": 30.0, "11-none.py": 2.0},
+                                             45.0, 5.0, 4.0, ["index"]), en)  # fmt: skip
+    times.add_language("en", en, 52.0)
+    lines = timetable.table(times).splitlines()
+    assert lines[0].split()[-2:] == ["en", "budget"]
+    row = {line[:40].strip(): line[40:].split() for line in lines[1:]}
+    assert row["01-x.py"] == ["10.0", "12.0"]
+    assert row["10-scaling.py"] == ["30.0", "25.5", "over"]
+    assert row["11-none.py"] == ["2.0"]
+
+
+def test_every_gallery_script_of_the_repository_declares_a_budget():
+    from pathlib import Path
+
+    examples = Path(__file__).parent.parent / "examples"
+    scripts = {p.name for p in examples.glob("[0-9][0-9]-*.py")}
+    assert set(timetable.declared_budgets(examples)) == scripts

@@ -24,6 +24,7 @@ def test_sampler_sees_the_busy_function(tmp_path: Path) -> None:
     inside = sum(n for stack, n in sampler.counts.items() if any(":spin_here:" in f for f in stack))
     assert inside >= 0.5 * sum(sampler.counts.values()) > 0
     assert sampler.seconds >= 0.3
+    assert 0.2 <= sum(sampler.counts.values()) / 1e6 <= sampler.seconds  # wall time, in microseconds
     lines = sampler.collapsed().splitlines()
     stack, count = lines[0].rsplit(" ", 1)
     assert int(count) == max(sampler.counts.values())

@@ -89,6 +89,7 @@ def build(root: Path, out: Path, extra: Sequence[str] = (), languages: Sequence[
     warmed = precompile.warm(precompile.build_device(), out / COMPILE_CACHE)
     times.precompile_s, times.precompile_workers = time.perf_counter() - t0, warmed.workers
     times.precompiled = [dataclasses.asdict(done) for done in warmed.done]
+    times.budgets_s = timetable.declared_budgets(root / "examples")
     status = 0
     told = {k: v for k, v in os.environ.items() if k.startswith("ATTNPROF_")}  # the extension tells the scripts
     try:

@@ -1,7 +1,8 @@
 """Where a build's time went, below the table of :mod:`attnprof.site.timetable`: a sampling profiler of one thread.
 
-A daemon thread looks at the stack of the thread that started it every ``interval_s`` and counts each stack seen, in
-the "collapsed" form flame-graph tools read (``outer;inner;innermost count``, one line per stack). It costs the
+A daemon thread looks at the stack of the thread that started it every ``interval_s`` and adds the wall time since its
+last look (microseconds) to the stack seen, in the "collapsed" form flame-graph tools read (``outer;inner;innermost
+microseconds``, one line per stack): on a busy machine it looks less often, and each look counts for longer. It costs the
 sampled thread almost nothing (no tracing hook), so it can watch a whole docs build on a GPU: compilation, timing
 loops, Sphinx's reading. Time spent in other processes (the compile workers of Inductor, say) shows as the sampled
 thread waiting for them.
@@ -42,8 +43,8 @@ def stack_of(frame: FrameType | None) -> tuple[str, ...]:
 
 
 class Sampler:
-    """``with Sampler() as s: ...``; then ``s.counts`` maps each stack seen to the number of times it was seen, and
-    :meth:`collapsed` gives the flame-graph text."""
+    """``with Sampler() as s: ...``; then ``s.counts`` maps each stack seen to the microseconds of wall time it was
+    seen for, and :meth:`collapsed` gives the flame-graph text."""
 
     def __init__(self, interval_s: float = INTERVAL_S) -> None:
         if not interval_s > 0:
@@ -55,10 +56,13 @@ class Sampler:
         self._thread = threading.Thread(target=self._run, name="attnprof-stack-sampler", daemon=True)
 
     def _run(self) -> None:
+        last = time.perf_counter()
         while not self._stop.wait(self.interval_s):
             frame = sys._current_frames().get(self._target)
-            if frame is not None:
-                self.counts[stack_of(frame)] += 1
+            now = time.perf_counter()
+            if frame is not None:  # the wall time since the last look, in µs: a busy machine looks less often
+                self.counts[stack_of(frame)] += round((now - last) * 1e6)
+            last = now
             del frame
 
     def __enter__(self) -> Sampler:
