@@ -42,7 +42,7 @@ def test_clean_pages_have_no_leak(tmp_path):
 @pytest.mark.parametrize("kind", sorted(LEAKS))
 def test_a_planted_leak_fails_naming_page_language_and_line(tmp_path, kind):
     planted = CLEAN.replace("relative error", LEAKS[kind] + "\nrelative error")
-    leaks, read = outputs.check_site(_site(tmp_path, planted))
+    leaks, _ = outputs.check_site(_site(tmp_path, planted))
     assert [(leak.page, leak.lang) for leak in leaks] == [("auto_examples/08-flex.html", "ja")]
     assert leaks[0].line == LEAKS[kind].splitlines()[0].strip()
     assert outputs.main([str(tmp_path)]) == 1

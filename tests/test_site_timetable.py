@@ -49,7 +49,7 @@ def test_the_table_says_what_was_compiled_ahead_and_what_the_build_still_compile
 def test_each_script_declares_its_budget_and_the_table_says_which_went_over(tmp_path):
     examples = tmp_path / "examples"
     examples.mkdir()
-    (examples / "01-x.py").write_text('print(1)\n# sphinx_gallery_attnprof_budget_s = 12\n')
+    (examples / "01-x.py").write_text("print(1)\n# sphinx_gallery_attnprof_budget_s = 12\n")
     (examples / "10-scaling.py").write_text("# sphinx_gallery_attnprof_budget_s = 25.5\n")
     (examples / "11-none.py").write_text("# no budget here\n")
     (examples / "helper.py").write_text("# sphinx_gallery_attnprof_budget_s = 1\n")  # not a gallery script

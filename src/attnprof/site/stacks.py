@@ -2,10 +2,10 @@
 
 A daemon thread looks at the stack of the thread that started it every ``interval_s`` and adds the wall time since its
 last look (microseconds) to the stack seen, in the "collapsed" form flame-graph tools read (``outer;inner;innermost
-microseconds``, one line per stack): on a busy machine it looks less often, and each look counts for longer. It costs the
-sampled thread almost nothing (no tracing hook), so it can watch a whole docs build on a GPU: compilation, timing
-loops, Sphinx's reading. Time spent in other processes (the compile workers of Inductor, say) shows as the sampled
-thread waiting for them.
+microseconds``, one line per stack): on a busy machine it looks less often, and each look counts for longer. It
+costs the sampled thread almost nothing (no tracing hook), so it can watch a whole docs build on a GPU:
+compilation, timing loops, Sphinx's reading. Time spent in other processes (the compile workers of Inductor, say)
+shows as the sampled thread waiting for them.
 
 The builder starts it when ``$ATTNPROF_SAMPLE_STACKS`` names a file (``.gz`` is written gzipped)::
 

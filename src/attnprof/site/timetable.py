@@ -27,7 +27,8 @@ BUDGET = re.compile(r"^[ \t]*#\s*sphinx_gallery_attnprof_budget_s\s*=\s*(\d+(?:\
 
 
 def declared_budgets(examples: Path) -> dict[str, float]:
-    """Each gallery script's declared budget (:data:`BUDGET`), by file name; scripts that declare none are left out."""
+    """Each gallery script's declared budget (:data:`BUDGET`), by file name; a script that declares none is left
+    out."""
     out = {}
     for script in sorted(examples.glob("[0-9][0-9]-*.py")):
         found = BUDGET.findall(script.read_text(encoding="utf-8"))
