@@ -158,9 +158,8 @@ def test_the_builds_own_pages_and_verdicts_are_the_same_with_and_without_bundles
 def test_a_rebuild_with_the_same_bundles_reads_no_page_and_a_new_bundle_reads_it_again(make_app, tmp_path):
     """A page that shows other machines depends on the list of bundles and on each bundle, not on their folder (a
     dependency that is not a file re-reads the page on every build: five pages of every H200 rebuild did)."""
-    from conftest import CONF
-
     from attnprof.records import buildtimes
+    from conftest import CONF
 
     folder, src = tmp_path / "bundles", tmp_path / "src"
     folder.mkdir()
