@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import json
+import math
 import os
 import re
 from collections import Counter
@@ -39,7 +41,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from attnprof.records import files
+from attnprof.records import files, sniff
+from attnprof.words import fmt
 
 try:  # the fast parser; the standard library's json is the fallback
     import orjson as _orjson
@@ -47,9 +50,7 @@ try:  # the fast parser; the standard library's json is the fallback
     _loads: Callable[[bytes], Any] = _orjson.loads
     _DecodeError: type[Exception] = _orjson.JSONDecodeError
 except ImportError:  # pragma: no cover - exercised where orjson is missing
-    import json as _json
-
-    _loads = _json.loads
+    _loads = json.loads
     _DecodeError = ValueError
 
 #: Default bound on the JSON read from one trace (decompressed), bytes: every reader's
@@ -81,7 +82,15 @@ CATEGORIES: dict[str, str] = {
 #: The kinds of CPU-side events, and of GPU-side ones.
 CPU_KINDS = ("op", "annotation", "runtime", "driver")
 GPU_KINDS = ("kernel", "memcpy", "memset")
+#: The longest a kept event may last, and the farthest apart two events of one trace may lie, microseconds (a day: a
+#: profiler records seconds to minutes).
+MAX_SPAN_US = 86_400e6
+#: The latest start a kept event may have, microseconds from the profiler clock's zero (about the year 5100 as Unix
+#: time; PyTorch writes microseconds since boot or since 1970).
+MAX_TS_US = 1e17
 _CHUNK = 4 << 20
+#: The key :func:`_whole` marks the JSON Array Format with, in the top-level keys it returns.
+ARRAY = "\0array"
 _BOUNDARY = re.compile(rb"\}\s*,\s*\{")
 _KEY = re.compile(rb'"traceEvents"\s*:\s*\[')
 
@@ -143,6 +152,8 @@ class ForeignTrace:
         events: How many events the trace holds.
         shapes: Whether the trace recorded input shapes (``record_shapes=True``); only the ops ``inputs_of``
             asked for (:func:`load`) keep theirs.
+        layout: ``"object"`` (``traceEvents`` inside an object, as ``export_chrome_trace`` writes it) or
+            ``"array"`` (the JSON Array Format: the events alone, without ``deviceProperties``).
     """
 
     name: str
@@ -154,6 +165,7 @@ class ForeignTrace:
     categories: Counter = field(default_factory=Counter)
     events: int = 0
     shapes: bool = False
+    layout: str = "object"
 
 
 # --- the bytes ------------------------------------------------------------------------------------------------------
@@ -170,15 +182,54 @@ def _bad(path: Path, what: str) -> files.UnreadableFile:
     return files.UnreadableFile(f"{path.name}: {what}", path)
 
 
-def _parse(data: bytes, path: Path) -> Any:
+def _lenient(data: bytes) -> Any:
+    """``data`` parsed by the standard library's json, which also takes ``NaN``, ``Infinity`` and integers too large
+    for a double (orjson refuses them): a piece orjson refused is tried again here, so that such a time is named as
+    the event's bad value, not as a broken file. Raises ``ValueError`` (or ``RecursionError``) when it fails too."""
+    if _loads is json.loads:
+        raise ValueError("already parsed by json")
+    return json.loads(data)
+
+
+def not_json(data: bytes | bytearray, path: Path, error: str, gzipped: bool = False) -> files.UnreadableFile:
+    """The one line for a file that does not parse: what it is when :func:`attnprof.records.sniff.what` knows it, a
+    trace cut short when the JSON error is at its end, else the parser's words; each with what is accepted."""
+    kind = sniff.what(data, gzipped)
+    if kind is not None:
+        return _bad(path, f"not a trace: the file is {kind}; {ACCEPTED}")
+    if "end of data" in error or ("Expecting" in error and _at_end(error, len(data))):
+        return _bad(path, f"not valid JSON: it ends before the JSON does ({error}): a trace cut short (an export "
+                          f"or a copy interrupted?); {ACCEPTED}")  # fmt: skip
+    return _bad(path, f"not valid JSON ({error}); {ACCEPTED}")
+
+
+def _at_end(error: str, size: int) -> bool:
+    m = re.search(r"\(char (\d+)\)", error)
+    return m is not None and int(m.group(1)) >= size - 2
+
+
+#: What a reader of traces accepts, said after each refusal of a file.
+ACCEPTED = "expected a .json or .json.gz file from torch.profiler's export_chrome_trace"
+
+
+def _parse(data: bytes, path: Path, gzipped: bool = False) -> Any:
     try:
         return _loads(data)
     except _DecodeError as exc:
-        raise _bad(path, f"not valid JSON ({exc}); a trace cut short ends like this too") from None
+        error = str(exc)
     except RecursionError:
         raise _bad(path, "not valid JSON: nested too deeply") from None
     except UnicodeDecodeError as exc:
+        kind = sniff.what(data)
+        if kind is not None:
+            raise _bad(path, f"not a trace: the file is {kind}; {ACCEPTED}") from None
         raise _bad(path, f"not UTF-8 text: {exc.reason} at byte {exc.start}") from None
+    if "end of data" not in error:
+        try:
+            return _lenient(data)
+        except (ValueError, RecursionError):
+            pass
+    raise not_json(data, path, error, gzipped) from None
 
 
 def _top(head: bytes, tail: bytes) -> dict[str, Any] | None:
@@ -195,7 +246,7 @@ def _top(head: bytes, tail: bytes) -> dict[str, Any] | None:
     return before | after
 
 
-def _chunks(data: bytes, path: Path) -> tuple[dict[str, Any], Iterator[list[Any]]]:
+def _chunks(data: bytes, path: Path, gzipped: bool = False) -> tuple[dict[str, Any], Iterator[list[Any]]]:
     """The top-level object without its events, and the events a few megabytes at a time.
 
     The list is cut where ``}`` ``,`` ``{`` meet; a cut that falls inside a string or a nested object leaves a piece
@@ -212,15 +263,15 @@ def _chunks(data: bytes, path: Path) -> tuple[dict[str, Any], Iterator[list[Any]
         if last in (b"}", b"["):
             top = _top(data[:key], data[end + 1 :])
     if m is None or top is None:
-        return _whole(data, path)
+        return _whole(data, path, gzipped)
     return top, _pieces(data, m.end(), end, path)
 
 
-def _whole(data: bytes, path: Path) -> tuple[dict[str, Any], Iterator[list[Any]]]:
+def _whole(data: bytes, path: Path, gzipped: bool = False) -> tuple[dict[str, Any], Iterator[list[Any]]]:
     """The trace parsed in one piece (a layout :func:`_chunks` does not cut)."""
-    doc = _parse(data, path)
+    doc = _parse(data, path, gzipped)
     if isinstance(doc, list):  # the JSON Array Format: the events alone
-        return {}, iter([doc])
+        return {ARRAY: True}, iter([doc])
     if not isinstance(doc, dict):
         raise _bad(path, f"not a Chrome trace: the JSON is {type(doc).__name__}, not an object with traceEvents")
     events = doc.pop("traceEvents", None)
@@ -248,6 +299,9 @@ def _pieces(data: bytes, start: int, stop: int, path: Path) -> Iterator[list[Any
                 got = _loads(b"[" + piece + b"]")
                 break
             except (_DecodeError, UnicodeDecodeError):
+                with contextlib.suppress(ValueError, RecursionError):
+                    got = _lenient(b"[" + piece + b"]")  # NaN, Infinity, 10**400: named by the events' check
+                    break
                 if cut is None:
                     raise _Uncut from None
         yield got
@@ -264,6 +318,26 @@ def _num(e: dict, key: str, path: Path, n: int) -> float:
     raise _bad(path, f"event {n} ({str(e.get('name'))[:60]!r}): {key!r} is {str(v)[:40]!r}, not a number")
 
 
+def _name(e: dict) -> str:
+    """An event's name as a message quotes it: shortened, escaped."""
+    return repr(str(e.get("name"))[:60])
+
+
+def _show(v: float) -> str:
+    """A number as a message shows it: a huge integer by its first digits and its length."""
+    if isinstance(v, int) and abs(v) >= 10**15:
+        digits = len(str(abs(v)))
+        return f"{str(v)[:8]}… ({digits} digits)"
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+def _span(us: float) -> str:
+    for unit, size in (("years", 365 * 86_400e6), ("days", 86_400e6)):
+        if us >= size:
+            return f"{fmt.number(us / size)} {unit}"
+    return f"{fmt.number(us / 3600e6)} hours"
+
+
 def _int(v: Any) -> int | None:
     return v if type(v) is int else (int(v) if type(v) is float and v == int(v) else None)
 
@@ -278,6 +352,11 @@ class _Reader:
         self.flows_s: dict[int, tuple] = {}
         self.flows_f: dict[Any, int] = {}
         self.kind_of: dict[Any, str | None] = {}
+        # the checks of the events' times (the window every start must lie in, anchored at the first kept event) and
+        # of events seen twice (an op's External id, a launch's correlation id, each unique in one export)
+        self.lo, self.hi, self.anchor = 0.0, MAX_TS_US, (0, "", 0.0)
+        self.far: list[tuple[int, str, float]] = []
+        self.seen: dict[str, dict[Any, dict[int, int]]] = {k: {} for k in CPU_KINDS}
 
     def share(self, v: Any) -> Any:
         """One object for equal values (shapes, type lists and names repeat thousands of times); lists become
@@ -300,6 +379,8 @@ class _Reader:
     def read(self, events: list[Any]) -> None:
         """Read one piece of the event list (every problem one :class:`~attnprof.records.files.UnreadableFile`)."""
         start = self.t.events
+        if not self.anchor[0]:
+            self._anchor(events, start)
         try:
             self._read(events, start, self.max_events - len(self.t.cpu) - len(self.t.gpu))
         except (TypeError, ValueError, AttributeError) as exc:  # a list or an object where a number or name belongs
@@ -315,6 +396,7 @@ class _Reader:
     ) -> None:  # the hot loop of a large trace: locals, few calls
         t, path, cats, share, shared = self.t, self.path, self.t.categories, self.share, self.shared
         kind_of, wanted_of, cpu, gpu = self.kind_of, self.wanted, t.cpu, t.gpu
+        lo, hi, seen_by = self.lo, self.hi, self.seen
         for e in events:
             n += 1
             t.events = n
@@ -338,6 +420,8 @@ class _Reader:
                     ts = _num(e, "ts", path, n)
                 if type(dur) is not float and type(dur) is not int:
                     dur = _num(e, "dur", path, n)
+                if not (0.0 <= dur <= MAX_SPAN_US and lo <= ts <= hi):  # NaN fails every comparison
+                    self.odd_time(e, n, ts, dur)
                 args = e.get("args")
                 if type(args) is not dict:
                     args = {}
@@ -361,6 +445,15 @@ class _Reader:
                     )
                     event = CpuEvent(name, kind, shared.setdefault(pid, pid), shared.setdefault(tid, tid), ts, dur,
                                      corr, seq if type(seq) is int else _int(seq), bool(fwd))  # fmt: skip
+                    launch = kind == "runtime" or kind == "driver"
+                    key = corr if launch else args.get("External id")
+                    if type(key) is int:  # unique within one process's export (ranks merged: refused later)
+                        seen = seen_by[kind].get(pid)
+                        if seen is None:
+                            seen = seen_by[kind][pid] = {}
+                        first = seen.setdefault(key, n)
+                        if first != n:
+                            raise self.twice(e, n, first, key, launch)
                     dims = args.get("Input Dims") or args.get("Input dims")
                     if dims:
                         t.shapes = True
@@ -396,6 +489,59 @@ class _Reader:
                     else:
                         self.flows_f[e.get("ts")] = fid  # the kernel's start: its pid and tid may be spelt otherwise
         t.events = n
+
+    def _anchor(self, events: list[Any], n: int) -> None:
+        """Anchor the window of starts at the first kept event with a plausible start: every other must lie within
+        :data:`MAX_SPAN_US` of it (:meth:`finish` names the odd one out when it is the anchor itself)."""
+        for e in events:
+            n += 1
+            cat = e.get("cat") if type(e) is dict and e.get("ph") == "X" else None
+            if isinstance(cat, str) and cat.lower() in CATEGORIES:
+                ts = e.get("ts")
+                if (type(ts) is float or type(ts) is int) and 0 <= ts <= MAX_TS_US:
+                    self.anchor = (n, _name(e), ts)
+                    self.lo, self.hi = max(0.0, ts - MAX_SPAN_US), min(MAX_TS_US, ts + MAX_SPAN_US)
+                    return
+
+    def odd_time(self, e: dict, n: int, ts: float, dur: float) -> None:
+        """A time outside what a trace holds: refused at once when it is no time at all (NaN, infinite, negative, a
+        duration of more than a day, a start past :data:`MAX_TS_US`); a start merely far from the anchor is noted
+        (:meth:`finish`)."""
+        what = f"event {n} ({_name(e)})"
+        for key, v in (("dur", dur), ("ts", ts)):
+            if isinstance(v, float) and not math.isfinite(v):
+                raise _bad(self.path, f"{what}: {key!r} is {v}, not a finite number of microseconds")
+            if v < 0:
+                raise _bad(self.path, f"{what}: {key!r} is {_show(v)}, negative; a trace's times are microseconds "
+                                      "from its clock's zero, and durations are never negative")  # fmt: skip
+        if dur > MAX_SPAN_US:
+            raise _bad(self.path, f"{what}: 'dur' is {_show(dur)} µs, more than a day; a profiler records seconds "
+                                  "to minutes")  # fmt: skip
+        if ts > MAX_TS_US:
+            raise _bad(self.path, f"{what}: 'ts' is {_show(ts)}, past any clock a trace is written with (at most "
+                                  f"{MAX_TS_US:.0e} µs)")  # fmt: skip
+        self.far.append((n, _name(e), ts))
+
+    def twice(self, e: dict, n: int, first: int, key: int, launch: bool) -> files.UnreadableFile:
+        """Refuse an event seen twice: two exports in one file."""
+        which = f"correlation id {key}" if launch else f"External id {key}"
+        return _bad(self.path, f"event {n} ({_name(e)}) repeats event {first} (the same {which}): the events of "
+                               "two exports in one file? attnprof reads one export at a time")  # fmt: skip
+
+    def finish(self) -> None:
+        """Refuse a trace whose starts lie more than :data:`MAX_SPAN_US` apart, naming the first odd event: the
+        first far from the anchor, or the anchor itself when most events lie far from it."""
+        if not self.far:
+            return
+        kept = len(self.t.cpu) + len(self.t.gpu)
+        n, name, ts = self.far[0]
+        if len(self.far) > kept / 2:
+            (n, name, ts), others = self.anchor, self.far[0][2]
+        else:
+            others = (self.lo + self.hi) / 2
+        raise _bad(self.path, f"event {n} ({name}): 'ts' {_show(ts)} lies {_span(abs(ts - others))} from the rest of "
+                              "the trace; a profiler records seconds to minutes, so one of them is not a time of "
+                              "this trace")  # fmt: skip
 
     def link_flows(self) -> None:
         """Give launches and GPU work without ``args.correlation`` the id of their ``ac2g`` flow (older layouts)."""
@@ -482,7 +628,9 @@ def load(
 
 def _load(path: Path, max_bytes: int, max_events: int, inputs_of: Callable[[str], bool]) -> ForeignTrace:
     data = read_document(path, max_bytes)
-    top, pieces = _chunks(data, path)
+    with open(path, "rb") as f:  # whether the file was gzip, for a refusal to say what was inside
+        gzipped = f.read(2) == b"\x1f\x8b"
+    top, pieces = _chunks(data, path, gzipped)
     trace = ForeignTrace(name=path.name)
     reader = _Reader(trace, path, max_events, inputs_of)
     try:
@@ -491,11 +639,13 @@ def _load(path: Path, max_bytes: int, max_events: int, inputs_of: Callable[[str]
     except _Uncut:  # start again from the whole document, which names the JSON error if there is one
         trace = ForeignTrace(name=path.name)
         reader = _Reader(trace, path, max_events, inputs_of)
-        top, pieces = _whole(data, path)
+        top, pieces = _whole(data, path, gzipped)
         for piece in pieces:
             reader.read(piece)
     del data
+    reader.finish()
     reader.link_flows()
+    trace.layout = "array" if top.pop(ARRAY, False) else "object"
     props = top.pop("deviceProperties", None)
     trace.device_properties = [p for p in props if isinstance(p, dict)] if isinstance(props, list) else []
     trace.meta = {k: v for k, v in top.items() if not isinstance(v, (list, dict)) or k == "distributedInfo"}
