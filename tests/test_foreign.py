@@ -233,7 +233,7 @@ BAD_TIMES = [
 def _with(tmp_path: Path, field: str, first: dict | None = None) -> Path:
     text = json.dumps({"traceEvents": [first or STEP, MM, LAUNCH, KERNEL]})
     key = field.split(":")[0]
-    old = f'{key}: {json.dumps(KERNEL[key.strip(chr(34))])}'
+    old = f"{key}: {json.dumps(KERNEL[key.strip(chr(34))])}"
     head, tail = text.rsplit(old, 1)
     path = tmp_path / "t.json"
     path.write_text(head + field + tail)
@@ -262,7 +262,8 @@ def test_the_events_of_two_exports_in_one_file_are_refused_naming_the_first_repe
         foreign.load(write(tmp_path / "t.json", doc))
     first = next(k for k, e in enumerate(doc["traceEvents"], 1) if e.get("cat") in ("cpu_op", "user_annotation")
                  and "External id" in e.get("args", {}))  # fmt: skip
-    assert f"event {n + first} (" in one_line(exc) and f"repeats event {first} (the same External id" in str(exc.value)
+    line = one_line(exc)
+    assert f"event {n + first} (" in line and f"repeats event {first} (the same External id" in line
     cpu = json.loads(gzip.decompress((DATA / "foreign" / "cpu" / "mha_train.json.gz").read_bytes()))
     cpu["traceEvents"] += cpu["traceEvents"]
     with pytest.raises(files.UnreadableFile, match="two exports in one file"):
@@ -317,7 +318,8 @@ def test_a_file_that_is_not_json_is_named_for_what_it_is_and_says_what_is_accept
     with pytest.raises(files.UnreadableFile) as exc:
         foreign.load(path)
     line = one_line(exc)
-    assert words in line and line.endswith("expected a .json or .json.gz file from torch.profiler's export_chrome_trace")
+    assert words in line and line.endswith(f"; {foreign.ACCEPTED}")
+    assert foreign.ACCEPTED == "expected a .json or .json.gz file from torch.profiler's export_chrome_trace"
 
 
 def test_the_json_array_form_is_marked_as_such():
