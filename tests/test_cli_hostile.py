@@ -341,7 +341,7 @@ ACCEPTED: list[tuple[str, list[str], str, bool]] = [
      "dry run; would ask the checks and one call of each backend, timed: [1, 4, 256, 64] bfloat16, boolean mask",
      False),
     ("any case sweep", ["sweep", "--device", "CPU", "--variants", "NAIVE", "--dtype", "FP32", "--dry-run"],
-     "dry run; would run sweep: 1 variants", False),
+     "dry run; would run sweep: 1 variant,", False),
     ("any case command", ["PROFILE", "naive", *TINY, "--dry-run"], "dry run; would run profile: naive at", False),
     ("any case shape separator", ["profile", "naive", "--device", "cpu", "--shape", "1X1X8X8", "--dry-run"],
      "dry run; would run profile: naive at [1, 1, 8, 8]", False),
@@ -388,7 +388,7 @@ def test_writes_only_the_file_asked_for_even_over_a_truncated_gzip_or_through_a_
 def test_a_sweep_writes_its_file_and_a_dry_run_writes_nothing(arena):
     before = snapshot(arena)
     run = attnprof_cli("sweep", "--dry-run", "--out", "file.txt", *HUGE_SWEEP, cwd=arena)
-    assert run.returncode == 0 and run.stdout.startswith("dry run; would run sweep: 1 variants") and run.stderr == ""
+    assert run.returncode == 0 and run.stdout.startswith("dry run; would run sweep: 1 variant,") and run.stderr == ""
     assert snapshot(arena) == before
     run = attnprof_cli("sweep", "--out", "s.json", *HUGE_SWEEP, cwd=arena)
     assert run.returncode == 0, run.stderr
@@ -442,7 +442,7 @@ def test_ctrl_c_during_a_sweep_leaves_no_file_and_no_temporary_file(arena):
     before = snapshot(arena)
     argv = ["sweep", "--device", "cpu", "--variants", "naive", "--seqs", "1024", "2048", "--batch", "8", "--heads",
             "16", "--out", "s.json"]  # fmt: skip
-    proc, err, _ = _interrupt_after_progress(arena, argv, "sweep: 1 variants")
+    proc, err, _ = _interrupt_after_progress(arena, argv, "sweep: 1 variant,")
     assert proc.returncode == 130, err
     assert err.rstrip().endswith("attnprof: interrupted (Ctrl-C)") and "Traceback" not in err
     assert snapshot(arena) == before
@@ -512,7 +512,7 @@ STOPS: list[tuple[str, int, list[str], str]] = [
     ("SIGHUP during profile --trace", signal.SIGHUP, ["profile", "naive", *SLOW_PROFILE, "--trace", "t.json"],
      "[1/1] naive"),
     ("SIGTERM during a sweep", signal.SIGTERM, ["sweep", "--device", "cpu", "--variants", "naive", "--seqs", "1024",
-     "2048", "--batch", "8", "--heads", "16", "--out", "s.json"], "sweep: 1 variants"),
+     "2048", "--batch", "8", "--heads", "16", "--out", "s.json"], "sweep: 1 variant,"),
     ("SIGHUP during compare", signal.SIGHUP, ["compare", "naive", "sdpa_math", *SLOW_PROFILE], "[1/2] naive"),
 ]  # fmt: skip
 STOPPED = {signal.SIGTERM: "attnprof: terminated (SIGTERM)", signal.SIGHUP: "attnprof: hung up (SIGHUP)"}

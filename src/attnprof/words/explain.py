@@ -14,6 +14,31 @@ EXPLAIN: dict[str, dict[str, str]] = {
     },
     "explain.device": {"en": "{name} (compute capability {cc})", "ja": "{name} (compute capability {cc})"},
     "explain.no_device": {"en": "no GPU in the trace", "ja": "トレースに GPU なし"},
+    "explain.unnamed_device": {
+        "en": "GPU {ids} (its name is not in this form of trace: the JSON array form has no deviceProperties)",
+        "ja": "GPU {ids} (この形式のトレースには名前がありません。JSON 配列形式には deviceProperties がありません)",
+    },
+    # --- progress on standard error ---
+    "explain.progress.reading": {"en": "reading {name}", "ja": "{name} を読み込み中"},
+    "explain.progress.read": {
+        "en": "read {events} events ({cpu} on the CPU, {gpu} on the GPU) in {seconds} s",
+        "ja": "イベント {events} 個 (CPU {cpu} 個、GPU {gpu} 個) を {seconds} 秒で読み込みました",
+    },
+    "explain.progress.found": {"en": "found {calls} in {steps}", "ja": "{steps}に{calls}が見つかりました"},
+    "explain.progress.calls": {"en": "{n} attention calls", "ja": "アテンションの呼び出し {n} 回"},
+    "explain.progress.calls.1": {"en": "1 attention call", "ja": "アテンションの呼び出し 1 回"},
+    "explain.progress.steps": {"en": "{n} steps", "ja": "ステップ {n} 個"},
+    "explain.progress.steps.1": {"en": "1 step", "ja": "ステップ 1 個"},
+    "explain.progress.asking": {
+        "en": "asking PyTorch on this machine about each kind of SDPA call (imports torch)",
+        "ja": "このマシンの PyTorch に、SDPA の呼び出しの種類ごとに問い合わせています (torch を読み込みます)",
+    },
+    "explain.progress.not_asking": {
+        "en": "not asking PyTorch why: {reason} (torch not imported)",
+        "ja": "PyTorch には問い合わせません: {reason} (torch は読み込んでいません)",
+    },
+    "explain.progress.json": {"en": "JSON written to {name}", "ja": "JSON を {name} に書き出しました"},
+    "explain.progress.html": {"en": "HTML page written to {name}", "ja": "HTML ページを {name} に書き出しました"},
     "explain.notes": {"en": "What limits this reading:", "ja": "この読み取りの制約:"},
     "explain.note.cpu_only": {
         "en": "Recorded on the CPU alone: no GPU time, idle gaps, kernels or occupancy to read.",
