@@ -36,8 +36,6 @@ import zlib
 from pathlib import Path
 from typing import IO, Any
 
-from attnprof.words import fmt
-
 #: The most bytes a reader takes from one file (or, for ``.gz``, decompresses from it).
 MAX_READ_BYTES = 1 << 30
 
@@ -78,8 +76,13 @@ def _kind(mode: int) -> str | None:
     return "not a regular file"
 
 
-def _q(path: object) -> str:
-    return fmt.quoted_path(path)
+def _q(path: object, width: int = 80) -> str:
+    """A path as a message quotes it: its ``repr`` (control characters escaped), shortened in the middle when long
+    (as :func:`attnprof.words.fmt.quoted_path`, which this floor cannot import)."""
+    text = str(path)
+    if len(text) > width:
+        text = text[: width // 2] + "…" + text[-(width // 2 - 1) :]
+    return repr(text)
 
 
 _ACCEPTED = "expected a regular file, or a new file in an existing folder you can write to"

@@ -21,8 +21,10 @@ peak), with the garbage collector off (building the events otherwise sets it off
 the time). orjson parses when it is installed, the standard library's json otherwise; with the collector off the two
 read a 100 MB trace within 10 % of each other, so orjson is not a dependency.
 Every problem is one :class:`~attnprof.records.files.UnreadableFile` line naming the file and what is wrong: not
-JSON, a truncated file, a Chrome trace that is not PyTorch's, an event that is not an object or has a time that is
-not a number.
+JSON (and what the file is instead: a tar archive, a Perfetto protobuf trace, ...), a truncated file, a Chrome trace
+that is not PyTorch's, an event that is not an object, a time that is not a number or no time at all (NaN, infinite,
+negative, a day away from the rest), the events of two exports in one file; each names the first bad event
+(:mod:`attnprof.records.eventcheck`, checked in the same pass as the reading).
 
 No torch here.
 """
@@ -32,7 +34,6 @@ from __future__ import annotations
 import contextlib
 import gc
 import json
-import math
 import os
 import re
 from collections import Counter
@@ -41,8 +42,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from attnprof.records import files, sniff
-from attnprof.words import fmt
+from attnprof.records import eventcheck, files
+from attnprof.records.eventcheck import MAX_SPAN_US
 
 try:  # the fast parser; the standard library's json is the fallback
     import orjson as _orjson
@@ -82,12 +83,8 @@ CATEGORIES: dict[str, str] = {
 #: The kinds of CPU-side events, and of GPU-side ones.
 CPU_KINDS = ("op", "annotation", "runtime", "driver")
 GPU_KINDS = ("kernel", "memcpy", "memset")
-#: The longest a kept event may last, and the farthest apart two events of one trace may lie, microseconds (a day: a
-#: profiler records seconds to minutes).
-MAX_SPAN_US = 86_400e6
-#: The latest start a kept event may have, microseconds from the profiler clock's zero (about the year 5100 as Unix
-#: time; PyTorch writes microseconds since boot or since 1970).
-MAX_TS_US = 1e17
+#: What a reader of traces accepts (:data:`attnprof.records.eventcheck.ACCEPTED`).
+ACCEPTED = eventcheck.ACCEPTED
 _CHUNK = 4 << 20
 #: The key :func:`_whole` marks the JSON Array Format with, in the top-level keys it returns.
 ARRAY = "\0array"
@@ -178,38 +175,7 @@ def read_document(path: Path, max_bytes: int) -> bytearray:
     return files.read_document(path, max_bytes, gz=None, hint=RAISE_HINT)
 
 
-def _bad(path: Path, what: str) -> files.UnreadableFile:
-    return files.UnreadableFile(f"{path.name}: {what}", path)
-
-
-def _lenient(data: bytes) -> Any:
-    """``data`` parsed by the standard library's json, which also takes ``NaN``, ``Infinity`` and integers too large
-    for a double (orjson refuses them): a piece orjson refused is tried again here, so that such a time is named as
-    the event's bad value, not as a broken file. Raises ``ValueError`` (or ``RecursionError``) when it fails too."""
-    if _loads is json.loads:
-        raise ValueError("already parsed by json")
-    return json.loads(data)
-
-
-def not_json(data: bytes | bytearray, path: Path, error: str, gzipped: bool = False) -> files.UnreadableFile:
-    """The one line for a file that does not parse: what it is when :func:`attnprof.records.sniff.what` knows it, a
-    trace cut short when the JSON error is at its end, else the parser's words; each with what is accepted."""
-    kind = sniff.what(data, gzipped)
-    if kind is not None:
-        return _bad(path, f"not a trace: the file is {kind}; {ACCEPTED}")
-    if "end of data" in error or ("Expecting" in error and _at_end(error, len(data))):
-        return _bad(path, f"not valid JSON: it ends before the JSON does ({error}): a trace cut short (an export "
-                          f"or a copy interrupted?); {ACCEPTED}")  # fmt: skip
-    return _bad(path, f"not valid JSON ({error}); {ACCEPTED}")
-
-
-def _at_end(error: str, size: int) -> bool:
-    m = re.search(r"\(char (\d+)\)", error)
-    return m is not None and int(m.group(1)) >= size - 2
-
-
-#: What a reader of traces accepts, said after each refusal of a file.
-ACCEPTED = "expected a .json or .json.gz file from torch.profiler's export_chrome_trace"
+_bad = eventcheck.bad
 
 
 def _parse(data: bytes, path: Path, gzipped: bool = False) -> Any:
@@ -220,16 +186,14 @@ def _parse(data: bytes, path: Path, gzipped: bool = False) -> Any:
     except RecursionError:
         raise _bad(path, "not valid JSON: nested too deeply") from None
     except UnicodeDecodeError as exc:
-        kind = sniff.what(data)
-        if kind is not None:
-            raise _bad(path, f"not a trace: the file is {kind}; {ACCEPTED}") from None
-        raise _bad(path, f"not UTF-8 text: {exc.reason} at byte {exc.start}") from None
+        error = f"not UTF-8 text: {exc.reason} at byte {exc.start}"
+        raise eventcheck.not_json(data, path, error, gzipped) from None
     if "end of data" not in error:
         try:
-            return _lenient(data)
+            return eventcheck.lenient(data, _loads)
         except (ValueError, RecursionError):
             pass
-    raise not_json(data, path, error, gzipped) from None
+    raise eventcheck.not_json(data, path, error, gzipped) from None
 
 
 def _top(head: bytes, tail: bytes) -> dict[str, Any] | None:
@@ -300,7 +264,7 @@ def _pieces(data: bytes, start: int, stop: int, path: Path) -> Iterator[list[Any
                 break
             except (_DecodeError, UnicodeDecodeError):
                 with contextlib.suppress(ValueError, RecursionError):
-                    got = _lenient(b"[" + piece + b"]")  # NaN, Infinity, 10**400: named by the events' check
+                    got = eventcheck.lenient(b"[" + piece + b"]", _loads)  # NaN, Infinity, 10**400: named later
                     break
                 if cut is None:
                     raise _Uncut from None
@@ -318,26 +282,6 @@ def _num(e: dict, key: str, path: Path, n: int) -> float:
     raise _bad(path, f"event {n} ({str(e.get('name'))[:60]!r}): {key!r} is {str(v)[:40]!r}, not a number")
 
 
-def _name(e: dict) -> str:
-    """An event's name as a message quotes it: shortened, escaped."""
-    return repr(str(e.get("name"))[:60])
-
-
-def _show(v: float) -> str:
-    """A number as a message shows it: a huge integer by its first digits and its length."""
-    if isinstance(v, int) and abs(v) >= 10**15:
-        digits = len(str(abs(v)))
-        return f"{str(v)[:8]}… ({digits} digits)"
-    return f"{v:g}" if isinstance(v, float) else str(v)
-
-
-def _span(us: float) -> str:
-    for unit, size in (("years", 365 * 86_400e6), ("days", 86_400e6)):
-        if us >= size:
-            return f"{fmt.number(us / size)} {unit}"
-    return f"{fmt.number(us / 3600e6)} hours"
-
-
 def _int(v: Any) -> int | None:
     return v if type(v) is int else (int(v) if type(v) is float and v == int(v) else None)
 
@@ -352,10 +296,8 @@ class _Reader:
         self.flows_s: dict[int, tuple] = {}
         self.flows_f: dict[Any, int] = {}
         self.kind_of: dict[Any, str | None] = {}
-        # the checks of the events' times (the window every start must lie in, anchored at the first kept event) and
-        # of events seen twice (an op's External id, a launch's correlation id, each unique in one export)
-        self.lo, self.hi, self.anchor = 0.0, MAX_TS_US, (0, "", 0.0)
-        self.far: list[tuple[int, str, float]] = []
+        # the checks of the events' times, and of events seen twice (an op's External id, a launch's correlation id)
+        self.times = eventcheck.Times(path)
         self.seen: dict[str, dict[Any, dict[int, int]]] = {k: {} for k in CPU_KINDS}
 
     def share(self, v: Any) -> Any:
@@ -379,8 +321,8 @@ class _Reader:
     def read(self, events: list[Any]) -> None:
         """Read one piece of the event list (every problem one :class:`~attnprof.records.files.UnreadableFile`)."""
         start = self.t.events
-        if not self.anchor[0]:
-            self._anchor(events, start)
+        if self.times.anchor is None:
+            self.times.find_anchor(events, start, CATEGORIES)
         try:
             self._read(events, start, self.max_events - len(self.t.cpu) - len(self.t.gpu))
         except (TypeError, ValueError, AttributeError) as exc:  # a list or an object where a number or name belongs
@@ -396,7 +338,8 @@ class _Reader:
     ) -> None:  # the hot loop of a large trace: locals, few calls
         t, path, cats, share, shared = self.t, self.path, self.t.categories, self.share, self.shared
         kind_of, wanted_of, cpu, gpu = self.kind_of, self.wanted, t.cpu, t.gpu
-        lo, hi, seen_by = self.lo, self.hi, self.seen
+        times, seen_by = self.times, self.seen
+        lo, hi = times.lo, times.hi
         for e in events:
             n += 1
             t.events = n
@@ -421,7 +364,7 @@ class _Reader:
                 if type(dur) is not float and type(dur) is not int:
                     dur = _num(e, "dur", path, n)
                 if not (0.0 <= dur <= MAX_SPAN_US and lo <= ts <= hi):  # NaN fails every comparison
-                    self.odd_time(e, n, ts, dur)
+                    times.odd(e, n, ts, dur)
                 args = e.get("args")
                 if type(args) is not dict:
                     args = {}
@@ -453,7 +396,7 @@ class _Reader:
                             seen = seen_by[kind][pid] = {}
                         first = seen.setdefault(key, n)
                         if first != n:
-                            raise self.twice(e, n, first, key, launch)
+                            raise eventcheck.twice(path, e, n, first, key, launch)
                     dims = args.get("Input Dims") or args.get("Input dims")
                     if dims:
                         t.shapes = True
@@ -489,59 +432,6 @@ class _Reader:
                     else:
                         self.flows_f[e.get("ts")] = fid  # the kernel's start: its pid and tid may be spelt otherwise
         t.events = n
-
-    def _anchor(self, events: list[Any], n: int) -> None:
-        """Anchor the window of starts at the first kept event with a plausible start: every other must lie within
-        :data:`MAX_SPAN_US` of it (:meth:`finish` names the odd one out when it is the anchor itself)."""
-        for e in events:
-            n += 1
-            cat = e.get("cat") if type(e) is dict and e.get("ph") == "X" else None
-            if isinstance(cat, str) and cat.lower() in CATEGORIES:
-                ts = e.get("ts")
-                if (type(ts) is float or type(ts) is int) and 0 <= ts <= MAX_TS_US:
-                    self.anchor = (n, _name(e), ts)
-                    self.lo, self.hi = max(0.0, ts - MAX_SPAN_US), min(MAX_TS_US, ts + MAX_SPAN_US)
-                    return
-
-    def odd_time(self, e: dict, n: int, ts: float, dur: float) -> None:
-        """A time outside what a trace holds: refused at once when it is no time at all (NaN, infinite, negative, a
-        duration of more than a day, a start past :data:`MAX_TS_US`); a start merely far from the anchor is noted
-        (:meth:`finish`)."""
-        what = f"event {n} ({_name(e)})"
-        for key, v in (("dur", dur), ("ts", ts)):
-            if isinstance(v, float) and not math.isfinite(v):
-                raise _bad(self.path, f"{what}: {key!r} is {v}, not a finite number of microseconds")
-            if v < 0:
-                raise _bad(self.path, f"{what}: {key!r} is {_show(v)}, negative; a trace's times are microseconds "
-                                      "from its clock's zero, and durations are never negative")  # fmt: skip
-        if dur > MAX_SPAN_US:
-            raise _bad(self.path, f"{what}: 'dur' is {_show(dur)} µs, more than a day; a profiler records seconds "
-                                  "to minutes")  # fmt: skip
-        if ts > MAX_TS_US:
-            raise _bad(self.path, f"{what}: 'ts' is {_show(ts)}, past any clock a trace is written with (at most "
-                                  f"{MAX_TS_US:.0e} µs)")  # fmt: skip
-        self.far.append((n, _name(e), ts))
-
-    def twice(self, e: dict, n: int, first: int, key: int, launch: bool) -> files.UnreadableFile:
-        """Refuse an event seen twice: two exports in one file."""
-        which = f"correlation id {key}" if launch else f"External id {key}"
-        return _bad(self.path, f"event {n} ({_name(e)}) repeats event {first} (the same {which}): the events of "
-                               "two exports in one file? attnprof reads one export at a time")  # fmt: skip
-
-    def finish(self) -> None:
-        """Refuse a trace whose starts lie more than :data:`MAX_SPAN_US` apart, naming the first odd event: the
-        first far from the anchor, or the anchor itself when most events lie far from it."""
-        if not self.far:
-            return
-        kept = len(self.t.cpu) + len(self.t.gpu)
-        n, name, ts = self.far[0]
-        if len(self.far) > kept / 2:
-            (n, name, ts), others = self.anchor, self.far[0][2]
-        else:
-            others = (self.lo + self.hi) / 2
-        raise _bad(self.path, f"event {n} ({name}): 'ts' {_show(ts)} lies {_span(abs(ts - others))} from the rest of "
-                              "the trace; a profiler records seconds to minutes, so one of them is not a time of "
-                              "this trace")  # fmt: skip
 
     def link_flows(self) -> None:
         """Give launches and GPU work without ``args.correlation`` the id of their ``ac2g`` flow (older layouts)."""
@@ -643,7 +533,7 @@ def _load(path: Path, max_bytes: int, max_events: int, inputs_of: Callable[[str]
         for piece in pieces:
             reader.read(piece)
     del data
-    reader.finish()
+    reader.times.finish(len(trace.cpu) + len(trace.gpu))
     reader.link_flows()
     trace.layout = "array" if top.pop(ARRAY, False) else "object"
     props = top.pop("deviceProperties", None)
