@@ -188,8 +188,8 @@ def why(x: Explanation, err: IO[str], lang: str) -> Asked:
 def cmd_explain(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     """``attnprof explain``: the reading of any PyTorch profiler trace."""
     lang, gpu, max_bytes = _options(args)
+    checks.distinct({"--json": args.json, "--html": args.html}, {"TRACE": args.trace})  # before any other check
     json_to, html_to = _out(args.json, "JSON file", args.force), _out(args.html, "HTML file", args.force)
-    checks.distinct({"--json": args.json, "--html": args.html}, {"TRACE": args.trace})
     started = time.perf_counter()
     err.write(words.text("explain.progress.reading", lang, name=fmt.shown(args.trace)) + "\n")
     err.flush()
