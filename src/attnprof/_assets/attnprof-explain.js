@@ -1372,7 +1372,8 @@
       const device = t.device ? word("explain.device", { name: t.device, cc: t.compute_capability || "?.?" })
         : t.gpu_events ? word("explain.unnamed_device", { ids: t.gpus.join(", ") }) : word("explain.no_device");
       out.push(h(word("explain.title", { name: t.name })));
-      out.push(p(word("explain.head", { name: t.name, steps: x.steps.length, events: t.events, device: device })));
+      out.push(p(word("explain.head", { name: t.name, steps: counted("explain.n_steps", x.steps.length),
+        events: t.events, device: device })));
       if (x.notes.length) {
         out.push(p(word("explain.notes")));
         out.push(el("ul", { class: "attnprof-dropin-notes" }, x.notes.map((n) => el("li", {},

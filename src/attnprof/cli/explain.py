@@ -190,6 +190,8 @@ def cmd_explain(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     lang, gpu, max_bytes = _options(args)
     checks.distinct({"--json": args.json, "--html": args.html}, {"TRACE": args.trace})  # before any other check
     json_to, html_to = _out(args.json, "JSON file", args.force), _out(args.html, "HTML file", args.force)
+    if not os.path.exists(args.trace):  # one line, before the progress line of a read that cannot start
+        raise BadInput(f"no trace file {fmt.quoted_path(args.trace)}; {foreign.ACCEPTED}")
     started = time.perf_counter()
     err.write(words.text("explain.progress.reading", lang, name=fmt.shown(args.trace)) + "\n")
     err.flush()

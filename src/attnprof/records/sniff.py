@@ -31,7 +31,18 @@ def _tar_member(data: bytes | bytearray) -> str | None:
     """The first member's name of a tar archive (``ustar`` at byte 257), or ``None`` when it is not one."""
     if len(data) < 263 or data[257:262] != b"ustar":
         return None
-    return bytes(data[:100]).split(b"\0", 1)[0].decode("utf-8", "replace")
+    at = 0
+    for _ in range(4):  # past the headers of extended attributes and long names (pax ``x``/``g``, GNU ``L``/``K``)
+        head = bytes(data[at : at + 512])
+        if len(head) < 512 or head[156:157] not in (b"x", b"g", b"L", b"K"):
+            break
+        try:
+            size = int(head[124:136].strip(b"\0 ") or b"0", 8)
+        except ValueError:
+            break
+        at += 512 + -(-size // 512) * 512
+    head = bytes(data[at : at + 100]) if len(data) >= at + 100 else bytes(data[:100])
+    return head.split(b"\0", 1)[0].decode("utf-8", "replace")
 
 
 def _perfetto(data: bytes | bytearray) -> bool:

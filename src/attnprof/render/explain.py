@@ -55,8 +55,8 @@ def head(x: Explanation, lang: str | None = None) -> str:
         device = words.text("explain.unnamed_device", lang, ids=", ".join(map(str, ids)))
     else:
         device = words.text("explain.no_device", lang)
-    return words.text("explain.head", lang, name=fmt.printable(x.trace.name), steps=len(x.steps),
-                      events=x.trace.events, device=device)  # fmt: skip
+    return words.text("explain.head", lang, name=fmt.printable(x.trace.name), device=device, events=x.trace.events,
+                      steps=words.counted("explain.n_steps", len(x.steps), lang))  # fmt: skip
 
 
 def notes(x: Explanation, lang: str | None = None) -> list[str]:

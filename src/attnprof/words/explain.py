@@ -9,9 +9,11 @@ EXPLAIN: dict[str, dict[str, str]] = {
     # --- the head and the notes ---
     "explain.title": {"en": "What the trace {name} says", "ja": "トレース {name} の読み取り"},
     "explain.head": {
-        "en": "{name}: {steps} profiler steps, {events} events, {device}",
-        "ja": "{name}: プロファイラのステップ {steps} 個、イベント {events} 個、{device}",
+        "en": "{name}: {steps}, {events} events, {device}",
+        "ja": "{name}: {steps}、イベント {events} 個、{device}",
     },
+    "explain.n_steps": {"en": "{n} profiler steps", "ja": "プロファイラのステップ {n} 個"},
+    "explain.n_steps.1": {"en": "1 profiler step", "ja": "プロファイラのステップ 1 個"},
     "explain.device": {"en": "{name} (compute capability {cc})", "ja": "{name} (compute capability {cc})"},
     "explain.no_device": {"en": "no GPU in the trace", "ja": "トレースに GPU なし"},
     "explain.unnamed_device": {
