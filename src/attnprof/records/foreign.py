@@ -298,7 +298,8 @@ class _Reader:
         self.kind_of: dict[Any, str | None] = {}
         # the checks of the events' times, and of events seen twice (an op's External id, a launch's correlation id)
         self.times = eventcheck.Times(path)
-        self.seen: dict[str, dict[Any, dict[int, int]]] = {k: {} for k in CPU_KINDS}
+        self.seen: dict[str, dict[Any, int]] = {k: {} for k in CPU_KINDS}  # id (or (pid, id)) -> event number
+        self.main_pid: Any = None
 
     def share(self, v: Any) -> Any:
         """One object for equal values (shapes, type lists and names repeat thousands of times); lists become
@@ -323,6 +324,8 @@ class _Reader:
         start = self.t.events
         if self.times.anchor is None:
             self.times.find_anchor(events, start, CATEGORIES)
+            if self.main_pid is None and self.times.anchor is not None:
+                self.main_pid = events[self.times.anchor[0] - start - 1].get("pid")  # ids of other pids keyed apart
         try:
             self._read(events, start, self.max_events - len(self.t.cpu) - len(self.t.gpu))
         except (TypeError, ValueError, AttributeError) as exc:  # a list or an object where a number or name belongs
@@ -340,6 +343,7 @@ class _Reader:
         kind_of, wanted_of, cpu, gpu = self.kind_of, self.wanted, t.cpu, t.gpu
         times, seen_by = self.times, self.seen
         lo, hi = times.lo, times.hi
+        main_pid = self.main_pid
         for e in events:
             n += 1
             t.events = n
@@ -388,15 +392,11 @@ class _Reader:
                     )
                     event = CpuEvent(name, kind, shared.setdefault(pid, pid), shared.setdefault(tid, tid), ts, dur,
                                      corr, seq if type(seq) is int else _int(seq), bool(fwd))  # fmt: skip
-                    launch = kind == "runtime" or kind == "driver"
-                    key = corr if launch else args.get("External id")
+                    key = corr if kind == "runtime" or kind == "driver" else args.get("External id")
                     if type(key) is int:  # unique within one process's export (ranks merged: refused later)
-                        seen = seen_by[kind].get(pid)
-                        if seen is None:
-                            seen = seen_by[kind][pid] = {}
-                        first = seen.setdefault(key, n)
+                        first = seen_by[kind].setdefault(key if pid == main_pid else (pid, key), n)
                         if first != n:
-                            raise eventcheck.twice(path, e, n, first, key, launch)
+                            raise eventcheck.twice(path, e, n, first, key, key is corr)
                     dims = args.get("Input Dims") or args.get("Input dims")
                     if dims:
                         t.shapes = True
