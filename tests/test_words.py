@@ -105,3 +105,23 @@ def test_counted_says_one_thing_in_the_singular():
     assert words.counted("explain.progress.steps", 0) == "0 steps"
     assert words.counted("explain.progress.steps", 1, "ja") == "ステップ 1 個"
     assert words.counted("explain.flags", 1) == words.text("explain.flags")  # no singular of its own: the key's
+
+
+def test_a_reason_attnprof_recorded_is_shown_in_the_pages_language():
+    """The training-scale grid records why a point was skipped in English; the page shows it in its language with
+    the recorded values (the H200 grid's sentence, as recorded), and leaves any other text (PyTorch's) alone."""
+    recorded = ("skipped: a step took 80 ms at seq 4096, more than the 60 ms this grid spends on one step; it grows "
+                "with the length")  # fmt: skip
+    assert words.reason(recorded, "en") == recorded
+    ja = words.reason(recorded, "ja")
+    assert (
+        ja
+        == "省略: 系列長 4096 で 1 ステップに 80 ms かかり、このグリッドが 1 ステップにかける 60 ms を超えました (長さとともに増えます)"
+    )
+    assert words.reason("skipped: out of memory at seq 16384", "ja") == "省略: 系列長 16384 でメモリ不足"
+    assert words.reason("RuntimeError: No available kernel. Aborting execution.", "ja") is None
+    assert words.reason(recorded + " and more", "ja") is None  # the whole text, not a part of it
+    # every reason key's English text reads back its own fields
+    for key in (k for k in words.TABLE if k.startswith(words.REASON_PREFIX)):
+        fields = {f: f"<{f}>" for f in words.placeholders(key, "en")}
+        assert words.reason(words.text(key, "en", **fields), "ja") == words.text(key, "ja", **fields), key

@@ -40,6 +40,72 @@ def discover_pages(site: Path) -> list[str]:
     return pages
 
 
+#: For every table under ``root`` (a CSS selector; the article): its box (furo's ``.table-wrapper``, else its
+#: parent), whether it is wider than that box, whether the box scrolls, whether its key columns (``th.attnprof-key``;
+#: the first column of other tables) are in view before and after scrolling to its end, and the scroll cue: whether
+#: the box is marked ``attnprof-scrolls`` and a visible ``p.attnprof-scroll-cue`` with words in it stands right
+#: above the box, inside the page. Synchronous on purpose: a test may change the page and look in the same call.
+TABLES_JS = """(root) => {
+    const page = document.documentElement;
+    const inside = (r, box) => r.left >= box.left - 1 && r.right <= box.right + 1;
+    return [...document.querySelectorAll(`${root} table`)].map((table, index) => {
+        const box = table.closest(".table-wrapper") || table.parentElement;
+        const scrolls = box.scrollWidth > box.clientWidth + 1;
+        const marked = [...table.querySelectorAll("thead th.attnprof-key")];
+        const keys = marked.length ? marked : [...table.querySelectorAll("thead th:first-child")];
+        const name = `${index + 1}: ${table.className} "${(keys[0] || table).innerText.trim().slice(0, 30)}"`;
+        const bounds = () => box.getBoundingClientRect();
+        const seenAtStart = keys.map((th) => inside(th.getBoundingClientRect(), bounds()));
+        const left = box.scrollLeft;
+        box.scrollLeft = box.scrollWidth;
+        const firstSeenAtEnd = keys.length > 0 && inside(keys[0].getBoundingClientRect(), bounds());
+        box.scrollLeft = left;
+        const before = box.previousElementSibling;
+        const cue = before && before.classList.contains("attnprof-scroll-cue") ? before : null;
+        const cueBox = cue ? cue.getBoundingClientRect() : null;
+        const cueShown = !!cue && cue.checkVisibility({visibilityProperty: true, opacityProperty: true}) &&
+            cue.innerText.trim().length > 0 && cueBox.height > 0 && cueBox.left >= -1 &&
+            cueBox.right <= page.clientWidth + 1;
+        return {name, scrolls, marked: marked.length > 0, overflowX: getComputedStyle(box).overflowX,
+                seenAtStart, firstSeenAtEnd, boxInPage: bounds().right <= page.clientWidth + 1,
+                width: Math.round(table.getBoundingClientRect().width), boxWidth: box.clientWidth,
+                boxMarked: box.classList.contains("attnprof-scrolls"), cueShown,
+                cueText: cue ? cue.innerText.trim() : ""};
+    });
+}"""
+
+
+def table_problems(tables: list[dict[str, Any]]) -> list[str]:
+    """What is wrong with the tables :data:`TABLES_JS` measured: a box wider than the page; a table wider than its
+    box where the box does not scroll, where no key column is marked or in view, or where nothing says that it
+    scrolls (the scroll cue and the box's class); a cue over a table that fits."""
+    problems = []
+    for t in tables:
+        if not t["boxInPage"]:
+            problems.append(f"{t['name']}: its box is wider than the page")
+        if not t["scrolls"]:
+            if t["cueShown"] or t["boxMarked"]:
+                problems.append(f"{t['name']}: it fits its box, yet a scroll cue says it scrolls")
+            continue
+        over = f"{t['width']} px in a {t['boxWidth']} px box"
+        if t["overflowX"] not in ("auto", "scroll"):
+            problems.append(f"{t['name']}: {over}, which does not scroll (overflow-x {t['overflowX']})")
+        elif not t["cueShown"] or not t["boxMarked"]:
+            problems.append(f"{t['name']}: {over}, and no scroll cue says so (cue shown: {t['cueShown']}, box "
+                            f"marked attnprof-scrolls: {t['boxMarked']})")  # fmt: skip
+        elif not t["marked"]:
+            problems.append(f"{t['name']}: {over}, and no key columns are marked (th.attnprof-key)")
+        elif not all(t["seenAtStart"]):
+            problems.append(f"{t['name']}: key columns out of view before scrolling: {t['seenAtStart']}")
+        elif not t["firstSeenAtEnd"]:
+            problems.append(f"{t['name']}: the first key column scrolls out of view (not sticky)")
+    return problems
+
+
+#: Waits two frames, so that the scroll cue's observers (attnprof-tables.js) have seen the page as it is drawn.
+SETTLED_JS = "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))"
+
+
 #: The class of a trace view's HTML (:func:`attnprof.render.viewer.fragment`).
 VIEW_CLASS = "attnprof-trace-view"
 
@@ -89,21 +155,18 @@ _SWITCHER_JS = """() => [...document.querySelectorAll("nav.attnprof-languages a[
 def visit(page: Page, base_url: str, path: str) -> Visit:
     """Load ``path`` and record console errors, failed requests to the site, images, links and the switcher."""
     found = Visit(path=path, lang=path.split("/")[0])
-    # Chromium asks the server root for /favicon.ico on its own; the site declares no icon, and it is not the page's
-    # request. Any other failure counts.
-    favicon = base_url + "favicon.ico"
+    # The site declares its icon (attnprof.sphinxext): a request for it that fails counts like any other.
 
     def on_console(message: Any) -> None:
-        url = message.location.get("url", "")
-        if message.type == "error" and url != favicon:
-            found.console_errors.append(f"{message.text} ({url})")
+        if message.type == "error":
+            found.console_errors.append(f"{message.text} ({message.location.get('url', '')})")
 
     def on_failed(request: Any) -> None:
-        if request.url.startswith(base_url) and request.url != favicon:
+        if request.url.startswith(base_url):
             found.failed_requests.append(f"{request.url}: {request.failure}")
 
     def on_response(response: Any) -> None:
-        if response.url.startswith(base_url) and response.url != favicon and response.status >= 400:
+        if response.url.startswith(base_url) and response.status >= 400:
             found.failed_requests.append(f"{response.url}: HTTP {response.status}")
 
     page.on("console", on_console)

@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from attnprof import words
 from attnprof.render import pictures
 
 from .english import english_runs
-from .pages import LANGUAGES, SCREENSHOTS, VIEWPORTS
+from .pages import LANGUAGES, SCREENSHOTS, SETTLED_JS, TABLES_JS, VIEWPORTS, table_problems
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Page
@@ -36,25 +37,10 @@ SCREENSHOT_PAGES = {
     "gallery-flash": "auto_examples/05-sdpa-flash.html",
 }
 
-# How wide the page is, and, for every table of the article, whether it fits its box or scrolls inside it with its
-# key columns (th.attnprof-key; the first column of other tables) in view before and after scrolling to its end.
+# How wide the page is, every table of the article (pages.TABLES_JS), and the pictures.
 _LAYOUT_JS = """() => {
     const root = document.documentElement;
-    const inside = (r, box) => r.left >= box.left - 1 && r.right <= box.right + 1;
-    const tables = [...document.querySelectorAll("article table")].map((table, index) => {
-        const box = table.closest(".table-wrapper") || table.parentElement;
-        const scrolls = box.scrollWidth > box.clientWidth + 1;
-        const marked = [...table.querySelectorAll("thead th.attnprof-key")];
-        const keys = marked.length ? marked : [...table.querySelectorAll("thead th:first-child")];
-        const name = `${index + 1}: ${table.className} "${(keys[0] || table).innerText.trim().slice(0, 30)}"`;
-        const bounds = () => box.getBoundingClientRect();
-        const seenAtStart = keys.map((th) => inside(th.getBoundingClientRect(), bounds()));
-        box.scrollLeft = box.scrollWidth;
-        const firstSeenAtEnd = keys.length > 0 && inside(keys[0].getBoundingClientRect(), bounds());
-        box.scrollLeft = 0;
-        return {name, scrolls, marked: marked.length > 0, overflowX: getComputedStyle(box).overflowX,
-                seenAtStart, firstSeenAtEnd, boxInPage: bounds().right <= root.clientWidth + 1};
-    });
+    const tables = (""" + TABLES_JS + """)("article");
     const shown = "figure.attnprof-timeline:not(.attnprof-viewer-replaced) img, figure.attnprof-scaling-plot img";
     const pictures = [...document.querySelectorAll(shown)].map((img) => ({
             src: img.currentSrc, shown: img.getBoundingClientRect().width, natural: img.naturalWidth}));
@@ -99,6 +85,7 @@ def layouts(contexts: dict[str, BrowserContext], base_url: str) -> Callable[[str
         try:
             page.goto(base_url + path, wait_until="load")
             page.evaluate("document.fonts.ready.then(() => true)")
+            page.evaluate(SETTLED_JS)
             return page.evaluate(_LAYOUT_JS)
         finally:
             page.close()
@@ -114,24 +101,75 @@ def test_the_page_never_scrolls_sideways(page_path: str, viewport: str, layouts:
     assert found["bodyOverflow"] <= 0, f"the page is {found['bodyOverflow']} px wider than the {viewport} screen"
 
 
-def test_tables_fit_or_scroll_inside_with_their_key_columns_in_view(
+def test_tables_fit_or_scroll_inside_with_their_key_columns_in_view_and_a_cue(
     page_path: str, viewport: str, layouts: Callable
 ) -> None:
-    problems = []
-    for t in layouts(viewport, page_path)["tables"]:
-        if not t["boxInPage"]:
-            problems.append(f"{t['name']}: its box is wider than the page")
-        if not t["scrolls"]:
-            continue
-        if t["overflowX"] not in ("auto", "scroll"):
-            problems.append(f"{t['name']}: wider than its box, which does not scroll (overflow-x {t['overflowX']})")
-        elif not t["marked"]:
-            problems.append(f"{t['name']}: wider than its box, and no key columns are marked (th.attnprof-key)")
-        elif not all(t["seenAtStart"]):
-            problems.append(f"{t['name']}: key columns out of view before scrolling: {t['seenAtStart']}")
-        elif not t["firstSeenAtEnd"]:
-            problems.append(f"{t['name']}: the first key column scrolls out of view (not sticky)")
+    """Every table fits its column, or scrolls sideways inside its own box with its key columns in view, and a line
+    above it says that it scrolls (the scroll cue of attnprof-tables.js)."""
+    problems = table_problems(layouts(viewport, page_path)["tables"])
     assert not problems, f"at {viewport} width:\n" + "\n".join(problems)
+
+
+#: A table wider than any column, of the kind no directive makes: planted into a page after its scripts ran.
+_PLANT_WIDE_TABLE = """() => {
+    const article = document.querySelector("article");
+    const box = document.createElement("div");
+    box.style.overflowX = "auto";
+    box.innerHTML = "<table class='attnprof-table'><thead><tr><th class='attnprof-key'>planted</th>" +
+        "<th>" + "a-long-unbreakable-header-".repeat(12) + "</th></tr></thead><tbody><tr><td>x</td><td>y</td></tr>" +
+        "</tbody></table>";
+    article.append(box);
+}"""
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_table_check_fails_on_a_planted_violation(lang: str, contexts: dict[str, BrowserContext],
+                                                      base_url: str) -> None:  # fmt: skip
+    """The check above sees a scrolling table without its cue: on the landing page at a phone's width (its table
+    scrolls there), with the cue removed, with the cue hidden, and with a wide table the script never saw."""
+    page = contexts["phone"].new_page()
+    try:
+        page.goto(f"{base_url}{lang}/index.html", wait_until="load")
+        page.evaluate("document.fonts.ready.then(() => true)")
+        page.evaluate(SETTLED_JS)
+        measure = f"() => ({TABLES_JS})('article')"
+        tables = page.evaluate(measure)
+        scrolling = [t for t in tables if t["scrolls"]]
+        assert scrolling and table_problems(tables) == [], table_problems(tables)
+        assert {t["cueText"] for t in scrolling} == {words.text("table.scrolls", lang)}  # in the page's language
+        # 1. the cue hidden by a style: seen as no cue
+        page.add_style_tag(content="p.attnprof-scroll-cue { visibility: hidden; }")
+        hidden = table_problems(page.evaluate(measure))
+        assert len(hidden) == len(scrolling) and all("no scroll cue says so" in p for p in hidden), hidden
+        # 2. the cue removed (the script not run): the same
+        removed = page.evaluate(
+            f"() => {{ document.querySelectorAll('.attnprof-scroll-cue').forEach((c) => c.remove()); "
+            f"return ({TABLES_JS})('article'); }}"
+        )
+        assert len(table_problems(removed)) == len(scrolling)
+        # 3. a wide table the script never saw (planted and measured in one go, before its observer runs)
+        planted = page.evaluate(f"() => {{ ({_PLANT_WIDE_TABLE})(); return ({TABLES_JS})('article'); }}")
+        assert any("planted" in p and "no scroll cue says so" in p for p in table_problems(planted))
+    finally:
+        page.close()
+
+
+def test_the_cue_comes_and_goes_with_the_width(tab: Page, base_url: str) -> None:
+    """The script looks again when the page changes width: a table that scrolls on a phone and fits on a laptop
+    gets its cue at 390 px and loses it at 1280 px, and a table added later (the drop-in reader's) gets one too."""
+    tab.set_viewport_size(VIEWPORTS["phone"])
+    tab.goto(f"{base_url}en/index.html", wait_until="load")
+    tab.evaluate(SETTLED_JS)
+    measure = f"() => ({TABLES_JS})('article')"
+    narrow = tab.evaluate(measure)
+    assert any(t["scrolls"] and t["cueShown"] for t in narrow), narrow
+    tab.set_viewport_size(VIEWPORTS["desktop"])
+    tab.evaluate(SETTLED_JS)
+    wide = tab.evaluate(measure)
+    assert table_problems(wide) == [], table_problems(wide)
+    tab.evaluate(_PLANT_WIDE_TABLE)
+    tab.evaluate(SETTLED_JS)
+    assert table_problems(tab.evaluate(measure)) == []  # the observer gave the planted table its cue
 
 
 def test_pictures_are_legible_and_sharp(page_path: str, viewport: str, layouts: Callable) -> None:

@@ -42,7 +42,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from attnprof import inputs
+from attnprof import inputs, words
 from attnprof.analysis import rank_traces
 from attnprof.measure.failure import attempt, classify, pytorch_reason
 from attnprof.measure.timing import PeakMemory, capture_trace, percentile, sync, time_dispatch_us, timed_calls
@@ -216,7 +216,7 @@ def _cases_of_seq(me: _Rank, backend: str, seq: int) -> list[dict[str, Any]]:
     problem = split_problem(seq, me.world, cfg.load_balance, cfg.causal)
     late = me.agree(time.perf_counter() - me.started > cfg.budget_s)[0]  # rank 0 decides for everyone
     if problem or late:
-        status, reason = ("unsupported", problem) if problem else ("skipped", "skipped: time budget spent")
+        status, reason = ("unsupported", problem) if problem else ("skipped", words.text("reason.time_budget", "en"))
         return [_case(backend, m, seq, status, reason, rank_run={"rank": me.rank}) for m in cfg.methods]
     shape = cfg.shape(seq)
     dtype = getattr(torch, cfg.dtype)

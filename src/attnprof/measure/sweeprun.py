@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from attnprof import inputs, settings, variants
+from attnprof import inputs, settings, variants, words
 from attnprof.analysis import summary
 from attnprof.measure import cost
 from attnprof.measure.failure import attempt
@@ -312,9 +312,7 @@ def _run_point(cfg: SweepConfig, variant: variants.Variant, seq: int, head_dim: 
                 timed = time_shape(_within(call, deadline), cfg.device, cfg.plan, sleep)
         except BudgetSpent as spent:
             point.status = "skipped"
-            point.reason = (
-                f"skipped: the time budget of {cfg.budget_s:g} s ran out during this point ({spent.calls} calls made)"
-            )
+            point.reason = words.text("reason.budget_ran_out", "en", budget=f"{cfg.budget_s:g}", calls=spent.calls)
         else:
             gpu, ms = timed.gpu, timed.samples.gpu_ms
             point.gpu_ms, point.gpu_ms_lo, point.gpu_ms_hi = gpu.median, gpu.lo, gpu.hi
@@ -419,15 +417,14 @@ def run_sweep(
             if missing:
                 point = SweepPoint(v.name, s, d, "no_cuda", missing)
             elif (v.name, d) in oom_at:
-                point = SweepPoint(v.name, s, d, "oom", f"skipped: out of memory at seq {oom_at[(v.name, d)]}")
+                point = SweepPoint(v.name, s, d, "oom", words.text("reason.oom_at", "en", seq=oom_at[(v.name, d)]))
             elif memory_limit is not None and need > memory_limit.bytes:
                 point = SweepPoint(v.name, s, d, "oom", (
                     f"not run: needs about {cost.human_bytes(need)} (estimated), more than the "
                     f"{cost.human_bytes(memory_limit.bytes)} of {memory_limit.source}"))  # fmt: skip
             elif time.perf_counter() - t_start > cfg.budget_s:
-                point = SweepPoint(
-                    v.name, s, d, "skipped", f"skipped: the time budget of {cfg.budget_s:g} s was spent"
-                )
+                why = words.text("reason.budget_spent", "en", budget=f"{cfg.budget_s:g}")
+                point = SweepPoint(v.name, s, d, "skipped", why)
             else:
                 deadline = t_start + cfg.budget_s if strict_budget else float("inf")
                 point = _run_point(cfg, v, s, d, sleep, deadline=deadline)

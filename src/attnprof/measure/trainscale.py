@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from attnprof import inputs, noise, settings, variants, workloads
+from attnprof import inputs, noise, settings, variants, words, workloads
 from attnprof.measure.failure import attempt
 from attnprof.measure.interrupts import interrupts_seen, raise_if_interrupted
 from attnprof.measure.profiling import cuda_missing_reason, environment
@@ -143,13 +143,14 @@ def not_run(point: TrainPoint, line: list[TrainPoint], limit: float = workloads.
     (ms) for a step."""
     for p in line:
         step_ms = p.fwd.median + p.bwd.median if p.ok and p.fwd is not None and p.bwd is not None else 0.0
+        # recorded in English; a page shows them in its language (attnprof.words.reason)
         if p.status == "oom":
-            point.status, point.reason = "oom", f"skipped: out of memory at seq {p.seq}"
+            point.status, point.reason = "oom", words.text("reason.oom_at", "en", seq=p.seq)
             return point
         if step_ms > limit:
             point.status = "skipped"
-            point.reason = (f"skipped: a step took {step_ms:.0f} ms at seq {p.seq}, more than the {limit:.0f} ms "
-                            "this grid spends on one step; it grows with the length")  # fmt: skip
+            point.reason = words.text("reason.trainscale.slow", "en", ms=f"{step_ms:.0f}", seq=p.seq,
+                                      limit=f"{limit:.0f}")  # fmt: skip
             return point
     return point
 
@@ -232,7 +233,7 @@ def measure_grid(
         if missing:
             point.status, point.reason = "no_cuda", missing
         elif point.status == "ok" and time.perf_counter() - t_start > budget:
-            point.status, point.reason = "skipped", f"skipped: the time budget of {budget:g} s was spent"
+            point.status, point.reason = "skipped", words.text("reason.budget_spent", "en", budget=f"{budget:g}")
         elif point.status == "ok":
             point = measure_point(n, d, m, s, device=device, dtype=dt, reps=n_reps, sleep=sleep)
         points.append(point)

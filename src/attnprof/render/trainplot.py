@@ -219,6 +219,6 @@ def by_hand_line(shape: tuple[int, int, int, int], fwd_ms: float, bwd_ms: float,
 
 def report(grid: TrainScale, language: str | None = None) -> str:
     """The printed report: the two scales, the table at the longest length, and why points there did not run."""
-    why = [f"- {v}: {reason}" for v, reason in reasons(grid)]
+    why = [f"- {v}: {words.reason(reason, language) or reason}" for v, reason in reasons(grid)]
     table = text_table(headers(language), longest_rows(grid, language))
     return "\n".join([*scale_lines(grid, language), "", table, *(["", *why] if why else [])])

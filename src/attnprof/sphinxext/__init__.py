@@ -87,10 +87,12 @@ from attnprof.sphinxext.viewer import setup_viewer
 from attnprof.sphinxext.workloads import setup_workloads
 
 _PACKAGE_DIR = Path(__file__).parent.parent
+#: The site's icon, in the package's ``_static``.
+FAVICON = "attnprof-favicon.svg"
 
 
 def _on_config_inited(app: Sphinx, config: Config) -> None:
-    """Resolve the results folder; make the package's template and stylesheet available to the HTML builders.
+    """Resolve the results folder; make the package's template, stylesheet and icon available to the HTML builders.
 
     ``attnprof_results_dir`` is taken from the folder of conf.py when relative (``attnprof-results`` when unset).
     The gallery scripts, which sphinx-gallery runs inside this process, find the same folder through
@@ -102,6 +104,8 @@ def _on_config_inited(app: Sphinx, config: Config) -> None:
     os.environ[RESULTS_ENV] = config.attnprof_results_dir
     config.templates_path = [*config.templates_path, str(_PACKAGE_DIR / "_templates")]
     config.html_static_path = [*config.html_static_path, str(_PACKAGE_DIR / "_static")]
+    if not getattr(config, "html_favicon", None):  # the site's icon, unless conf.py names one (browsers ask for one)
+        config.html_favicon = str(_PACKAGE_DIR / "_static" / FAVICON)
 
 
 def setup(app: Sphinx) -> dict[str, Any]:

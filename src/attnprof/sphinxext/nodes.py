@@ -175,6 +175,9 @@ def reason_node(reason: str | None, lang: str | None) -> nodes.Node | str:
     variant runs on, that part is put in the page's language."""
     if not reason:
         return words.text("not_available", lang)
+    ours = words.reason(reason, lang)  # a reason attnprof recorded: the page's words
+    if ours is not None:
+        return ours
     m = _RUNS_ON.search(reason)
     titles = {v.title: v.name for v in VARIANTS.values()}
     if m is None or m["title"] not in titles:

@@ -18,6 +18,7 @@ every key has every language of :data:`LANGUAGES` (a test checks it). ``{placeho
 
 from __future__ import annotations
 
+import functools
 import re
 import string
 from collections.abc import Sequence
@@ -126,6 +127,35 @@ def limiters(names: Sequence[str], lang: str | None = None) -> str:
 def placeholders(key: str, lang: str) -> set[str]:
     """The ``{fields}`` the text of ``key`` uses in ``lang`` (for checking that translations agree)."""
     return {f for _, f, _, _ in string.Formatter().parse(TABLE[key][lang]) if f}
+
+
+#: The word keys of the reasons attnprof itself records, in English (:func:`text` with ``"en"``): ``reason.*``.
+REASON_PREFIX = "reason."
+
+
+@functools.cache
+def _reason_pattern(key: str) -> re.Pattern[str]:
+    """The English text of ``key`` as a pattern whose groups are its ``{fields}``."""
+    parts = []
+    for literal, name, _spec, _conv in string.Formatter().parse(TABLE[key][LANGUAGES[0]]):
+        parts.append(re.escape(literal))
+        if name is not None:
+            parts.append(f"(?P<{name}>.+?)")
+    return re.compile("".join(parts))
+
+
+def reason(recorded: str, lang: str | None = None) -> str | None:
+    """A reason attnprof recorded in English from a ``reason.*`` text (a training-scale point skipped as too slow),
+    in ``lang``, its values as recorded; ``None`` for any other text (PyTorch's words stay as PyTorch wrote them).
+
+    >>> reason(text("reason.oom_at", "en", seq=8192), "ja")
+    '省略: 系列長 8192 でメモリ不足'
+    """
+    for key in (k for k in TABLE if k.startswith(REASON_PREFIX)):
+        m = _reason_pattern(key).fullmatch(recorded)
+        if m is not None:
+            return text(key, lang, **m.groupdict())
+    return None
 
 
 #: How :func:`attnprof.measure.profiling.environment` names a CPU: ``CPU (x86_64, 2 cores)``.

@@ -17,6 +17,18 @@ SITE: dict[str, dict[str, str]] = {
     "col.grid_block": {"en": "Grid × block", "ja": "グリッド × ブロック"},
     "col.reported_occupancy": {"en": "Reported occupancy", "ja": "報告された占有率"},
     "col.theoretical_occupancy": {"en": "Theoretical occupancy (limit)", "ja": "理論占有率 (制約)"},
+    # --- why a point of a sweep or a grid was not run: recorded in English by the measuring code, shown in the
+    # page's language (attnprof.words.reason) ---
+    "reason.oom_at": {"en": "skipped: out of memory at seq {seq}", "ja": "省略: 系列長 {seq} でメモリ不足"},
+    "reason.budget_spent": {
+        "en": "skipped: the time budget of {budget} s was spent",
+        "ja": "省略: 時間予算 {budget} 秒を使い切りました",
+    },
+    "reason.budget_ran_out": {
+        "en": "skipped: the time budget of {budget} s ran out during this point ({calls} calls made)",
+        "ja": "省略: この点の計測中に時間予算 {budget} 秒が尽きました (呼び出し {calls} 回)",
+    },
+    "reason.time_budget": {"en": "skipped: time budget spent", "ja": "省略: 時間予算を使い切りました"},
     # --- every table wider than its box: the line above it (_static/attnprof-tables.js) ---
     "table.scrolls": {"en": "Scroll sideways for more columns →", "ja": "残りの列は横にスクロールすると見えます →"},
     # --- compare-table columns ---

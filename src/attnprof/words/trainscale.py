@@ -6,6 +6,13 @@ Data only: :mod:`attnprof.words` merges this table with the others and looks wor
 from __future__ import annotations
 
 TRAINSCALE: dict[str, dict[str, str]] = {
+    # --- why a point was not run: recorded in English (attnprof.measure.trainscale), shown in the page's language ---
+    "reason.trainscale.slow": {
+        "en": "skipped: a step took {ms} ms at seq {seq}, more than the {limit} ms this grid spends on one step; it "
+        "grows with the length",
+        "ja": "省略: 系列長 {seq} で 1 ステップに {ms} ms かかり、このグリッドが 1 ステップにかける {limit} ms を"
+        "超えました (長さとともに増えます)",
+    },
     "ts.by_hand": {
         "en": "By hand, {shape}: forward {fwd_ms} ms ({fwd} TFLOP/s), backward {bwd_ms} ms ({bwd} TFLOP/s)",
         "ja": "手で計測 ({shape}): フォワード {fwd_ms} ms ({fwd} TFLOP/s)、バックワード {bwd_ms} ms ({bwd} TFLOP/s)",
