@@ -114,9 +114,9 @@ def test_a_reason_attnprof_recorded_is_shown_in_the_pages_language():
                 "with the length")  # fmt: skip
     assert words.reason(recorded, "en") == recorded
     ja = words.reason(recorded, "ja")
-    assert (
-        ja
-        == "省略: 系列長 4096 で 1 ステップに 80 ms かかり、このグリッドが 1 ステップにかける 60 ms を超えました (長さとともに増えます)"
+    assert ja == (
+        "省略: 系列長 4096 で 1 ステップに 80 ms かかり、このグリッドが 1 ステップにかける 60 ms を超えました"
+        " (長さとともに増えます)"
     )
     assert words.reason("skipped: out of memory at seq 16384", "ja") == "省略: 系列長 16384 でメモリ不足"
     assert words.reason("RuntimeError: No available kernel. Aborting execution.", "ja") is None
