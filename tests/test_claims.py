@@ -158,8 +158,8 @@ def test_measured_texts_carry_both_figures():
     assert "Memcpy 1 → 0" in _en("C2").detail
     assert _en("C3").measured == "20 kernels per step vs about 20 published"
     c4 = _en("C4")
-    assert c4.measured.startswith("2.79× (2618 vs 938 µs") and "vs 3.7× on the A100" in c4.measured
-    assert "2.86× (2.85 vs 0.996 ms)" in c4.detail and "at least twice as long, beyond the noise" in c4.detail
+    assert c4.measured.startswith("2.79× slower (2618 vs 938 µs") and "vs 3.7× slower on the A100" in c4.measured
+    assert "2.86× slower (2.85 vs 0.996 ms)" in c4.detail and "at least twice as long, beyond the noise" in c4.detail
     assert "xmma gemm 128x128x8 (fp32 FFMA)" in _en("C5").measured
     assert "nvjet gemm 256x128 (bf16 tensor core)" in _en("C5").measured
     assert _en("C6").measured == (

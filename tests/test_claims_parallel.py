@@ -21,7 +21,9 @@ def test_the_recorded_run():
     v = _verdicts(h200x2_run())
     assert {k: x.verdict for k, x in v.items()} == {
         "C30": "holds", "C31": "holds", "C32": "holds", "C33": "holds", "C34": "differs"}  # fmt: skip
-    assert v["C30"].measured == "S = 131072: all-gather 1.92× (efficiency 96.0%), all-to-all 1.94× (efficiency 96.8%)"
+    assert v["C30"].measured == (
+        "S = 131072: all-gather 1.92× faster (efficiency 96.0%), all-to-all 1.94× faster (efficiency 96.8%)"
+    )
     assert v["C31"].measured == "S = 131072, worst rank: all-gather 1.92%, all-to-all 1.41%"
     assert (
         v["C31"].detail

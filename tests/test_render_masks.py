@@ -67,3 +67,10 @@ def test_the_text_report_and_the_summary(run):
     assert fields["seqs"] == "128" and fields["heads"] == "2" and int(fields["reps"]) > 0
     assert report.size_words("documents", 0, 0, 4096, "en") == "documents 1792+1024+768+512"
     assert report.band(None) == "—"
+
+
+def test_a_verdict_says_how_much_faster_the_winner_is():
+    run = records.load(Path(__file__).parent / "data" / "masks" / "h200" / records.filename("cuda"))
+    for lang, word in (("en", "× faster"), ("ja", " 倍速い")):
+        decided = [r[6] for r in report.verdicts_table(run, lang).rows if "×" in r[6] or "倍" in r[6]]
+        assert decided and all(v.endswith(word) for v in decided), decided

@@ -128,6 +128,7 @@ def test_the_decision_table_and_summary(built):
     # every compared figure with its band: the winner's time, the runner-up's margin (±3% floors included)
     assert train[1:3] == ["seq 1024", "sdpa_cudnn: 0.258 ms (0.250–0.266)"]
     assert train[3].replace("\xa0", " ") == "flex: +26 % (+19 % to +34 %)"
+    assert train[6] == "1.26× slower"  # FlexAttention against the winner, which way said
     forcing = train[5].replace("\xa0", " ").split("\n\n")
     assert forcing[0] == "SDPA ran cuDNN: 0.258 ms (0.250–0.266)"
     assert forcing[1] == "forcing sdpa_cudnn would save 0 % (−6.2 % to +5.8 %): nothing beyond the noise"

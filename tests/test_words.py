@@ -125,3 +125,12 @@ def test_a_reason_attnprof_recorded_is_shown_in_the_pages_language():
     for key in (k for k in words.TABLE if k.startswith(words.REASON_PREFIX)):
         fields = {f: f"<{f}>" for f in words.placeholders(key, "en")}
         assert words.reason(words.text(key, "en", **fields), "ja") == words.text(key, "ja", **fields), key
+
+
+def test_a_ratio_of_times_says_which_way_it_goes():
+    assert words.times(1.35, "en") == "1.35× slower" and words.times(1.35, "ja") == "1.35 倍遅い"
+    assert words.times(1 / 1.35, "en") == "1.35× faster" and words.times(0.5, "ja") == "2.00 倍速い"
+    assert words.times(1.0004, "en") == "as fast" and words.times(0.9996, "ja") == "同じ速さ"
+    for bad in (0.0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="is no time over another"):
+            words.times(bad)

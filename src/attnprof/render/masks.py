@@ -136,7 +136,7 @@ def verdicts_table(run: MaskRun, lang: str | None = None) -> Table:
             dense = f"{band(v.dense.time_ms)} ({words.text(f'mask.method.{v.dense.method}', lang)})"
         verdict = words.text(f"mask.outcome.{v.outcome}", lang)
         if v.ratio is not None and v.outcome in ("flex_faster", "dense_faster"):
-            verdict += f", {fmt.ratio(max(v.ratio, 1 / v.ratio))}×"
+            verdict += words.text("list.sep", lang) + words.times(min(v.ratio, 1 / v.ratio), lang)  # the winner's
         nested = "" if v.nested is None else band(v.nested.time_ms)
         out.rows.append([
             words.text(f"mask.name.{v.mask}", lang), size_words(v.mask, v.window, v.prefix, v.seq, lang), str(v.seq),

@@ -40,6 +40,7 @@ from docutils.parsers.rst import directives
 from sphinx import addnodes
 from sphinx.application import Sphinx
 
+from attnprof import words
 from attnprof.analysis import claims, kernels, parallelmodel
 from attnprof.inputs import element_bytes
 from attnprof.records.bundle import Bundle
@@ -107,6 +108,10 @@ class ParallelDirective(AttnprofDirective):
 
     def times(self, value: float | None) -> str:
         return self.na(value, lambda x: self.say("par.times", value=fmt.number(x)))
+
+    def speedup(self, value: float | None) -> str:
+        """The time on the GPUs against the time on one, in words (``1.62× faster``)."""
+        return self.na(value, lambda x: words.times(1 / x, self.lang) if x > 0 else self.say("not_available"))
 
     #: Without ``:method:``, every rotation method (else the first that ran).
     all_methods: ClassVar[bool] = True
@@ -232,7 +237,7 @@ class ParallelTable(ParallelDirective):
                 body.append([*lead, Span(status, 8)])
                 continue
             error = self.na(c.rel_error, lambda x: f"{x:.1e}")
-            body.append([*lead, self.ms(c.single_ms), self.ms(c.step_ms), self.times(c.speedup),
+            body.append([*lead, self.ms(c.single_ms), self.ms(c.step_ms), self.speedup(c.speedup),
                          self.percent(c.efficiency), self.percent(c.comm_share), self.percent(c.overlap),
                          self.na(c.balance), error])  # fmt: skip
         keys = ["par.col.method", "par.col.seq", "par.col.single_ms", ("par.col.step_ms", {"world": r.world}),
@@ -411,8 +416,8 @@ class ParallelModel(ParallelDirective):
         body = []
         for row in parallelmodel.rows(b):
             body.append([str(row.gpus), str(row.nodes), fmt.number(row.bandwidth_gbs), self.ms(row.compute_ms),
-                         self.ms(row.comm_ms), self.ms(row.exposed_ms), self.ms(row.step_ms), self.times(row.speedup),
-                         self.percent(row.efficiency)])  # fmt: skip
+                         self.ms(row.comm_ms), self.ms(row.exposed_ms), self.ms(row.step_ms),
+                         self.speedup(row.speedup), self.percent(row.efficiency)])  # fmt: skip
         keys = ["par.col.gpus", "par.col.nodes", "par.col.bandwidth", "par.col.compute_ms", "par.col.model_comm_ms",
                 "par.col.exposed_ms", "par.col.model_step_ms", "par.col.speedup", "par.col.efficiency"]  # fmt: skip
         check = self.say("par.model.check", world=b.world, model=ms(parallelmodel.predict(b, b.world).step_ms),

@@ -310,7 +310,7 @@ class Decision(_BuildDirective):
             runner or self.say("not_available"),
             memory,
             self.forcing(r),
-            self.na(r.flex_ratio, lambda x: self.say("decision.flex", ratio=fmt.number(x))),
+            self.na(r.flex_ratio, lambda x: words.times(x, self.lang)),
         ]
 
     def forcing(self, r: DecisionRow) -> list[nodes.Node] | str:

@@ -19,6 +19,7 @@ every key has every language of :data:`LANGUAGES` (a test checks it). ``{placeho
 from __future__ import annotations
 
 import functools
+import math
 import re
 import string
 from collections.abc import Sequence
@@ -29,6 +30,7 @@ from attnprof.words import dropin as _dropin
 from attnprof.words import eligibility as _eligibility
 from attnprof.words import explain as _explain
 from attnprof.words import figures as _figures
+from attnprof.words import fmt
 from attnprof.words import kernels as _kernels
 from attnprof.words import masks as _masks
 from attnprof.words import parallel as _parallel
@@ -127,6 +129,22 @@ def limiters(names: Sequence[str], lang: str | None = None) -> str:
 def placeholders(key: str, lang: str) -> set[str]:
     """The ``{fields}`` the text of ``key`` uses in ``lang`` (for checking that translations agree)."""
     return {f for _, f, _, _ in string.Formatter().parse(TABLE[key][lang]) if f}
+
+
+def times(ratio: float, lang: str | None = None) -> str:
+    """A time against another in words, ``ratio`` being the one over the other: ``1.35`` -> ``1.35× slower``
+    (``1.35 倍遅い``), ``0.5`` -> ``2.00× faster``; ``as fast`` where three digits cannot tell them apart. A bare
+    ``1.35×`` leaves the reader to guess which way it goes.
+
+    Raises:
+        ValueError: for a ratio that is not a positive finite number, naming it.
+    """
+    if not (math.isfinite(ratio) and ratio > 0):
+        raise ValueError(f"times: ratio {ratio!r} is no time over another; give a positive finite number")
+    shown = fmt.number(max(ratio, 1 / ratio))
+    if float(shown) == 1:
+        return text("ratio.same", lang)
+    return text("ratio.slower" if ratio > 1 else "ratio.faster", lang, ratio=shown)
 
 
 #: The word keys of the reasons attnprof itself records, in English (:func:`text` with ``"en"``): ``reason.*``.

@@ -115,8 +115,8 @@ CLAIMS: dict[str, dict[str, str]] = {
         "1.955 ms)",
     },
     "C4.measured": {
-        "en": "{ratio}× ({math} vs {inplace} µs GPU time per step, profiled) vs 3.7× on the A100",
-        "ja": "{ratio} 倍 (プロファイル下の 1 ステップあたり GPU 時間 {math} µs 対 {inplace} µs)、A100 では 3.7 倍",
+        "en": "{ratio} ({math} vs {inplace} µs GPU time per step, profiled) vs 3.7× slower on the A100",
+        "ja": "{ratio} (プロファイル下の 1 ステップあたり GPU 時間 {math} µs 対 {inplace} µs)、A100 では 3.7 倍遅い",
     },
     "C4.detail.rule": {
         "en": "Holds when math takes at least twice as long, beyond the noise. How many times slower depends on the "
@@ -126,8 +126,8 @@ CLAIMS: dict[str, dict[str, str]] = {
     },
     "C4.limit": {"en": "2 × naive_inplace", "ja": "naive_inplace の 2 倍"},
     "C4.detail.unprofiled": {
-        "en": "Without the profiler (median GPU time): {ratio}× ({math} vs {inplace} ms).",
-        "ja": "プロファイラなし (GPU 時間の中央値) では {ratio} 倍 ({math} ms 対 {inplace} ms)。",
+        "en": "Without the profiler (median GPU time): {ratio} ({math} vs {inplace} ms).",
+        "ja": "プロファイラなし (GPU 時間の中央値) では {ratio} ({math} ms 対 {inplace} ms)。",
     },
     # --- C5 ---
     "C5.published": {

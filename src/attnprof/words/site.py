@@ -29,6 +29,10 @@ SITE: dict[str, dict[str, str]] = {
         "ja": "省略: この点の計測中に時間予算 {budget} 秒が尽きました (呼び出し {calls} 回)",
     },
     "reason.time_budget": {"en": "skipped: time budget spent", "ja": "省略: 時間予算を使い切りました"},
+    # --- a time against another (attnprof.words.times) ---
+    "ratio.slower": {"en": "{ratio}× slower", "ja": "{ratio} 倍遅い"},
+    "ratio.faster": {"en": "{ratio}× faster", "ja": "{ratio} 倍速い"},
+    "ratio.same": {"en": "as fast", "ja": "同じ速さ"},
     # --- every table wider than its box: the line above it (_static/attnprof-tables.js) ---
     "table.scrolls": {"en": "Scroll sideways for more columns →", "ja": "残りの列は横にスクロールすると見えます →"},
     # --- compare-table columns ---

@@ -87,7 +87,6 @@ WORKLOADS: dict[str, dict[str, str]] = {
     "col.flex": {"en": "FlexAttention vs fastest", "ja": "FlexAttention と最速の比"},
     "decision.tie": {"en": "too close to call", "ja": "僅差で判定できない"},
     "decision.forcing.unknown": {"en": "not measured", "ja": "計測なし"},
-    "decision.flex": {"en": "{ratio}×", "ja": "{ratio} 倍"},
     "decision.none": {
         "en": "no results of the workloads in this build",
         "ja": "このビルドにはワークロードの結果がありません",

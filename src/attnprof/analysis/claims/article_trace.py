@@ -131,7 +131,8 @@ def _math_over_inplace_time_ratio(ctx: Check) -> Verdict:
     if not b_steps or noise.span(b_steps).median <= 0 or not a_steps:
         return ctx.unmeasurable(ctx.t("reason.no_kernel", variant="naive_inplace", family="GPU"))
     a, b = noise.span(a_steps), noise.span(b_steps)
-    measured = ctx.t("C4.measured", ratio=_num(a.median / b.median), math=_num(a.median), inplace=_num(b.median))
+    measured = ctx.t("C4.measured", ratio=words.times(a.median / b.median, ctx.lang), math=_num(a.median),
+                     inplace=_num(b.median))  # fmt: skip
     limit = b.scaled(SEVERAL_TIMES)
     outcome = noise.compare(a, limit, noise.GPU_FLOOR)
     detail = [ctx.t("C4.detail.rule")]
@@ -142,7 +143,7 @@ def _math_over_inplace_time_ratio(ctx: Check) -> Verdict:
         detail.append(
             ctx.t(
                 "C4.detail.unprofiled",
-                ratio=_num(ta.gpu_ms_median / tb.gpu_ms_median),
+                ratio=words.times(ta.gpu_ms_median / tb.gpu_ms_median, ctx.lang),
                 math=_num(ta.gpu_ms_median),
                 inplace=_num(tb.gpu_ms_median),
             )

@@ -8,6 +8,7 @@ longest sequence length that ran where the claim is about scaling. Words: ``C3x.
 
 from __future__ import annotations
 
+from attnprof import words
 from attnprof.analysis.claims.framework import Check, Claim, Verdict
 from attnprof.inputs import element_bytes
 from attnprof.records.parallel import ParallelCase, ParallelRun
@@ -41,13 +42,18 @@ def _longest(ctx: Check) -> dict[str, ParallelCase]:
     return out
 
 
+def _speedup(ctx: Check, speedup: float | None) -> str:
+    """The time on the GPUs against the time on one, in words (``1.62× faster``)."""
+    return words.times(1 / speedup, ctx.lang) if speedup else ctx.t("not_available")
+
+
 def _scaling_efficiency(ctx: Check) -> Verdict:
     """Scaling: for every rotation method, at the longest sequence length that ran, the speed-up over one GPU divided
     by the number of GPUs is at least 0.75 (a speed-up of 1.5 on two GPUs)."""
     cases = _longest(ctx)
     seq = max(c.seq for c in cases.values())
     items = [
-        ctx.t("C30.item", method=_method(ctx, m), speedup=ctx.t("par.times", value=_num(c.speedup or 0)),
+        ctx.t("C30.item", method=_method(ctx, m), speedup=_speedup(ctx, c.speedup),
               efficiency=_percent(c.efficiency or 0))
         for m, c in cases.items()
     ]  # fmt: skip
