@@ -38,14 +38,18 @@ SCREENSHOT_PAGES = {
 }
 
 # How wide the page is, every table of the article (pages.TABLES_JS), and the pictures.
-_LAYOUT_JS = """() => {
+_LAYOUT_JS = (
+    """() => {
     const root = document.documentElement;
-    const tables = (""" + TABLES_JS + """)("article");
+    const tables = ("""
+    + TABLES_JS
+    + """)("article");
     const shown = "figure.attnprof-timeline:not(.attnprof-viewer-replaced) img, figure.attnprof-scaling-plot img";
     const pictures = [...document.querySelectorAll(shown)].map((img) => ({
             src: img.currentSrc, shown: img.getBoundingClientRect().width, natural: img.naturalWidth}));
     return {bodyOverflow: root.scrollWidth - root.clientWidth, tables, pictures};
 }"""
+)
 
 # The visible text of a page, one string per block (so that "**成立** (holds)" stays one string), without code (it
 # stays as it is), messages recorded from PyTorch (class attnprof-message: PyTorch's words), and, on the glossary,
