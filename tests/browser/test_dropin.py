@@ -15,7 +15,7 @@ from attnprof.analysis import attention, explain
 from attnprof.records import foreign
 from helpers import DATA
 
-from .pages import LANGUAGES, VIEWPORTS
+from .pages import LANGUAGES, SETTLED_JS, TABLES_JS, VIEWPORTS, table_problems
 from .viewers import watch
 
 if TYPE_CHECKING:
@@ -66,6 +66,19 @@ def test_a_chosen_trace_is_read_in_the_page(base_url, contexts: dict[str, Browse
         assert words.text("explain.steps", lang) in report.inner_text()
         assert requests == [], requests  # nothing uploaded, nothing fetched
         assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
+        # the report's tables fit, or scroll with their first column in view and a cue that says so; at a laptop's
+        # width the calls table fits whole: no input cut, no flag out of sight
+        page.evaluate(SETTLED_JS)
+        found = page.evaluate(f"() => ({TABLES_JS})('.attnprof-dropin-report')")
+        assert len(found) == 3 and table_problems(found) == [], table_problems(found)
+        if width == "desktop":
+            assert not [t["name"] for t in found if t["scrolls"]], found
+            calls = report.locator("table.attnprof-dropin-calls")
+            box = calls.bounding_box()
+            for cell in (calls.locator("tbody tr td").nth(5), calls.locator("tbody tr td").last):  # inputs, flags
+                shown = cell.bounding_box()
+                assert shown["x"] + shown["width"] <= box["x"] + box["width"] + 1, cell.inner_text()
+                assert page.evaluate("(td) => td.scrollWidth <= td.clientWidth + 1", cell.element_handle())
         assert errors == []
     finally:
         page.close()

@@ -120,7 +120,7 @@ _PLANT_WIDE_TABLE = """() => {
     const box = document.createElement("div");
     box.style.overflowX = "auto";
     box.innerHTML = "<table class='attnprof-table'><thead><tr><th class='attnprof-key'>planted</th>" +
-        "<th>" + "a-long-unbreakable-header-".repeat(12) + "</th></tr></thead><tbody><tr><td>x</td><td>y</td></tr>" +
+        "<th>" + "unbreakable".repeat(30) + "</th></tr></thead><tbody><tr><td>x</td><td>y</td></tr>" +
         "</tbody></table>";
     article.append(box);
 }"""

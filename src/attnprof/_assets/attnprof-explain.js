@@ -1328,10 +1328,15 @@
       for (const c of children || []) e.append(c);
       return e;
     };
-    function table(cls, headers, rows) {
-      const head = el("tr", {}, headers.map((h) => el("th", { scope: "col" }, [h])));
-      const body = rows.map((r) => el("tr", {}, r.map((c) => el("td", /^-?[0-9]/.test(c) ? { class: "num" } : {},
-        [c]))));
+    // A report table: the first column is its key (it stays in view when the table scrolls sideways); the cells of
+    // the columns in `wrap` (words, shapes, names) wrap, the others keep to one line.
+    function table(cls, headers, rows, wrap) {
+      const classes = (k, c) => [k === 0 ? "attnprof-key" : "", /^-?[0-9]/.test(c) ? "num" : "",
+        wrap && wrap.includes(k) ? "wrap" : ""].filter(Boolean).join(" ");
+      const attrs = (k, c) => (classes(k, c) ? { class: classes(k, c) } : {});
+      const head = el("tr", {}, headers.map((h, k) => el("th", { scope: "col", ...(k === 0 ?
+        { class: "attnprof-key" } : {}) }, [h])));
+      const body = rows.map((r) => el("tr", {}, r.map((c, k) => el("td", attrs(k, c), [c]))));
       return el("div", { class: "attnprof-dropin-table" },
         [el("table", { class: cls }, [el("thead", {}, [head]), el("tbody", {}, body)])]);
     }
@@ -1421,7 +1426,8 @@
         kindText(g.kind, g.compiled, g.module, g.phase), word("explain.backend." + g.backend),
         word("kernel.dir." + g.direction), count(g.per_step), inputsText(g.inputs, g.kv), number(g.cpu_us),
         t.gpu_events ? number(g.gpu_us) : na(),
-        ...(projected ? [g.projection_us === null ? na() : number(g.projection_us)] : []), flagNames(g.flags)])));
+        ...(projected ? [g.projection_us === null ? na() : number(g.projection_us)] : []), flagNames(g.flags)]),
+      [1, 5, projected ? 9 : 8])); // what, inputs and flags wrap: at 1280 px the table keeps to the column
       if (projected) out.push(p(word("explain.projections")));
       // their kernels, decoded
       const kernelRows = [];
@@ -1435,7 +1441,7 @@
         out.push(h(word("explain.kernels")));
         if (kernelRows.length) {
           const tbl = table("attnprof-dropin-kernels", [word("explain.col.group"), "kernel", word("dropin.family"),
-            word("explain.col.per_call")], kernelRows);
+            word("explain.col.per_call")], kernelRows, [1]);
           let r = 0;
           x.groups.forEach((g) => g.kernels.forEach(([name]) => {
             tbl.querySelectorAll("tbody tr")[r++].children[1].setAttribute("title", name);

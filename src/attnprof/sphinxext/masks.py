@@ -117,7 +117,7 @@ class MaskVerdicts(MaskDirective):
         run, problems = self.load()
         if run is None:
             return problems
-        return self.show(cells.verdicts_table(run, self.lang), "attnprof-mask-verdicts", numeric=(2,))
+        return self.show(cells.verdicts_table(run, self.lang), "attnprof-mask-verdicts", stack={1: (2,)})
 
 
 class MaskSummary(MaskDirective):

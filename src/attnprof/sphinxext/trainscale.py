@@ -74,7 +74,8 @@ class TrainScaleTable(AttnprofDirective):
                                  for line in trainplot.scale_lines(grid, self.lang)]  # fmt: skip
         classes = ["attnprof-train-scale-table", *self.options.get("class", [])]
         table = build_table(trainplot.headers(self.lang), trainplot.longest_rows(grid, self.lang),
-                            numeric=range(4, 8), key=(0,), classes=classes, title=self.caption_title())  # fmt: skip
+                            numeric=range(4, 8), key=(0,), classes=classes, title=self.caption_title(),
+                            stack={0: (1, 2, 3)})  # fmt: skip  # head_dim, mask and length under the backend
         out.append(self.finish(table))
         why = trainplot.reasons(grid)
         if why:
