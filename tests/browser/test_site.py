@@ -216,3 +216,13 @@ def test_naive_variant_ran(lang: str, tab: Page, base_url: str) -> None:
     assert not found["notRunNotes"], "naive did not run"
     assert found["kernelTables"] or (found["cpuOnlyBuild"] and found["noGpuNotes"])
     assert [img["width"] > 0 for img in found["timelines"]] == [True]
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_site_declares_an_icon_that_loads(lang: str, tab: Page, base_url: str) -> None:
+    """Browsers ask every site for an icon: without one declared, /favicon.ico is a 404 on every page."""
+    _open(tab, base_url, f"{lang}/index.html")
+    href = tab.evaluate("() => (document.querySelector('link[rel~=icon]') || {}).href || ''")
+    assert href.startswith(base_url) and href.split("?")[0].endswith(".svg"), href
+    response = tab.request.get(href)
+    assert response.status == 200 and response.body().startswith(b"<svg"), (response.status, href)
