@@ -7,7 +7,9 @@ import copy
 import functools
 import gzip
 import json
+import os
 from pathlib import Path
+from typing import NamedTuple
 
 from docutils import nodes
 
@@ -684,16 +686,37 @@ def kernel_names() -> tuple[str, ...]:
 # --- the command line -----------------------------------------------------------------------------------------------
 
 
-def run_cli(*argv: str) -> tuple[int, str, str]:
-    """``attnprof ARGV`` run in-process (:func:`attnprof.cli.main`): the exit status, standard output and standard
-    error."""
+class CliRun(NamedTuple):
+    """What a run of the command gave: its exit status, standard output and standard error (it unpacks as
+    ``code, out, err``, and reads like :class:`subprocess.CompletedProcess`)."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run_cli(*argv: str, cwd: str | os.PathLike[str] | None = None) -> CliRun:
+    """``attnprof ARGV`` run in-process (:func:`attnprof.cli.main`), in the working directory ``cwd`` when given.
+
+    For every case where a new process adds nothing (bad input refused, a dry run, a file written): the command's
+    own streams are two buffers, and whatever the code writes to ``sys.stdout`` or ``sys.stderr`` past them lands
+    in the same buffers, so a stray print still fails a test that wants one line. What only a process shows (its
+    real file descriptors, signals, a full or closed standard output, what is imported at start) needs
+    ``subprocess``.
+    """
+    import contextlib
     import io
 
     from attnprof import cli
 
     out, err = io.StringIO(), io.StringIO()
-    code = cli.main(list(argv), out=out, err=err)
-    return code, out.getvalue(), err.getvalue()
+    with contextlib.ExitStack() as stack:
+        if cwd is not None:
+            stack.enter_context(contextlib.chdir(cwd))
+        stack.enter_context(contextlib.redirect_stdout(out))
+        stack.enter_context(contextlib.redirect_stderr(err))
+        code = cli.main(list(argv), out=out, err=err)
+    return CliRun(code, out.getvalue(), err.getvalue())
 
 
 def older_layout(doc: dict, links: str = "flows") -> dict:
