@@ -157,7 +157,8 @@ def test_the_leaves_stay_leaves():
     assert graph["noise"] == set()  # the statistics of every figure: used by files, measuring and reading alike
     assert graph["records.files"] == set()
     assert graph["records.schema"] == {"records.files"}
-    assert graph["records.results"] == {"noise", "records.files", "records.schema"}
+    assert graph["records.kinds"] == {"records.files", "records.schema"}  # the register, below every record
+    assert graph["records.results"] == {"noise", "records.files", "records.kinds", "records.schema"}
     assert graph["records.trace"] == {"records.results", "records.files", "records.schema"}
     assert graph["measure.timing"] == {"noise", "measure.interrupts"}
     assert graph["measure.interrupts"] == set()

@@ -18,11 +18,13 @@ from attnprof.records.results import Environment, Result
 from attnprof.sphinxext import metrics
 from attnprof.variants import VARIANTS
 from helpers import (
+    STUB_GALLERY_CONF,
     analysed,
     analysed_build,
     assert_warned,
     body_rows,
     doctree,
+    example_stubs,
     fixed_costs,
     h200_environment,
     html,
@@ -195,8 +197,14 @@ def test_the_one_forcing_cost_is_cited_wherever_a_page_needs_it(project, tmp_pat
     assert "4000 times" in page and "Forcing costs 8.01 µs (7.21–8.81) per call." in page
     assert "The profiler itself adds 1.50 µs (1.35–1.65) to every op it records" in page
     (tmp_path / "results" / "fixed_costs__cuda.json").unlink()
-    app = project({"index.md": "# C\n\n{fixed-cost}`forcing` and {fixed-cost}`speed`\n"}, variants=())
-    assert_warned(app, "no fixed-cost file (fixed_costs__cuda.json)", "examples/11-cpu-overhead.py",
+    app = project(
+        {"index.md": "# C\n\n{fixed-cost}`forcing` and {fixed-cost}`speed`\n"},
+        variants=(),
+        conf=STUB_GALLERY_CONF,
+        extra=example_stubs(),
+    )
+    assert_warned(app, "no fixed-cost file (fixed_costs__cuda.json or fixed_costs__cpu.json)",
+                  "examples/11-cpu-overhead.py writes it",
                   "fixed-cost 'speed': unknown field; choose one of: forcing, profiler_per_op")  # fmt: skip
 
 

@@ -139,7 +139,7 @@ def _warned(app, *parts: str) -> None:
 
 def test_a_missing_or_stale_file_is_a_warning(page, tmp_path: Path):
     app = page(None, "en", "# CP\n\n```{parallel-table}\n```\n\n```{parallel-claims}\n```\n")
-    _warned(app, "no context-parallel run file (parallel__cuda.json)")
+    _warned(app, "no context-parallel run file (parallel__cuda.json or parallel__cpu.json)")
     assert all(r[3] == "not measurable here" for r in _table(app, "attnprof-parallel-claims"))
     (tmp_path / "results" / "parallel__cuda.json").write_text('{"schema_version": 7}')
     app = page(None, "en", "# CP\n\n```{parallel-status}\n```\n")

@@ -13,7 +13,7 @@
     What the map measured: the base case every row varies, how times were taken, that a check names only its first
     failed condition, what the CPU can say (on a CPU build), and whether every check agreed with its real call.
 
-Both read the grid through :func:`attnprof.sphinxext.lookup.find_grid` and its analysis
+Both read the grid through :func:`attnprof.sphinxext.lookup.find_record` and its analysis
 (:mod:`attnprof.analysis.eligibility`); cells are worded by :mod:`attnprof.render.eligibility`.
 """
 
@@ -27,6 +27,7 @@ from sphinx.application import Sphinx
 
 from attnprof.analysis import claims
 from attnprof.analysis import eligibility as view
+from attnprof.records import eligibility
 from attnprof.records.eligibility import Grid
 from attnprof.render import eligibility as cells
 from attnprof.sphinxext import lookup
@@ -45,8 +46,8 @@ class GridDirective(AttnprofDirective):
     """What the eligibility directives share: the grid, or a problem box."""
 
     def load(self) -> tuple[Grid | None, list[nodes.Node]]:
-        found = lookup.find_grid(self.env, self.get_location())
-        return found.grid, [] if found.grid is not None else self.problem(found.problem)
+        found = lookup.find_record(self.env, eligibility.KIND, self.get_location())
+        return found.value, [] if found.value is not None else self.problem(found.problem)
 
     def unasked(self, grid: Grid) -> list[nodes.Node]:
         text = self.say("elig.unasked.no_cuda", reason=grid.unasked_reason or "")
@@ -128,11 +129,11 @@ class EligibilityClaims(GridDirective):
     has_content = False
 
     def run(self) -> list[nodes.Node]:
-        found = lookup.find_grid(self.env, self.get_location())
-        out = self.problem(found.problem) if found.grid is None else []
+        found = lookup.find_record(self.env, eligibility.KIND, self.get_location())
+        out = self.problem(found.problem) if found.value is None else []
         body = []
-        recorded = _messages(found.grid) if found.grid is not None else []
-        for v, claim in zip(claims.check_eligibility(found.grid, self.lang), claims.ELIGIBILITY_CLAIMS.values(),
+        recorded = _messages(found.value) if found.value is not None else []
+        for v, claim in zip(claims.check_eligibility(found.value, self.lang), claims.ELIGIBILITY_CLAIMS.values(),
                             strict=True):  # fmt: skip
             measured = [para(*with_recorded(t, recorded, self.lang)) for t in (v.measured, v.detail, v.reason) if t]
             verdict = para(self.say(f"verdict.{v.verdict}"),

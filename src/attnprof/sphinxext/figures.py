@@ -168,9 +168,9 @@ class ScalingPlot(SweepDirective):
 
     def run(self) -> list[nodes.Node]:
         found, problems = self.load()
-        if found.sweep is None or found.path is None:
+        if found.value is None or found.path is None:
             return problems
-        sw = found.sweep
+        sw = found.value
         dims, notes = self.head_dims(sw)
         if not dims:
             # parse the caption anyway, so that its message is extracted for translation on every build

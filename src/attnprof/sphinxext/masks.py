@@ -16,7 +16,7 @@
     This site's claims about masks, C50–C53 (:data:`attnprof.analysis.claims.MASK_CLAIMS`), with this build's
     verdicts (unmeasurable, with the reason, on a build without a GPU or without a run).
 
-All read the run through :func:`attnprof.sphinxext.lookup.find_masks`; cells are worded by
+All read the run through :func:`attnprof.sphinxext.lookup.find_record`; cells are worded by
 :mod:`attnprof.render.masks`.
 """
 
@@ -30,6 +30,7 @@ from sphinx.application import Sphinx
 
 from attnprof import workloads
 from attnprof.analysis import claims
+from attnprof.records import masks
 from attnprof.records.masks import MaskRun
 from attnprof.render import masks as cells
 from attnprof.sphinxext import lookup
@@ -48,8 +49,8 @@ class MaskDirective(AttnprofDirective):
     """What the mask directives share: the run, or a problem box; a table with its numbered reasons."""
 
     def load(self) -> tuple[MaskRun | None, list[nodes.Node]]:
-        found = lookup.find_masks(self.env, self.get_location())
-        return found.run, [] if found.run is not None else self.problem(found.problem)
+        found = lookup.find_record(self.env, masks.KIND, self.get_location())
+        return found.value, [] if found.value is not None else self.problem(found.problem)
 
     def show(self, t: cells.Table, css: str, numeric: tuple[int, ...] = ()) -> list[nodes.Node]:
         classes = ["attnprof-mask-table", css, *self.options.get("class", [])]
@@ -130,11 +131,11 @@ class MaskClaims(MaskDirective):
     has_content = False
 
     def run(self) -> list[nodes.Node]:
-        found = lookup.find_masks(self.env, self.get_location())
-        out = self.problem(found.problem) if found.run is None else []
-        recorded = sorted({c.reason for c in found.run.cases if c.reason}) if found.run is not None else []
+        found = lookup.find_record(self.env, masks.KIND, self.get_location())
+        out = self.problem(found.problem) if found.value is None else []
+        recorded = sorted({c.reason for c in found.value.cases if c.reason}) if found.value is not None else []
         body = []
-        for v, claim in zip(claims.check_masks(found.run, self.lang), claims.MASK_CLAIMS.values(), strict=True):
+        for v, claim in zip(claims.check_masks(found.value, self.lang), claims.MASK_CLAIMS.values(), strict=True):
             measured = [para(*with_recorded(t, recorded, self.lang)) for t in (v.measured, v.detail, v.reason) if t]
             verdict = para(self.say(f"verdict.{v.verdict}"),
                            classes=["attnprof-verdict", f"attnprof-verdict-{v.verdict}"])  # fmt: skip

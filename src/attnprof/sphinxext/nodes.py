@@ -324,7 +324,7 @@ class AttnprofDirective(SphinxDirective):
         """``+6.2 % (+0.04 % to +12.6 %)``: a difference as a fraction, with its band (:func:`.noise.margin`)."""
         return self.say("figure.margin", **self.band_fields(f, fmt.signed_percent))
 
-    def find(self, variant: str) -> lookup.Found:
+    def find(self, variant: str) -> lookup.FoundResult:
         """The analysed result of ``variant`` (a missing or stale one warns at this directive), in the workload of
         the ``:workload:`` option (and the cache of ``:kv-len:``) when the directive has them."""
         workload, kv_len = self.options.get("workload", "prefill"), self.options.get("kv-len")

@@ -42,6 +42,7 @@ from sphinx.application import Sphinx
 
 from attnprof.analysis import claims, kernels, parallelmodel
 from attnprof.inputs import element_bytes
+from attnprof.records import parallel
 from attnprof.records.bundle import Bundle
 from attnprof.records.parallel import METHODS, PLAIN_COMMAND, TORCHRUN_COMMAND, ParallelCase, ParallelRun
 from attnprof.render import pictures, ranktimeline
@@ -70,16 +71,16 @@ class ParallelDirective(AttnprofDirective):
     def load(self) -> tuple[ParallelRun | None, list[nodes.Node]]:
         """The run when it ran here, else the latest recorded run of the bundles (:attr:`recorded` then names its
         bundle); else the nodes to show instead (a warning box, or the not-measured note)."""
-        found = lookup.find_parallel(self.env, self.get_location())
-        if found.run is None:
+        found = lookup.find_record(self.env, parallel.KIND, self.get_location())
+        if found.value is None:
             return None, self.problem(found.problem)
-        if not found.run.ok:
+        if not found.value.ok:
             rec = bundles.recorded_parallel(self.env)
             if rec is not None:
                 self.recorded = rec[1]
                 return rec[0], []
             return None, [nodes.note("", para(self.say("par.not_measured")), classes=["attnprof-not-run"])]
-        return found.run, []
+        return found.value, []
 
     def run(self) -> list[nodes.Node]:
         """What :meth:`body` shows, labelled with its machine and date when it is a recorded run."""
@@ -138,8 +139,8 @@ class ParallelStatus(ParallelDirective):
     """``parallel-status``: where and how the run ran, or why it did not and how to run it."""
 
     def run(self) -> list[nodes.Node]:
-        found = lookup.find_parallel(self.env, self.get_location())
-        r = found.run
+        found = lookup.find_record(self.env, parallel.KIND, self.get_location())
+        r = found.value
         if r is None:
             return self.problem(found.problem)
         if not r.ok:
@@ -358,7 +359,7 @@ class ParallelTimeline(ParallelDirective):
         if not cases:
             return problems
         case = cases[0]
-        path = lookup.find_parallel(self.env, self.get_location()).path
+        path = lookup.find_record(self.env, parallel.KIND, self.get_location()).path
         assert path is not None
         lang = pictures.picture_language(self.lang)
         # a recorded run's picture is drawn beside this build's results, under the bundle's name
@@ -433,17 +434,17 @@ class ParallelClaims(ParallelDirective):
     """``parallel-claims``: C30–C34 checked against this build's run (unmeasurable, with the reason, without one)."""
 
     def run(self) -> list[nodes.Node]:
-        found = lookup.find_parallel(self.env, self.get_location())
-        out = self.problem(found.problem) if found.run is None else []
+        found = lookup.find_record(self.env, parallel.KIND, self.get_location())
+        out = self.problem(found.problem) if found.value is None else []
         body = []
         for claim in claims.PARALLEL_CLAIMS.values():
-            v = claim.check(language=self.lang, run=found.run)
+            v = claim.check(language=self.lang, run=found.value)
             measured = [para(t) for t in (v.measured, v.detail, v.reason) if t]
             verdict = para(self.say(f"verdict.{v.verdict}"),
                            classes=["attnprof-verdict", f"attnprof-verdict-{v.verdict}"])  # fmt: skip
             body.append([nodes.strong("", claim.id), claim.statement(self.lang), measured, verdict])
         keys = ["col.claim", "col.statement", "col.measured", "col.verdict"]
-        if found.run is not None and not found.run.ok and bundles.recorded_parallel(self.env) is not None:
+        if found.value is not None and not found.value.ok and bundles.recorded_parallel(self.env) is not None:
             out.append(nodes.note("", para(self.say("par.recorded.no_verdict")), classes=["attnprof-recorded"]))
         return [self.table(keys, body, ["attnprof-claims-table", "attnprof-parallel-claims"]), *out]
 

@@ -48,10 +48,10 @@ class SweepDirective(AttnprofDirective):
 
     option_spec: ClassVar = {**TABLE_OPTIONS, "head-dim": directives.positive_int}
 
-    def load(self) -> tuple[lookup.FoundSweep, list[nodes.Node]]:
+    def load(self) -> tuple[lookup.Found[Sweep], list[nodes.Node]]:
         """The sweep, or a problem box (the warning is already logged)."""
-        found = lookup.find_sweep(self.env, self.get_location())
-        return found, [] if found.sweep is not None else self.problem(found.problem)
+        found = lookup.find_record(self.env, sweep.KIND, self.get_location())
+        return found, [] if found.value is not None else self.problem(found.problem)
 
     def head_dims(self, sw: Sweep) -> tuple[list[int], list[nodes.Node]]:
         """The ``:head-dim:`` option (or all of the sweep's); a head_dim the sweep lacks is a note, not a warning:
@@ -175,9 +175,9 @@ class ScalingTable(SweepDirective):
 
     def run(self) -> list[nodes.Node]:
         found, problems = self.load()
-        if found.sweep is None:
+        if found.value is None:
             return problems
-        sw = found.sweep
+        sw = found.value
         metric = self.options.get("metric", "gpu_ms")
         dims, out = self.head_dims(sw)
         metric_words = scalingplot.metric_words(sw, metric, self.lang)
@@ -217,9 +217,9 @@ class RooflineTable(SweepDirective):
 
     def run(self) -> list[nodes.Node]:
         found, problems = self.load()
-        if found.sweep is None:
+        if found.value is None:
             return problems
-        sw = found.sweep
+        sw = found.value
         c = sw.ceilings
         if c is None:
             return [nodes.note("", para(self.say("scaling.no_ceilings")), classes=["attnprof-no-ceilings"])]
@@ -277,9 +277,9 @@ class SdpaChoiceTable(SweepDirective):
 
     def run(self) -> list[nodes.Node]:
         found, problems = self.load()
-        if found.sweep is None:
+        if found.value is None:
             return problems
-        sw = found.sweep
+        sw = found.value
         na = self.say("not_available")
         dims, out = self.head_dims(sw)
         body = []

@@ -13,7 +13,7 @@
     The table of published peaks the rates are compared with (:data:`attnprof.records.trainscale.PUBLISHED_PEAKS`):
     each GPU, its dense bf16 TFLOP/s as published, and the source, linked. Reads no file.
 
-The first two read the grid through :func:`attnprof.sphinxext.lookup.find_trainscale`.
+The first two read the grid through :func:`attnprof.sphinxext.lookup.find_record`.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
 
+from attnprof.records import trainscale
 from attnprof.records.trainscale import PASSES, PUBLISHED_PEAKS
 from attnprof.render import pictures, trainplot
 from attnprof.sphinxext import lookup
@@ -43,12 +44,12 @@ class TrainScalePlot(AttnprofDirective):
     }
 
     def run(self) -> list[nodes.Node]:
-        found = lookup.find_trainscale(self.env, self.get_location())
-        if found.grid is None or found.path is None:
+        found = lookup.find_record(self.env, trainscale.KIND, self.get_location())
+        if found.value is None or found.path is None:
             # the caption is parsed anyway, so that its message is extracted for translation on every build
             caption = self.parse_content_to_nodes() if self.content else []
             return [*self.problem(found.problem), *([untold("", *caption)] if caption else [])]
-        grid, phase = found.grid, self.options.get("pass", "fwd")
+        grid, phase = found.value, self.options.get("pass", "fwd")
         lang = pictures.picture_language(self.lang)
         # one picture per language: the en and ja builds share the results folder
         png = found.path.parent / "plots" / f"trainscale__{grid.device}__{phase}__{self.lang or 'en'}.png"
@@ -66,10 +67,10 @@ class TrainScaleTable(AttnprofDirective):
     option_spec: ClassVar = dict(TABLE_OPTIONS)
 
     def run(self) -> list[nodes.Node]:
-        found = lookup.find_trainscale(self.env, self.get_location())
-        if found.grid is None:
+        found = lookup.find_record(self.env, trainscale.KIND, self.get_location())
+        if found.value is None:
             return self.problem(found.problem)
-        grid = found.grid
+        grid = found.value
         out: list[nodes.Node] = [para(line, classes=["attnprof-train-scales"])
                                  for line in trainplot.scale_lines(grid, self.lang)]  # fmt: skip
         classes = ["attnprof-train-scale-table", *self.options.get("class", [])]
