@@ -21,7 +21,7 @@ import json
 from pathlib import Path
 
 from attnprof import words
-from attnprof.records.results import write_if_changed
+from attnprof.records.files import write_if_changed
 from attnprof.render import decoder, viewer
 
 #: The reader's script, served like the viewer's (:func:`attnprof.render.viewer.served`).
