@@ -119,6 +119,9 @@ class CallReading:
     kernels: list[tuple[int, int]]
     inputs: Inputs
     flags: list[Flag]
+    #: The GPU work of the call that the kernel table counts (indexes into ``trace.gpu``, in start order): what
+    #: :mod:`.diff` times kernel by kernel.
+    launched: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -333,11 +336,13 @@ def _explain(trace: ForeignTrace, device: Any) -> Explanation:
         step = tree.step_of(first.ts) if first.pid == (tree.main or (None,))[0] else None
         gpu = tree.launched(tree.under(c.roots))
         counts: Counter = Counter()
+        counted = []
         for j in gpu:
             g = trace.gpu[j]
             kid = row_of.get((g.name, _config(g)))
             if kid is not None:
                 counts[kid] += 1
+                counted.append(j)
         attention_rows.update(counts)
         gpu_us = _r(sum(trace.gpu[j].dur for j in gpu))
         end = max(trace.cpu[r].ts + trace.cpu[r].dur for r in c.roots)
@@ -347,6 +352,7 @@ def _explain(trace: ForeignTrace, device: Any) -> Explanation:
         flags = attnflags.flags(tree, found, k, given, roots)
         calls.append(CallReading(k, c, step, _thread_name(tree, first), _r(first.ts - t0), _r(cpu_us), gpu_us,
                                  sorted(counts.items()), given, flags))  # fmt: skip
+        calls[-1].launched = counted
         if step is not None:
             per_step_gpu[step] += gpu_us
             per_step_calls[step][c.direction] += 1
