@@ -18,8 +18,8 @@ rounds:
 ``same``
     The same kind and inputs in both traces: the same call, whose backend may have changed.
 ``replaced``
-    Left over from the first round, the same direction and phase and the same query shape (or both without
-    recorded shapes), paired in the order they first ran: the same place in the model written another way (SDPA
+    Left over from the first round, the same direction and phase and the same query shape (where both traces
+    recorded it), paired in the order they first ran: the same place in the model written another way (SDPA
     instead of matmul-softmax-matmul, bf16 instead of fp32, ``enable_gqa`` instead of expanded keys and values).
 ``vanished``, ``appeared``
     What is left: a kind only BEFORE has, or only AFTER.
@@ -227,10 +227,12 @@ def signature(c: dict[str, Any]) -> tuple:
     return (c["kind"], c["direction"], c["compiled"], c.get("module"), c.get("phase"), _frozen(inputs))
 
 
-def loose(c: dict[str, Any]) -> tuple:
-    """What a replaced call keeps: its direction, phase and query shape."""
-    i = c["inputs"] or {}
-    return (c["direction"], c.get("phase"), _frozen(i.get("query")))
+def replaces(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Whether call ``b`` may stand where ``a`` stood: the same direction and phase, and the same query shape where
+    both traces recorded it."""
+    qa, qb = (a["inputs"] or {}).get("query"), (b["inputs"] or {}).get("query")
+    return (a["direction"], a.get("phase")) == (b["direction"], b.get("phase")) and (qa is None or qb is None
+                                                                                     or qa == qb)  # fmt: skip
 
 
 def _frozen(v: Any) -> Any:
@@ -365,8 +367,9 @@ def match(a: Side, b: Side) -> list[Row]:
     for n, k in enumerate(ka):
         if n in pairs:
             continue
-        key = loose(a.calls[k.calls[0]])
-        m = next((m for m, other in enumerate(kb) if m not in taken and loose(b.calls[other.calls[0]]) == key), None)
+        first = a.calls[k.calls[0]]
+        m = next((m for m, other in enumerate(kb) if m not in taken and replaces(first, b.calls[other.calls[0]])),
+                 None)  # fmt: skip
         if m is not None:
             pairs[n] = ("replaced", m)
             taken.add(m)

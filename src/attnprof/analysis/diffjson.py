@@ -111,8 +111,8 @@ def _trace(s: Side) -> dict[str, Any]:
 
 def _pair(a: Side, b: Side, i: int, j: int) -> dict[str, Any]:
     sa, sb = a.steps[i], b.steps[j]
-    return {"before": i, "after": j, "names": [sa["name"], sb["name"]],
-            **{f: [sa[f], sb[f]] for f in ("wall_us", "gpu_busy_share", "attention_gpu_us", "launch_bound")}}  # fmt: skip
+    figures = ("wall_us", "gpu_busy_share", "attention_gpu_us", "launch_bound")
+    return {"before": i, "after": j, "names": [sa["name"], sb["name"]], **{f: [sa[f], sb[f]] for f in figures}}
 
 
 def summary(d: Diff) -> dict[str, Any]:
@@ -133,8 +133,10 @@ def to_dict(d: Diff) -> dict[str, Any]:
     return {
         "schema": SCHEMA,
         "version": VERSION,
-        "rules": {**{name: {"floor": f, "min_effect": m} for name, (f, m) in d.rules.items()},
-                  "wide_band": noise.WIDE_BAND},  # fmt: skip
+        "rules": {
+            **{name: {"floor": f, "min_effect": m} for name, (f, m) in d.rules.items()},
+            "wide_band": noise.WIDE_BAND,
+        },
         "before": _trace(a),
         "after": _trace(b),
         "notes": [{"code": code, **fields} for code, fields in d.notes],

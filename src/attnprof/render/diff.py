@@ -172,8 +172,9 @@ def pairs_section(d: Diff, lang: str | None = None) -> Section:
         def both(f: str, share: bool = False, a: dict = a, b: dict = b) -> str:
             return f"{value(a[f], share)} → {value(b[f], share)}"
 
-        bound = " → ".join(_na(lang) if s["launch_bound"] is None else
-                           words.text("explain.yes" if s["launch_bound"] else "explain.no", lang) for s in (a, b))  # fmt: skip
+        yes_no = [_na(lang) if s["launch_bound"] is None else
+                  words.text("explain.yes" if s["launch_bound"] else "explain.no", lang) for s in (a, b)]  # fmt: skip
+        bound = " → ".join(yes_no)
         rows.append((a["name"] or "-", b["name"] or "-", both("wall_us"), both("gpu_busy_share", True),
                      both("attention_gpu_us"), bound))  # fmt: skip
     keys = ("step_before", "step_after", "wall_us", "gpu_busy", "attention_us", "cpu_bound")
@@ -263,7 +264,8 @@ def kernels_section(d: Diff, lang: str | None = None) -> Section | None:
             a, b = (fmt.count(x) if x is not None else "-" for x in k.per_call)
             both = k.per_call[0] is not None and k.per_call[1] is not None
             rows.append((str(n), label(k.name, lang), kernels.decode(k.name).family_text(lang), f"{a} → {b}",
-                         _arrow(k.us), change_text(k.us, lang) if both else "", kernel_verdict(k.per_call, k.us, lang)))  # fmt: skip
+                         _arrow(k.us), change_text(k.us, lang) if both else "",
+                         kernel_verdict(k.per_call, k.us, lang)))  # fmt: skip
         if len(r.kernels) > MAX_KERNELS:
             after.append(f"{n}: " + words.text("tracediff.kernel.more", lang, n=len(r.kernels) - MAX_KERNELS))
     if not rows:
@@ -297,4 +299,3 @@ def text(d: Diff, lang: str | None = None) -> str:
         block += [wrap(line, lang) for line in s.after]
         parts.append("\n".join(block))
     return "\n\n".join(parts) + "\n"
-

@@ -62,8 +62,8 @@ TRACEDIFF: dict[str, dict[str, str]] = {
         "ja": "ステップの経過時間: {before} → {after} ms、{verdict} ({change})。",
     },
     "tracediff.short.matches": {
-        "en": "Kinds of attention call: {same} the same, {replaced} replaced, {vanished} only before, {appeared} only "
-        "after.",
+        "en": "Kinds of attention call: {same} the same, {replaced} replaced, {vanished} only before, "
+        "{appeared} only after.",
         "ja": "アテンションの呼び出しの種類: 同じもの {same}、置き換え {replaced}、変更前のみ {vanished}、"
         "変更後のみ {appeared}。",
     },
@@ -164,7 +164,8 @@ TRACEDIFF: dict[str, dict[str, str]] = {
     # --- the drop-in page ---
     "tracediff.dropin.prompt": {
         "en": "Or compare two traces: drop BEFORE and AFTER together here, or choose them one after the other:",
-        "ja": "2 つのトレースを比べることもできます。変更前と変更後をまとめてここにドロップするか、順に選んでください:",
+        "ja": "2 つのトレースを比べることもできます。変更前と変更後をまとめてここにドロップするか、"
+        "順に選んでください:",
     },
     "tracediff.dropin.choose_before": {"en": "BEFORE:", "ja": "変更前:"},
     "tracediff.dropin.choose_after": {"en": "AFTER:", "ja": "変更後:"},
