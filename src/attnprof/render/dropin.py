@@ -26,8 +26,10 @@ from attnprof.render import decoder, viewer
 
 #: The reader's script, served like the viewer's (:func:`attnprof.render.viewer.served`).
 READER = "attnprof-explain.js"
+#: The comparison of two traces (``attnprof diff``), over the reader's readings.
+DIFF = "attnprof-diff.js"
 #: Every script a page with the widget loads, in order.
-SCRIPTS = (*decoder.STATIC_FILES, READER)
+SCRIPTS = (*decoder.STATIC_FILES, READER, DIFF)
 #: The class of the widget's element (a page whose body has it gets :data:`SCRIPTS`).
 WIDGET_CLASS = "attnprof-dropin"
 #: The word keys the widget's report uses.
@@ -63,6 +65,6 @@ def write_static(folder: str | Path) -> list[Path]:
     """Write :data:`SCRIPTS` into ``folder`` (a site's ``_static``), each only when it changed; returns their paths
     in loading order."""
     paths = decoder.write_static(folder)
-    reader = Path(folder) / READER
-    write_if_changed(reader, viewer.served(READER).encode("utf-8"))
-    return [*paths, reader]
+    for name in (READER, DIFF):
+        write_if_changed(Path(folder) / name, viewer.served(name).encode("utf-8"))
+    return [*paths, Path(folder) / READER, Path(folder) / DIFF]
