@@ -336,8 +336,242 @@
     };
   }
 
+  // --- the page: two drop zones and the comparison, in the words the page carries (render/diff.py's sections) ----
+
+  function makeReport(words, lang, decode) {
+    const F = X.fmt;
+    const word = (key, fields) => (own(words, key) ? words[key] : key)
+      .replace(/\{(\w+)\}/g, (m, k) => (fields && own(fields, k) ? String(fields[k]) : m));
+    const el = (tag, attrs, children) => {
+      const e = document.createElement(tag);
+      for (const k of Object.keys(attrs || {})) e.setAttribute(k, attrs[k]);
+      for (const c of children || []) e.append(c);
+      return e;
+    };
+    const table = (cls, headers, rows) => el("div", { class: "attnprof-dropin-table" }, [el("table", { class: cls }, [
+      el("thead", {}, [el("tr", {}, headers.map((h) => el("th", { scope: "col" }, [h])))]),
+      el("tbody", {}, rows.map((r) => el("tr", {}, r.map((c) => (c instanceof Node ? el("td", {}, [c])
+        : el("td", /^[-+\u2212]?[0-9]/.test(c) ? { class: "num" } : {}, [c]))))))])]);
+    const which = (code) => (code === "before+after" ? word("tracediff.both") : word("tracediff." + code));
+    const value = (x, share) => (x === null || x === undefined ? "-" : share ? F.percent(100 * x) : F.number(x));
+    const figText = (f, share) => (f === null ? "-" : f.lo === f.hi && f.hi === f.median ? value(f.median, share)
+      : value(f.median, share) + " (" + value(f.lo, share) + "\u2013" + value(f.hi, share) + ")");
+    const signed = (x) => (x > 0 ? "+" : x < 0 ? "\u2212" : "") + F.number(Math.abs(100 * x), 2) + "\u00a0%";
+    const changeText = (c) => {
+      if (c === null || c.change === null) return c !== null && c.before && c.after ? word("tracediff.no_change") : "-";
+      return word("tracediff.change", { median: signed(c.change.median), lo: signed(c.change.lo),
+        hi: signed(c.change.hi) });
+    };
+    const verdictText = (c) => word("tracediff.verdict." + (c !== null && c.verdict ? c.verdict : "none"));
+    const kindText = (k) => {
+      const t = word("explain.kind." + k.kind);
+      return k.compiled ? word("explain.compiled", { kind: t }) : t;
+    };
+    const what = (k) => (k === null ? "-" : kindText(k) + ", " + Object.keys(k.backends)
+      .sort((x, y) => k.backends[y] - k.backends[x]).map((b) => word("explain.backend." + b)).join(" + "));
+    const inputsText = (k) => {
+      if (k === null) return "-";
+      const i = k.inputs;
+      if (!i) return word("explain.inputs.none");
+      const shapes = [["q", i.query], ["k", i.key], ["v", i.value]].filter(([, v]) => v)
+        .map(([n, v]) => n + " " + F.dims(v)).join(", ");
+      const extra = ["causal", "mask", "gqa"].filter((f) => i[f]).map((f) => word("explain.inputs." + f));
+      if (i.dropout) extra.push(word("explain.inputs.dropout", { p: String(i.dropout) }));
+      return [(shapes + " " + (i.dtype || "?")).trim(), ...extra].join(", ");
+    };
+    const arrow = (c) => (c === null ? "-" : (c.before ? F.number(c.before.median) : "-") + " \u2192 " +
+      (c.after ? F.number(c.after.median) : "-"));
+    const label = (name) => {
+      const d = decode(name);
+      return (d.text && (d.text[lang] || d.text.en)) || d.short || name;
+    };
+
+    return function report(d, seconds) {
+      const out = [];
+      const p = (text, cls) => el("p", cls ? { class: cls } : {}, [text]);
+      const h = (text) => el("h3", {}, [text]);
+      const head = (t, steps) => word("explain.head", { name: t.name, steps: steps, events: t.events,
+        device: t.device ? word("explain.device", { name: t.device, cc: t.compute_capability || "?.?" })
+          : word("explain.no_device") });
+      out.push(h(word("tracediff.title", { before: d.before.name, after: d.after.name })));
+      out.push(p(word("tracediff.head", { which: which("before"), head: head(d.before, d.before.steps) })));
+      out.push(p(word("tracediff.head", { which: which("after"), head: head(d.after, d.after.steps) })));
+      if (d.notes.length) {
+        out.push(p(word("tracediff.notes")));
+        out.push(el("ul", { class: "attnprof-dropin-notes" }, d.notes.map((n) => el("li", {}, [word(
+          "tracediff.note." + n.code, Object.assign({}, n, n.which ? { which: which(n.which) } : {}))]))));
+      }
+      // in short
+      const fig = d.steps.figures;
+      const short = [];
+      const att = fig.attention_gpu_us;
+      if (att && att.before && att.after) {
+        short.push(word("tracediff.short.attention", { before: F.number(att.before.median),
+          after: F.number(att.after.median), verdict: verdictText(att), change: changeText(att) }));
+      }
+      const wall = fig.wall_us;
+      if (wall && wall.before && wall.after) {
+        short.push(word("tracediff.short.wall", { before: F.number(wall.before.median / 1e3),
+          after: F.number(wall.after.median / 1e3), verdict: verdictText(wall), change: changeText(wall) }));
+      }
+      short.push(word("tracediff.short.matches", d.summary.matches));
+      for (const r of d.calls.filter((c) => c.backend_changed)) {
+        const names = (k) => Object.keys(k.backends).map((b) => word("explain.backend." + b)).join(" + ");
+        short.push(word("tracediff.short.backend", { what: kindText(r.before),
+          direction: word("kernel.dir." + r.before.direction), before: names(r.before), after: names(r.after) }));
+      }
+      const lb = d.steps.launch_bound;
+      if (lb.before || lb.after) {
+        short.push(word("tracediff.short.cpu_bound", { before: lb.before, after: lb.after, nb: d.before.steps,
+          na: d.after.steps }));
+      }
+      out.push(h(word("tracediff.short")));
+      out.push(el("ul", { class: "attnprof-dropdiff-short" }, short.map((s) => el("li", {}, [s]))));
+      // the steps
+      out.push(h(word("tracediff.steps")));
+      const stepRows = STEP_FIGURES.filter(([name]) => fig[name]).map(([name]) => [word("tracediff.fig." + name),
+        figText(fig[name].before, name === "gpu_busy_share"), figText(fig[name].after, name === "gpu_busy_share"),
+        changeText(fig[name]), verdictText(fig[name])]);
+      stepRows.push([word("tracediff.fig.launch_bound"), word("tracediff.of", { n: lb.before, of: d.before.steps }),
+        word("tracediff.of", { n: lb.after, of: d.after.steps }), "", ""]);
+      out.push(table("attnprof-dropdiff-steps", ["figure", "before", "after", "change", "verdict"]
+        .map((k) => word("tracediff.col." + k)), stepRows));
+      const pct = (x) => F.percent(100 * x);
+      out.push(p(word("tracediff.rules", { gpu_floor: pct(GPU_FLOOR), gpu_effect: pct(GPU_MIN_EFFECT),
+        cpu_floor: pct(CPU_FLOOR), cpu_effect: pct(CPU_MIN_EFFECT), wide: pct(WIDE_BAND) }), "attnprof-dropin-made"));
+      out.push(h(word("tracediff.pairs")));
+      const yes = (v) => (v === null ? word("report.na") : word(v ? "explain.yes" : "explain.no"));
+      out.push(table("attnprof-dropdiff-pairs", ["step_before", "step_after", "wall_us", "gpu_busy", "attention_us",
+        "cpu_bound"].map((k) => word("tracediff.col." + k)), d.steps.pairs.slice(0, 50).map((s) => [s.names[0] || "-",
+        s.names[1] || "-", value(s.wall_us[0]) + " \u2192 " + value(s.wall_us[1]),
+        value(s.gpu_busy_share[0], true) + " \u2192 " + value(s.gpu_busy_share[1], true),
+        value(s.attention_gpu_us[0]) + " \u2192 " + value(s.attention_gpu_us[1]),
+        yes(s.launch_bound[0]) + " \u2192 " + yes(s.launch_bound[1])])));
+      if (d.steps.pairs.length > 50) out.push(p("(+" + (d.steps.pairs.length - 50) + ")"));
+      // the calls, their time, their kernels
+      out.push(h(word("tracediff.calls")));
+      if (!d.calls.length) {
+        out.push(p(word("tracediff.no_calls")));
+      } else {
+        const first = (r) => r.before || r.after;
+        out.push(table("attnprof-dropdiff-calls", [word("tracediff.col.call"), word("tracediff.col.match"),
+          word("explain.col.direction"), word("tracediff.col.before"), word("tracediff.col.after"),
+          word("tracediff.col.per_step")], d.calls.map((r, n) => [String(n + 1), word("tracediff.match." + r.match),
+          word("kernel.dir." + first(r).direction), what(r.before), what(r.after),
+          (r.before ? F.count(r.before.per_step) : "-") + " \u2192 " + (r.after ? F.count(r.after.per_step) : "-")])));
+        d.calls.forEach((r, n) => out.push(p(word("tracediff.inputs", { n: n + 1, before: inputsText(r.before),
+          after: inputsText(r.after) }))));
+        out.push(h(word("tracediff.times")));
+        const headers = [word("tracediff.col.call")];
+        for (const k of ["gpu_call", "cpu_call", "gpu_step"]) {
+          headers.push(word("tracediff.col." + k), word("tracediff.col.change"), word("tracediff.col.verdict"));
+        }
+        out.push(table("attnprof-dropdiff-times", headers, d.calls.map((r, n) => [String(n + 1),
+          ...[r.gpu_us, r.cpu_us, r.step_gpu_us].flatMap((c) => [arrow(c), c ? changeText(c) : "-", verdictText(c)])])));
+        out.push(h(word("tracediff.kernels")));
+        const kernelRows = [];
+        d.calls.forEach((r, n) => r.kernels.forEach((k) => {
+          const both = k.per_call[0] !== null && k.per_call[1] !== null;
+          const cell = el("span", { title: k.name }, [label(k.name)]);
+          kernelRows.push([String(n + 1), cell, decode(k.name).family,
+            k.per_call.map((x) => (x === null ? "-" : F.count(x))).join(" \u2192 "), arrow(k.us),
+            both ? changeText(k.us) : "", k.per_call[0] === null ? word("tracediff.match.appeared")
+              : k.per_call[1] === null ? word("tracediff.match.vanished") : verdictText(k.us)]);
+        }));
+        if (kernelRows.length) {
+          out.push(table("attnprof-dropdiff-kernels", [word("tracediff.col.call"), word("dropin.kernel"),
+            word("dropin.family"), word("tracediff.col.launches"), word("tracediff.col.kernel_us"),
+            word("tracediff.col.change"), word("tracediff.col.verdict")], kernelRows));
+        } else out.push(p(word("tracediff.no_kernels")));
+      }
+      out.push(p(word("tracediff.dropin.read_in", { seconds: F.number(seconds, 2) }), "attnprof-dropin-made"));
+      return out;
+    };
+  }
+
+  /** Make the comparison widget (rendered by attnprof.render.dropin.diff_fragment) work: a trace chosen or dropped
+      on each of its two zones (or two dropped at once on either: the first is BEFORE) is read here, and once both
+      are read their comparison is shown under them. */
+  function mount(widget) {
+    if (widget.dataset.attnprofMounted) return;
+    widget.dataset.attnprofMounted = "1";
+    const words = JSON.parse(widget.dataset.words || "{}");
+    const lang = widget.dataset.lang || "en";
+    const kernels = root && root.attnprofKernels;
+    const status = widget.querySelector(".attnprof-dropin-status");
+    const out = widget.querySelector(".attnprof-dropin-report");
+    const word = (key, fields) => (own(words, key) ? words[key] : key)
+      .replace(/\{(\w+)\}/g, (m, k) => (fields && own(fields, k) ? String(fields[k]) : m));
+    const fallback = widget.previousElementSibling;
+    if (fallback && fallback.classList.contains("attnprof-dropin-fallback")) fallback.hidden = true;
+    widget.hidden = false;
+    const read = { before: null, after: null };
+    const started = { before: 0, after: 0 };
+    async function take(side, file) {
+      if (!file) return;
+      out.replaceChildren();
+      read[side] = null;
+      widget.dataset.state = "reading";
+      status.className = "attnprof-dropin-status";
+      status.textContent = word("dropin.reading", { name: file.name });
+      started[side] = performance.now();
+      try {
+        if (!kernels) throw new X.Unreadable("no_decoder", {});
+        read[side] = { x: await X.explainFile(file, kernels.decode), seconds: (performance.now() - started[side]) / 1000 };
+      } catch (err) {
+        const code = err instanceof X.Unreadable ? err.code : "failed";
+        const fields = err instanceof X.Unreadable ? err.fields : { error: String((err && err.message) || err) };
+        status.className = "attnprof-dropin-status attnprof-dropin-error";
+        status.textContent = word("dropin.error", { name: file.name, what: word("dropin.error." + code, fields) });
+        widget.dataset.state = "error";
+        widget.dataset.error = code;
+        return;
+      }
+      const other = side === "before" ? "after" : "before";
+      if (!read[other]) {
+        status.textContent = side === "before" ? word("tracediff.dropin.waiting", { name: file.name }) : "";
+        widget.dataset.state = "waiting";
+        return;
+      }
+      const t0 = performance.now();
+      const d = diff(read.before.x, read.after.x);
+      const seconds = read.before.seconds + read.after.seconds + (performance.now() - t0) / 1000;
+      out.replaceChildren(...makeReport(words, lang, kernels.decode)(d, seconds));
+      out.dataset.rows = String(d.calls.length);
+      status.textContent = "";
+      widget.dataset.state = "done";
+    }
+    for (const side of ["before", "after"]) {
+      const zone = widget.querySelector(".attnprof-dropdiff-" + side);
+      const input = zone.querySelector("input[type=file]");
+      input.addEventListener("change", () => take(side, input.files && input.files[0]));
+      zone.addEventListener("dragover", (ev) => {
+        ev.preventDefault();
+        zone.classList.add("attnprof-dropin-over");
+      });
+      zone.addEventListener("dragleave", () => zone.classList.remove("attnprof-dropin-over"));
+      zone.addEventListener("drop", async (ev) => {
+        ev.preventDefault();
+        zone.classList.remove("attnprof-dropin-over");
+        const files = Array.from((ev.dataTransfer && ev.dataTransfer.files) || []);
+        if (files.length >= 2) {
+          await take("before", files[0]);
+          await take("after", files[1]);
+        } else if (files.length === 1) await take(side, files[0]);
+      });
+    }
+  }
+
+  function mountAll() {
+    document.querySelectorAll(".attnprof-dropdiff").forEach(mount);
+  }
+  if (typeof document !== "undefined") {
+    if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", mountAll);
+    else mountAll();
+  }
+
   const api = { diff: diff, side: side, medianInterval: medianInterval, orderStatistic: orderStatistic, compare: compare,
-    margin: margin, signature: signature };
+    margin: margin, signature: signature, mount: mount };
   if (typeof module === "object" && module && module.exports) module.exports = api;
   if (root) root.attnprofDiff = api;
 })(typeof window !== "undefined" ? window : null);

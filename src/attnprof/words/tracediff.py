@@ -167,6 +167,12 @@ TRACEDIFF: dict[str, dict[str, str]] = {
         "ja": "2 つのトレースを比べることもできます。変更前と変更後をまとめてここにドロップするか、"
         "順に選んでください:",
     },
+    "tracediff.dropin.no_script": {
+        "en": "The comparison of two traces needs JavaScript. Without it, run attnprof diff BEFORE AFTER for the same "
+        "comparison.",
+        "ja": "2 つのトレースの比較には JavaScript が必要です。JavaScript なしでは、attnprof diff BEFORE AFTER で同じ"
+        "比較が得られます。",
+    },
     "tracediff.dropin.choose_before": {"en": "BEFORE:", "ja": "変更前:"},
     "tracediff.dropin.choose_after": {"en": "AFTER:", "ja": "変更後:"},
     "tracediff.dropin.waiting": {
