@@ -168,8 +168,8 @@ TRACEDIFF: dict[str, dict[str, str]] = {
         "順に選んでください:",
     },
     "tracediff.dropin.no_script": {
-        "en": "The comparison of two traces needs JavaScript. Without it, run attnprof diff BEFORE AFTER for the same "
-        "comparison.",
+        "en": "The comparison of two traces needs JavaScript. Without it, run attnprof diff BEFORE AFTER for the "
+        "same comparison.",
         "ja": "2 つのトレースの比較には JavaScript が必要です。JavaScript なしでは、attnprof diff BEFORE AFTER で同じ"
         "比較が得られます。",
     },
