@@ -58,8 +58,8 @@ def test_json_to_stdout_is_the_comparison_and_files_are_written(tmp_path):
         ([str(SDPA), "missing.json"], "no trace file 'missing.json'"),
         ([str(SDPA), str(EAGER), "--lang", "fr"], "unknown --lang 'fr'; choose one of: en, ja"),
         ([str(SDPA), str(EAGER), "--json", "-", "--html", "-"], "give one of them a file name"),
-        ([str(SDPA), str(EAGER), "--json", str(SDPA)], "is the trace BEFORE"),
-        ([str(SDPA), str(EAGER), "--html", str(EAGER), "--force"], "is the trace AFTER"),
+        ([str(SDPA), str(EAGER), "--json", str(SDPA)], "is the file BEFORE reads"),
+        ([str(SDPA), str(EAGER), "--html", str(EAGER), "--force"], "is the file AFTER reads"),
         ([str(SDPA), str(EAGER), "--gpu", "3"], "GPU 3 ran no kernel"),
         ([str(SDPA)], "the following arguments are required: AFTER"),
     ],
@@ -73,5 +73,5 @@ def test_bad_input_is_one_line_and_exit_2(argv, expected):
 
 def test_the_same_file_twice_for_both_outputs_is_refused(tmp_path):
     code, _, err = run(str(SDPA), str(EAGER), "--json", str(tmp_path / "x"), "--html", str(tmp_path / "x"))
-    assert code == 2 and "give each its own file" in err
+    assert code == 2 and "give each output a file of its own" in err
     assert not (tmp_path / "x").exists()

@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from attnprof import noise
-from attnprof.analysis import diffjson, explainjson
+from attnprof.analysis import diffjson, explainjson, generation
 from attnprof.noise import Figure
 
 SCHEMA, VERSION, MATCHES = diffjson.SCHEMA, diffjson.VERSION, diffjson.MATCHES
@@ -63,7 +63,7 @@ STEP_FIGURES: tuple[tuple[str, str], ...] = (
 #: Notes on what limits a comparison (``notes`` in the JSON; their words: ``diff.note.<code>``).
 NOTES = ("devices", "steps", "no_shapes", "cpu_only", "one_gpu", "one_step")
 #: A call's ``phase`` in a generate loop whose cache grows call after call.
-DECODE = "decode"
+DECODE = generation.DECODE
 
 
 def add(xs: Sequence[float]) -> float:

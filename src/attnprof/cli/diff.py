@@ -4,8 +4,9 @@ noise rules; printed as text (:mod:`attnprof.render.diff`), and optionally writt
 HTML page (:mod:`attnprof.render.diffhtml`).
 
 Checks first, each refusal one line with exit status 2: the options, the output paths (an output that is one of the
-traces is refused before anything is read), then each trace as ``attnprof explain`` checks it. PyTorch is never
-asked (no torch import): the comparison is the two traces'.
+traces is refused before anything is read), then each trace as ``attnprof explain`` checks it; the outputs are
+written together at the end (a run stopped on the way leaves none). PyTorch is never asked (no torch import): the
+comparison is the two traces'.
 """
 
 from __future__ import annotations
@@ -18,30 +19,12 @@ from typing import IO
 
 from attnprof import words
 from attnprof.analysis import diff, explain
+from attnprof.cli import checks, commands
 from attnprof.cli import explain as explain_cli
 from attnprof.cli.checks import BadInput
-from attnprof.cli.commands import write
 from attnprof.records import files
 from attnprof.render import diff as report
 from attnprof.render import diffhtml
-
-
-def _same_file(a: str, b: str) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return os.path.abspath(a) == os.path.abspath(b)
-
-
-def _distinct(args: argparse.Namespace) -> None:
-    """Refuse an output that is one of the traces, or the other output, before anything is read."""
-    outs = [(o, v) for o, v in (("--json", args.json), ("--html", args.html)) if v not in (None, files.STDOUT)]
-    for option, value in outs:
-        for name, trace in (("BEFORE", args.before), ("AFTER", args.after)):
-            if os.path.exists(value) and os.path.exists(trace) and _same_file(value, trace):
-                raise BadInput(f"{option} {value!r} is the trace {name}; choose another file for the output")
-    if len(outs) == 2 and os.path.abspath(outs[0][1]) == os.path.abspath(outs[1][1]):
-        raise BadInput(f"--json and --html both name {outs[0][1]!r}; give each its own file")
 
 
 def read(path: str, which: str, gpu: object, max_bytes: int, lang: str, err: IO[str]) -> diff.Side:
@@ -62,7 +45,7 @@ def read(path: str, which: str, gpu: object, max_bytes: int, lang: str, err: IO[
 def cmd_diff(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     """``attnprof diff``: what changed from one trace to another."""
     lang, gpu, max_bytes = explain_cli.options(args)
-    _distinct(args)
+    checks.distinct({"--json": args.json, "--html": args.html}, {"BEFORE": args.before, "AFTER": args.after})
     json_to = explain_cli.output(args.json, "JSON file", args.force)
     html_to = explain_cli.output(args.html, "HTML file", args.force)
     for path in (args.before, args.after):
@@ -71,20 +54,18 @@ def cmd_diff(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     before = read(args.before, "before", gpu, max_bytes, lang, err)
     after = read(args.after, "after", gpu, max_bytes, lang, err)
     d = diff.diff(before, after)
+    written: list[tuple[str, str, str]] = []  # (the option's value, the content, its progress line's key)
     if json_to is not None:
-        data = explain_cli.dumps(d.to_dict())
-        if json_to == files.STDOUT:
-            out.write(data)
-        else:
-            write(args.json, data, args.force, out)
-            err.write(words.text("tracediff.progress.json", lang, name=args.json) + "\n")
+        written.append((args.json, explain_cli.dumps(d.to_dict()), "tracediff.progress.json"))
     if html_to is not None:
-        page = diffhtml.page(d, lang)
-        if html_to == files.STDOUT:
-            out.write(page)
-        else:
-            write(args.html, page, args.force, out)
-            err.write(words.text("tracediff.progress.html", lang, name=args.html) + "\n")
+        written.append((args.html, diffhtml.page(d, lang), "tracediff.progress.html"))
+    commands.write_all([(n, t) for n, t, _ in written if n != files.STDOUT], args.force, args.interrupts_seen)
+    for name, text, _ in written:
+        if name == files.STDOUT:
+            out.write(text)
+    for name, _, key in written:
+        if name != files.STDOUT:
+            err.write(words.text(key, lang, name=name) + "\n")
     if json_to != files.STDOUT and html_to != files.STDOUT:
         out.write(report.text(d, lang))
     return 0
