@@ -10,7 +10,7 @@ import pytest
 
 from attnprof.cli import BadInput, args
 from attnprof.records import results
-from helpers import TRACES, trace_result
+from helpers import FOREIGN, TRACES, trace_result
 from helpers import run_cli as run
 
 
@@ -40,6 +40,10 @@ def test_the_examples_in_the_help_run_as_written(tmp_path, monkeypatch):
         if command == "explain":  # reads a trace: a recorded one, under the example's name
             shutil.copy(TRACES / "sdpa_flash.json.gz", tmp_path / argv[1])
             code, _, err = run(*argv, "--no-why")
+        elif command == "diff":  # reads two traces: the sdpa and eager recordings, under the example's names
+            shutil.copy(FOREIGN / "h200" / "hf_sdpa_train.json.gz", tmp_path / argv[1])
+            shutil.copy(FOREIGN / "h200" / "hf_eager_train.json.gz", tmp_path / argv[2])
+            code, _, err = run(*argv)
         elif command == "bundle":  # packs a results folder: one recorded result, under the example's folder name
             result, raw = trace_result("sdpa_flash")
             results.save(result, tmp_path / argv[argv.index("--from") + 1], raw)
@@ -90,3 +94,13 @@ def test_the_parser_leaves_defaults_that_depend_on_the_device_unset():
     )
     parsed = args.parser().parse_args(["compare", "naive", "sdpa_flash", "--json"])
     assert parsed.variants == ["naive", "sdpa_flash"] and parsed.json and not parsed.force and not parsed.dry_run
+
+
+def test_a_value_that_starts_with_a_minus_reaches_the_options_own_check():
+    found = args.parser().parse_args(["profile", "naive", "--shape", "-1,4,256,64", "--kv-len", "-5"])
+    assert found.shape == "-1,4,256,64" and found.kv_len == "-5"
+    assert args.parser().parse_args(["why", "--dropout", "-.5"]).dropout == "-.5"
+    with pytest.raises(BadInput, match="--dtype: expected one argument"):  # an option is still an option
+        args.parser().parse_args(["profile", "naive", "--dtype", "--help"])
+    with pytest.raises(BadInput, match="unrecognized arguments: -1"):  # and a stray value still a stray value
+        args.parser().parse_args(["profile", "naive", "--json", "-1"])

@@ -17,6 +17,7 @@ from attnprof.words import masks as mask_words
 from attnprof.words import parallel as parallel_words
 from attnprof.words import report as report_words
 from attnprof.words import site as site_words
+from attnprof.words import tracediff as tracediff_words
 from attnprof.words import trainscale as trainscale_words
 from attnprof.words import viewer as viewer_words
 from attnprof.words import workloadreport as workloadreport_words
@@ -50,6 +51,7 @@ def test_the_table_is_the_union_of_its_parts_and_refuses_a_key_twice():
         + len(dropin_words.DROPIN)
         + len(crossgpu_words.CROSSGPU)
         + len(mask_words.MASK_WORDS)
+        + len(tracediff_words.TRACEDIFF)
     )
     with pytest.raises(KeyError, match=r"word key 'col\.kernel' is defined twice"):
         words._merge(site_words.SITE, {"col.kernel": {"en": "K", "ja": "K"}})
@@ -97,3 +99,11 @@ def test_limiters_name_every_resource_of_a_tie():
         words.limiters(["registers", "threads", "blocks per SM"], "ja") == "レジスタ、スレッド数とSM あたりブロック数"
     )
     assert words.limiters(["grid"], "ja") == "グリッド" and words.limiters([], "en") == ""
+
+
+def test_counted_says_one_thing_in_the_singular():
+    assert words.counted("explain.progress.steps", 1) == "1 step"
+    assert words.counted("explain.progress.steps", 2) == words.counted("explain.progress.steps", 2, "en") == "2 steps"
+    assert words.counted("explain.progress.steps", 0) == "0 steps"
+    assert words.counted("explain.progress.steps", 1, "ja") == "ステップ 1 個"
+    assert words.counted("explain.flags", 1) == words.text("explain.flags")  # no singular of its own: the key's

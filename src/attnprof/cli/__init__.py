@@ -18,6 +18,7 @@ Usage::
                     [--no-traces]
     attnprof bundle show FILE.tar.gz
     attnprof explain TRACE [--json FILE|-] [--html FILE|-] [--lang en|ja] [--gpu N] [--max-mb MB] [--no-why]
+    attnprof diff BEFORE AFTER [--json FILE|-] [--html FILE|-] [--lang en|ja] [--gpu N] [--max-mb MB]
 
 ``profile`` and ``compare`` run the profiler on a workload (:mod:`attnprof.workloads`: the article's prefill
 forward, a training step, a decoding step); ``compare --lengths`` does so at several sequence or cache lengths.
@@ -42,15 +43,17 @@ away (``attnprof list | head -1``) ends the command silently, with status 141.
 
 The package: :mod:`.args` (the parser: every option, its default and accepted values), :mod:`.checks` (checking
 input and cost before work), :mod:`.commands` (the commands that measure), :mod:`.why` (``why``), :mod:`.explain`
-(reading any PyTorch profiler trace), :mod:`.streams` (standard output and error).
+(reading any PyTorch profiler trace), :mod:`.diff` (comparing two), :mod:`.streams` (standard output and error).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import sys
+import warnings
 from collections.abc import Sequence
 from typing import IO
 
@@ -59,15 +62,17 @@ from attnprof.cli.args import parser
 from attnprof.cli.bundle import cmd_bundle
 from attnprof.cli.checks import BadInput
 from attnprof.cli.commands import WriteFailed
+from attnprof.cli.diff import cmd_diff
 from attnprof.cli.explain import cmd_explain
 from attnprof.cli.progress import ProgressBar
-from attnprof.measure.interrupts import counting_interrupts, interrupts_seen, last_signal
+from attnprof.measure.interrupts import NUMPY_WARNING, counting_interrupts, interrupts_seen, last_signal
 from attnprof.measure.profiling import CHECK_SHAPE, check_variant
+from attnprof.words import fmt
 
 __all__ = ["CHECK_SHAPE", "INTERRUPTED", "USAGE_ERROR", "BadInput", "ProgressBar", "check_variant", "main", "parser"]
 
 #: Each command's function, by name.
-COMMANDS = {**commands.COMMANDS, "explain": cmd_explain, "bundle": cmd_bundle}
+COMMANDS = {**commands.COMMANDS, "explain": cmd_explain, "diff": cmd_diff, "bundle": cmd_bundle}
 #: Exit status for bad input (and for runs refused before they start).
 USAGE_ERROR = 2
 #: Exit status after Ctrl-C (128 + SIGINT, as shells report it); SIGTERM and SIGHUP give 128 + theirs.
@@ -111,7 +116,8 @@ def main(argv: Sequence[str] | None = None, *, out: IO[str] | None = None, err: 
 def _run(argv: Sequence[str] | None, out: streams.Output, err: streams.BestEffort) -> int:
     since = interrupts_seen()
     try:
-        with counting_interrupts():
+        with counting_interrupts(), warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=NUMPY_WARNING, category=UserWarning)  # wherever torch loads
             try:
                 with contextlib.redirect_stdout(out):  # type: ignore[type-var]
                     args = parser().parse_args(argv)
@@ -130,7 +136,7 @@ def _run(argv: Sequence[str] | None, out: streams.Output, err: streams.BestEffor
                     raise KeyboardInterrupt from None
                 raise
     except BadInput as exc:
-        err.write(f"attnprof: {exc}\n")
+        err.write(f"attnprof: {one_line(str(exc))}\n")
         return USAGE_ERROR
     except KeyboardInterrupt:
         sig = last_signal() if interrupts_seen() > since else signal.SIGINT
@@ -138,7 +144,14 @@ def _run(argv: Sequence[str] | None, out: streams.Output, err: streams.BestEffor
         err.flush()
         return 128 + int(sig)
     except (WriteFailed, streams.OutputFailed) as exc:
-        err.write(f"attnprof: {exc}\n")
+        err.write(f"attnprof: {one_line(str(exc))}\n")
         return WRITE_ERROR
     except streams.OutputGone:
         return OUTPUT_GONE
+
+
+def one_line(message: str) -> str:
+    """A refusal as the terminal shows it: one line, characters a terminal would act on escaped, and any run of 120
+    or more characters without a space (a file name of thousands) shortened in its middle."""
+    text = fmt.printable(message)
+    return re.sub(r"\S{120,}", lambda m: fmt.shown(m.group(0), 100), text)

@@ -34,11 +34,32 @@ class Parser(argparse.ArgumentParser):
         commands = getattr(self, "commands", {})
         if args and args[0] not in commands and args[0].lower() in commands:  # a command's name in any case
             args[0] = args[0].lower()
+        args = _glued(args, args[0] if args else None)
         found, extras = self.parse_known_args(args, namespace)
         if extras:
             where = commands.get(getattr(found, "command", None), self)
             where.error(f"unrecognized arguments: {shorten(' '.join(extras), 60)}")
         return found
+
+
+_NEGATIVE = re.compile(r"-[0-9.]")
+
+
+def _glued(args: list[str], command: str | None) -> list[str]:
+    """``--shape -1,4,256,64`` as ``--shape=-1,4,256,64``: argparse takes a value that starts with ``-`` and is not a
+    plain negative number for an option, and says "expected one argument"; glued, the value reaches the option's own
+    check, which names it."""
+    if command not in COMMANDS:
+        return args
+    options = COMMANDS[command][2]
+    takes_one = {flag for flag, kw in options if flag.startswith("-") and not {"nargs", "action"} & set(kw)}
+    out: list[str] = []
+    for k, a in enumerate(args):
+        if out and out[-1] in takes_one and "=" not in out[-1] and _NEGATIVE.match(a) and k > 0:
+            out[-1] = f"{out[-1]}={a}"
+            continue
+        out.append(a)
+    return out
 
 
 def _join(values: tuple[object, ...], sep: str = " ") -> str:
@@ -399,6 +420,74 @@ COMMANDS: dict[str, tuple[str, str, tuple[tuple[str, dict], ...]]] = {
                     action="store_true",
                     help="do not ask PyTorch why each SDPA backend would or would not take the recorded "
                     "inputs, and do not import torch (default: ask, where the trace recorded shapes)",
+                ),
+            ),
+        ),
+    ),
+    "diff": (
+        "Compare two PyTorch profiler traces: steps and attention calls matched, what changed in time, kernels and "
+        "backends, by the noise rules.",
+        "attnprof diff sdpa.json.gz eager.json.gz --html diff.html --json diff.json --lang en",
+        (
+            (
+                "before",
+                dict(
+                    metavar="BEFORE",
+                    type=text("a .json or .json.gz trace file"),
+                    help="the trace before the change (torch.profiler's export_chrome_trace, .json or .json.gz)",
+                ),
+            ),
+            (
+                "after",
+                dict(
+                    metavar="AFTER",
+                    type=text("a .json or .json.gz trace file"),
+                    help="the trace after the change, compared with BEFORE",
+                ),
+            ),
+            (
+                "--json",
+                dict(
+                    metavar="FILE",
+                    type=text("a file name, or - for standard output"),
+                    help="also write the comparison as JSON (schema attnprof.diff) to FILE: a regular file "
+                    "or a new one in an existing folder; - prints it instead of the text (default: no JSON)",
+                ),
+            ),
+            (
+                "--html",
+                dict(
+                    metavar="FILE",
+                    type=text("a file name, or - for standard output"),
+                    help="also write the comparison as one self-contained HTML page to FILE; - "
+                    "prints it instead of the text (default: no page)",
+                ),
+            ),
+            ("--lang", dict(type=text("en or ja"), help="language of the text and the page: en or ja (default: en)")),
+            (
+                "--gpu",
+                dict(
+                    metavar="N",
+                    type=text("a GPU id such as 0"),
+                    help="for traces of several GPUs, the one to read in both: a GPU id such as 0 (default: "
+                    "each trace's only GPU; a trace of several is refused without it)",
+                ),
+            ),
+            (
+                "--max-mb",
+                dict(
+                    metavar="MB",
+                    type=text("a positive number of megabytes such as 1024"),
+                    help="the most JSON read from the trace, after decompression, in megabytes; larger "
+                    "traces are refused (default: 512)",
+                ),
+            ),
+            (
+                "--force",
+                dict(
+                    action="store_true",
+                    help="replace a read-only output FILE, or write the file a link points to (default: refuse, "
+                    "exit 2)",
                 ),
             ),
         ),

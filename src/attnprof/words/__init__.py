@@ -6,9 +6,9 @@ labels, the trace viewer's words, the printed reports of the gallery scripts, th
 :data:`TABLE`, picked by the build's ``language``. The table is assembled from data modules, one per part of the site
 (:mod:`.site`, :mod:`.claims`, :mod:`.kernels`, :mod:`.viewer`, :mod:`.report`, :mod:`.workloads`,
 :mod:`.parallel`, :mod:`.workloadreport`, :mod:`.explain`, :mod:`.eligibility`, :mod:`.figures`, :mod:`.dropin`,
-:mod:`.crossgpu`, :mod:`.trainscale`, :mod:`.masks`); a key lives in exactly one of them (checked on import), and
-every key has every language of :data:`LANGUAGES` (a test checks it). ``{placeholders}`` are filled with
-:meth:`str.format`.
+:mod:`.crossgpu`, :mod:`.trainscale`, :mod:`.masks`, :mod:`.tracediff`); a key lives in exactly one of them
+(checked on import), and every key has every language of :data:`LANGUAGES` (a test checks it). ``{placeholders}``
+are filled with :meth:`str.format`.
 
 >>> text("status.oom", "ja")
 'メモリ不足'
@@ -33,6 +33,7 @@ from attnprof.words import masks as _masks
 from attnprof.words import parallel as _parallel
 from attnprof.words import report as _report
 from attnprof.words import site as _site
+from attnprof.words import tracediff as _tracediff
 from attnprof.words import trainscale as _trainscale
 from attnprof.words import viewer as _viewer
 from attnprof.words import workloadreport as _workloadreport
@@ -69,6 +70,7 @@ TABLE: dict[str, dict[str, str]] = _merge(
     _crossgpu.CROSSGPU,
     _trainscale.TRAINSCALE,
     _masks.MASK_WORDS,
+    _tracediff.TRACEDIFF,
 )
 
 
@@ -100,6 +102,12 @@ def text(key: str, lang: str | None = None, **fields: object) -> str:
         raise KeyError(f"unknown word key {key!r}") from None
     words = texts[language(lang)]
     return words.format(**fields) if fields else words
+
+
+def counted(key: str, n: int, lang: str | None = None) -> str:
+    """``{n}`` things in words: the text of ``key + ".1"`` for one (``1 step``), of ``key`` for any other count
+    (``2 steps``, ``0 steps``), filled with ``n``."""
+    return text(f"{key}.1" if n == 1 and f"{key}.1" in TABLE else key, lang, n=n)
 
 
 def text_or(key: str, fallback: str, lang: str | None = None) -> str:
