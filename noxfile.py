@@ -13,6 +13,7 @@ docs``. Without a virtualenv nothing is installed and commands run with the inte
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 import shutil
@@ -67,11 +68,31 @@ def _sphinx(session: nox.Session, *args: str) -> None:
     session.run(_python(session), "-m", "sphinx", *args)
 
 
+#: The CPU test selection: every test that needs no GPU, no browser and no downloads of a built site.
+CPU_TESTS = "not gpu and not browser and not download"
+
+
+def _workers(session: nox.Session) -> list[str]:
+    """``-n auto`` (pytest-xdist: one worker per core) where it is installed; a Python without it (``--no-venv``)
+    runs the tests in one process."""
+    if _offline(session) and importlib.util.find_spec("xdist") is None:
+        return []
+    return ["-n", "auto"]
+
+
 @nox.session
 def tests(session: nox.Session) -> None:
-    """Run the CPU test suite (no GPU, no browser)."""
+    """Run the whole CPU test suite (no GPU, no browser), on every core."""
     _install(session, "cpu", "test")
-    session.run(_python(session), "-m", "pytest", "-m", "not gpu and not browser and not download", *session.posargs)
+    session.run(_python(session), "-m", "pytest", *_workers(session), "-m", CPU_TESTS, *session.posargs)
+
+
+@nox.session
+def quick(session: nox.Session) -> None:
+    """Run the CPU tests less the slow ones (each over 5 s: compiling, processes, a site): `nox -s tests` runs all."""
+    _install(session, "cpu", "test")
+    session.run(_python(session), "-m", "pytest", *_workers(session), "-m", f"({CPU_TESTS}) and not slow",
+                *session.posargs)  # fmt: skip
 
 
 @nox.session

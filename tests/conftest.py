@@ -5,6 +5,7 @@ Helpers that are not fixtures live in ``helpers.py``.
 
 from __future__ import annotations
 
+import io
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
@@ -31,31 +32,22 @@ exclude_patterns = ["_build", "locales"]
 """
 
 
+def save_results(folder: Path, variants: tuple[str, ...] = TRACE_VARIANTS) -> Path:
+    """Write fixture results (from the H200 traces) of ``variants`` into ``folder``; returns it."""
+    for v in variants:
+        result, raw = trace_result(v)
+        results.save(result, folder, raw)
+    return folder
+
+
 @pytest.fixture
 def make_results(tmp_path: Path) -> Callable[..., Path]:
     """Write fixture results into a folder; returns a function ``(variants, folder=None) -> folder``."""
-
-    def make(variants: tuple[str, ...] = TRACE_VARIANTS, folder: Path | None = None) -> Path:
-        folder = folder or tmp_path / "results"
-        for v in variants:
-            result, raw = trace_result(v)
-            results.save(result, folder, raw)
-        return folder
-
-    return make
+    return lambda variants=TRACE_VARIANTS, folder=None: save_results(folder or tmp_path / "results", variants)
 
 
-@pytest.fixture
-def project(tmp_path: Path, make_app: Callable, make_results: Callable) -> Callable:
-    """``project(pages, variants=..., sweep=None, cpu_costs=None, fixed=None, language=..., builder=..., conf="",
-    extra={}, **confoverrides) -> app``: write the pages (and a results folder in ``tmp_path / "results"``), build,
-    return the Sphinx app.
-
-    ``variants`` are results made from the H200 traces; ``sweep``, ``cpu_costs`` and ``fixed`` are saved beside them
-    when given; ``workloads`` adds the training and decoding results made from the 2xH200 recordings. ``conf`` is
-    appended to conf.py. Several builds in one test are fine: the previous app's global docutils state is cleaned
-    up first.
-    """
+def _builder(root: Path, make_app: Callable) -> Callable:
+    """The ``project`` function of a folder ``root`` (see :func:`project`)."""
     apps: list = []
 
     def build(
@@ -72,11 +64,11 @@ def project(tmp_path: Path, make_app: Callable, make_results: Callable) -> Calla
         extra: dict[str, str] | None = None,
         **overrides: object,
     ):
-        src = tmp_path / "src"
-        folder = tmp_path / "results"
+        src = root / "src"
+        folder = root / "results"
         if variants:
-            make_results(variants, folder)
-        folder.mkdir(exist_ok=True)
+            save_results(folder, variants)
+        folder.mkdir(parents=True, exist_ok=True)
         if sweep_data is not None:
             sweep.save(sweep_data, folder)
         if cpu_costs is not None:
@@ -99,6 +91,43 @@ def project(tmp_path: Path, make_app: Callable, make_results: Callable) -> Calla
         apps.append(app)
         app.build()
         return app
+
+    return build
+
+
+@pytest.fixture
+def project(tmp_path: Path, make_app: Callable) -> Callable:
+    """``project(pages, variants=..., sweep=None, cpu_costs=None, fixed=None, language=..., builder=..., conf="",
+    extra={}, **confoverrides) -> app``: write the pages (and a results folder in ``tmp_path / "results"``), build,
+    return the Sphinx app.
+
+    ``variants`` are results made from the H200 traces; ``sweep``, ``cpu_costs`` and ``fixed`` are saved beside them
+    when given; ``workloads`` adds the training and decoding results made from the 2xH200 recordings. ``conf`` is
+    appended to conf.py. Several builds in one test are fine: the previous app's global docutils state is cleaned
+    up first.
+    """
+    return _builder(tmp_path, make_app)
+
+
+@pytest.fixture(scope="module")
+def built_once(tmp_path_factory: pytest.TempPathFactory) -> Callable:
+    """:func:`project` for the tests of a module that only read what a build wrote: each distinct call builds once
+    per module (in its own folder), and later calls with the same arguments get that app back. The app is cleaned
+    up right after its build (its pages, doctrees and environment stay), so other builds may follow."""
+    from sphinx.testing.util import SphinxTestApp
+
+    built: dict[str, object] = {}
+
+    def make_app(*args: object, **kwargs: object) -> SphinxTestApp:
+        return SphinxTestApp(*args, status=io.StringIO(), warning=io.StringIO(), **kwargs)  # type: ignore[arg-type]
+
+    def build(pages: dict[str, str], *args: object, **kwargs: object):
+        key = repr((sorted(pages.items()), args, sorted(kwargs.items())))
+        if key not in built:
+            app = _builder(tmp_path_factory.mktemp("project"), make_app)(pages, *args, **kwargs)
+            app.cleanup()
+            built[key] = app
+        return built[key]
 
     return build
 

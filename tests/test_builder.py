@@ -13,6 +13,7 @@ import os
 import re
 from pathlib import Path
 
+import pytest
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import write_po
 
@@ -151,6 +152,7 @@ def test_a_rebuild_with_nothing_changed_reads_nothing_and_writes_no_result(tmp_p
     assert "pages read" in (out / timetable.TEXT_NAME).read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_a_script_measuring_again_in_the_first_language_reruns_in_the_others(tmp_path, capsys):
     root = _root(tmp_path, translated=True)
     out = tmp_path / "build"

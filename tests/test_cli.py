@@ -55,6 +55,7 @@ def test_asking_for_cuda_without_it_is_bad_input(command):
     assert err.rstrip().endswith("choose one of: cpu")
 
 
+@pytest.mark.slow
 def test_python_dash_m_runs_the_same_command():
     ok = subprocess.run(
         [sys.executable, "-m", "attnprof", "profile", "naive", *SMALL, "--json"],

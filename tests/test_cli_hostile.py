@@ -430,6 +430,7 @@ def _interrupt_after_progress(
     return proc, seen + rest, first
 
 
+@pytest.mark.slow
 def test_compare_at_readmes_shape_shows_progress_at_once_and_ctrl_c_stops_it(arena):
     before = snapshot(arena)
     proc, err, first = _interrupt_after_progress(
@@ -536,6 +537,7 @@ def test_sigterm_and_sighup_stop_like_ctrl_c_leaving_no_file_and_no_temporary_fo
     assert {k: v for k, v in snapshot(arena).items() if not k.startswith(cache)} == before  # no file left
 
 
+@pytest.mark.slow
 def test_the_profilers_own_lines_stay_out_of_standard_error(arena):
     run = attnprof_cli("compare", "naive", "sdpa_math", *TINY, cwd=arena)
     assert run.returncode == 0, run.stderr

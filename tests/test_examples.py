@@ -220,6 +220,7 @@ def test_each_script_links_its_guide_page_and_the_page_links_back(script):
 # --- one script, for real ----------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_script_runs_and_prints_in_japanese(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("ATTNPROF_")}
     package = str(Path(attnprof.__file__).resolve().parent.parent)  # this checkout's attnprof, from anywhere

@@ -180,8 +180,8 @@ def _truncated_gzip(path, payload: bytes = b'{"traceEvents": []}' * 50) -> None:
     [
         (None, "truncated gzip file"),
         (b"not gzip at all", "not a valid gzip file"),
-        (gzip.compress(b"{not json"), "not valid JSON"),
-        (gzip.compress(b"\xff\xfe{}"), "not UTF-8 text"),
+        (gzip.compress(b"{not json", mtime=0), "not valid JSON"),
+        (gzip.compress(b"\xff\xfe{}", mtime=0), "not UTF-8 text"),
     ],
 )
 def test_trace_readers_raise_unreadable_file_for_bad_gzip_and_json(tmp_path, content, words):

@@ -36,7 +36,7 @@ variants/sdpa-flash
 
 
 @pytest.fixture
-def site(project) -> Callable:
+def site(built_once) -> Callable:
     """``site(language) -> app``: the guide's claims and occupancy pages (and what they link to), built."""
     pages = {f"guide/{p}.md": (DOCS / "guide" / f"{p}.md").read_text() for p in ("claims", "occupancy",
                                                                               "methodology")}  # fmt: skip
@@ -45,7 +45,7 @@ def site(project) -> Callable:
     # a variant page that uses the claims directive, without its other directives
     pages["variants/sdpa-flash.md"] = "# Flash\n\n```{claims} C9 C10 C12 C15\n```\n"
     pages["index.md"] = INDEX
-    return lambda language: project(pages, TRACE_VARIANTS, language=language, workloads=True, fixed=FIXED)
+    return lambda language: built_once(pages, TRACE_VARIANTS, language=language, workloads=True, fixed=FIXED)
 
 
 def _rows(app, doc: str, cls: str) -> list[list[str]]:

@@ -7,6 +7,7 @@ name; and every module with logic has its test module, which imports it."""
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import subprocess
 import sys
@@ -34,6 +35,7 @@ MAX_LINES = 600
 TORCH_ALLOWED = ("measure.", "variants", "inputs")
 
 
+@functools.cache
 def _modules() -> dict[str, Path]:
     out = {}
     for path in sorted(PACKAGE.rglob("*.py")):
@@ -61,6 +63,7 @@ def _resolve(module: str, node: ast.ImportFrom) -> list[str]:
     return [n for n in names if n in known] or ([base] if base in known else [])
 
 
+@functools.cache
 def import_graph() -> dict[str, set[str]]:
     """Module -> the package modules it imports anywhere in its body (inside functions too)."""
     graph: dict[str, set[str]] = {}
@@ -355,7 +358,8 @@ def _has_logic(path: Path) -> bool:
     return any(isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) for n in tree.body)
 
 
-def imported_by(test: Path) -> set[str]:
+@functools.cache
+def imported_by(test: Path) -> frozenset[str]:
     """The package modules a test module imports itself (anywhere in it, inside functions too): ``analysis.masks``
     for ``from attnprof.analysis import masks`` or ``from attnprof.analysis.masks import X``; what it reaches only
     through ``helpers`` or ``conftest`` does not count."""
@@ -372,7 +376,7 @@ def imported_by(test: Path) -> set[str]:
                 short = name.removeprefix("attnprof").lstrip(".") or "__init__"
                 if short in known:
                     found.add(short)
-    return found
+    return frozenset(found)
 
 
 imported_by.__test__ = False  # a helper, not a test

@@ -3,17 +3,18 @@ the sentence beside it, or listed in :data:`NOT_RUN` with the reason (it install
 needs a GPU). A new or changed line in README fails
 :func:`test_every_line_of_the_readmes_code_blocks_is_accounted_for` until it is added to one of the tables.
 
-A command is run as README writes it, with CPU options appended (a later option wins in argparse): ``--device cpu``
-always, and ``--dry-run`` or a tiny shape where the real run would take minutes on a CPU.
+A command is run as README writes it, through the command's own ``main`` in this process
+(:func:`helpers.run_cli`; the program's streams and signals are tested in test_cli_hostile.py), with CPU options
+appended (a later option wins in argparse): ``--device cpu`` always, and ``--dry-run`` or a tiny shape where the
+real run would take minutes on a CPU.
 """
 
 from __future__ import annotations
 
-import os
+import contextlib
+import io
 import re
 import shlex
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -22,6 +23,7 @@ import pytest
 import attnprof
 from attnprof import variants, workloads
 from attnprof.records import sweep
+from helpers import run_cli
 
 SRC = Path(attnprof.__file__).parent.parent
 README = SRC.parent / "README.md"
@@ -173,10 +175,7 @@ def test_every_line_of_the_readmes_code_blocks_is_accounted_for():
 @pytest.mark.parametrize("command", list(RUN))
 def test_each_readme_command_does_what_its_comment_says_on_the_cpu(tmp_path, command):
     extra, _, check = RUN[command]
-    argv = shlex.split(command)[1:] + extra
-    env = {**os.environ, "PYTHONPATH": str(SRC)}
-    run = subprocess.run([sys.executable, "-m", "attnprof", *argv], cwd=tmp_path, env=env, capture_output=True,
-                         text=True, timeout=300)  # fmt: skip
+    run = run_cli(*shlex.split(command)[1:], *extra, cwd=tmp_path)  # the command's own main, in this process
     assert run.returncode == 0, run.stderr[-3000:]
     assert "Traceback" not in run.stderr
     check(run.stdout, tmp_path)
@@ -188,11 +187,9 @@ def test_the_bundle_lines_pack_a_results_folder_and_show_it_back(tmp_path):
 
     result, raw = trace_result("sdpa_flash")  # a recorded H200 result and its trace, as a build leaves them
     results.save(result, tmp_path / "_build" / "results", raw)
-    env = {**os.environ, "PYTHONPATH": str(SRC)}
     outs = []
     for command in BUNDLE:
-        run = subprocess.run([sys.executable, "-m", "attnprof", *shlex.split(command)[1:]], cwd=tmp_path, env=env,
-                             capture_output=True, text=True, timeout=120)  # fmt: skip
+        run = run_cli(*shlex.split(command)[1:], cwd=tmp_path)
         assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr[-3000:]
         outs.append(run.stdout)
     packed = bundle.read(tmp_path / "my-h100.tar.gz")
@@ -205,16 +202,15 @@ def test_the_bundle_lines_pack_a_results_folder_and_show_it_back(tmp_path):
 def test_the_python_snippet_runs_and_says_why_a_variant_cannot_run_here(tmp_path):
     (snippet,) = [body for lang, body in re.findall(r"^```(\w*)\n(.*?)^```", README.read_text(), re.M | re.S)
                   if lang == "python"]  # fmt: skip
-    env = {**os.environ, "PYTHONPATH": str(SRC)}
-    run = subprocess.run([sys.executable, "-c", snippet], cwd=tmp_path, env=env, capture_output=True, text=True,
-                         timeout=300)  # fmt: skip
-    assert run.returncode == 0, run.stderr[-3000:]
+    out = io.StringIO()
+    with contextlib.chdir(tmp_path), contextlib.redirect_stdout(out):
+        exec(compile(snippet, "README.md", "exec"), {"__name__": "__main__"})  # as a reader pastes it
     import torch
 
     if torch.cuda.is_available():  # needs a GPU: the kernel table of cuDNN's attention
-        assert run.stdout.splitlines()[0].split()[0] == "kernel"
+        assert out.getvalue().splitlines()[0].split()[0] == "kernel"
     else:  # README's next sentence: a variant that cannot run returns a result that says why
-        assert run.stdout.startswith("sdpa_cudnn: no_cuda - ") and "cuda" in run.stdout.lower()
+        assert out.getvalue().startswith("sdpa_cudnn: no_cuda - ") and "cuda" in out.getvalue().lower()
 
 
 def test_the_install_step_comes_before_the_first_attnprof_command():

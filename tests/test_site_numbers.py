@@ -118,6 +118,7 @@ def test_the_remeasured_site_fails_and_names_the_figures(tmp_path, capsys):
     assert "index.html: 7 number(s) differ" in out and "only in the first language: 95841" in out
 
 
+@pytest.mark.slow
 def test_the_guide_built_from_h200_results_shows_one_set_of_numbers(tmp_path):
     """The guide's pages (not the gallery) built in both languages from the recorded H200 results, the way the site
     builds them (:mod:`h200_guide`): the Japanese words around the figures (labels cut to other lengths, units

@@ -406,6 +406,7 @@ PARALLEL_PAGES = {
 }
 
 
+@pytest.mark.slow
 def test_a_parallel_build_gives_the_same_pages_as_a_serial_one(project, tmp_path):
     # the project fixture writes the pages and the results; then two real sphinx-build runs, -j 2 and serial
     project(PARALLEL_PAGES)

@@ -11,6 +11,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 import attnprof
 from attnprof import variants
 from attnprof.records import results
@@ -132,6 +134,7 @@ def test_every_gallery_script_declares_the_results_it_writes():
         assert len(writers) == 1, (name, writers)
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_the_docs_build(tmp_path):
     src = tmp_path / "src"
     interrupted = '''\

@@ -73,10 +73,10 @@ OTHER = "# Other\n\nThe decision.\n"
 
 
 @pytest.fixture
-def built(project):
+def built(built_once):
     pages = {"index.md": PAGE + "\n```{toctree}\nother\n```\n", "other.md": OTHER}
     fixed = fixed_costs(Figure(8.01, 7.93, 8.12, 20))
-    return lambda language="en": project(pages, workloads=True, sweep_data=h200_sweep(), fixed=fixed,
+    return lambda language="en": built_once(pages, workloads=True, sweep_data=h200_sweep(), fixed=fixed,
                                          language=language)  # fmt: skip
 
 
@@ -161,13 +161,17 @@ def test_the_decision_table_and_summary(built):
     assert 'href="other.html"' in page
 
 
-def test_kernel_tables_and_timelines_of_a_workload(built, tmp_path):
+def test_kernel_tables_and_timelines_of_a_workload(built):
     app = built()
     bwd, decode = tables(app, "attnprof-kernel-table")
     names = [r[0] for r in rows(bwd)]
     assert any("flash bwd dQ dK dV" in n for n in names) and not any("flash_fwd" in n for n in names)
     assert any("split-KV fwd" in r[0] for r in rows(decode))
-    png = tmp_path / "results" / "timelines" / "sdpa_flash__train__8x16x1024x64__bfloat16__cuda.stepmid.en.png"
+    png = (
+        Path(app.config.attnprof_results_dir)
+        / "timelines"
+        / "sdpa_flash__train__8x16x1024x64__bfloat16__cuda.stepmid.en.png"
+    )
     assert png.exists()
 
 
