@@ -88,7 +88,7 @@ FUSED = ("flash", "mem_efficient", "cudnn", "flex")
 #: Op names whose input shapes the analysis reads (:func:`attnprof.records.foreign.load`'s ``inputs_of``).
 SHAPED = frozenset({SDPA_OP, MHA_OP, *BACKEND_OPS, *BACKWARD_OPS, *MATMUL_OPS, *SOFTMAX_OPS, "aten::expand",
                     "aten::repeat_interleave", "aten::reshape", "aten::to", "aten::_to_copy", "aten::copy_",
-                    "aten::clone", "aten::contiguous"})  # fmt: skip
+                    "aten::clone", "aten::contiguous", "aten::dropout", "aten::native_dropout"})  # fmt: skip
 
 
 def wants_inputs(name: str) -> bool:

@@ -18,6 +18,7 @@ Usage::
                     [--no-traces]
     attnprof bundle show FILE.tar.gz
     attnprof explain TRACE [--json FILE|-] [--html FILE|-] [--lang en|ja] [--gpu N] [--max-mb MB] [--no-why]
+                     [--measure [--budget-s SECONDS] [--max-calls N] [--mask FILL] [--dry-run]] [--force]
 
 ``profile`` and ``compare`` run the profiler on a workload (:mod:`attnprof.workloads`: the article's prefill
 forward, a training step, a decoding step); ``compare --lengths`` does so at several sequence or cache lengths.
@@ -42,7 +43,8 @@ away (``attnprof list | head -1``) ends the command silently, with status 141.
 
 The package: :mod:`.args` (the parser: every option, its default and accepted values), :mod:`.checks` (checking
 input and cost before work), :mod:`.commands` (the commands that measure), :mod:`.why` (``why``), :mod:`.explain`
-(reading any PyTorch profiler trace), :mod:`.streams` (standard output and error).
+(reading any PyTorch profiler trace), :mod:`.advice` (``explain --measure``), :mod:`.streams` (standard output and
+error).
 """
 
 from __future__ import annotations

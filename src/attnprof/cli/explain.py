@@ -5,7 +5,8 @@ Checks first, each refusal one line with exit status 2: the trace (missing, unre
 size bound), the options, the output paths. Progress goes to standard error. Where the trace recorded the inputs of
 SDPA calls, PyTorch on this machine is asked why each backend would or would not take them
 (:func:`attnprof.measure.backends.ask`, the one place this command asks; ``--no-why`` skips it and the torch import
-it needs).
+it needs). ``--measure`` then times every distinct call here (:mod:`attnprof.cli.advice`); its report follows the
+reading, and the JSON holds it as ``measure`` (schema ``attnprof.advice``).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from attnprof import inputs
 from attnprof.analysis import attention
 from attnprof.analysis import explain as ex
 from attnprof.analysis.explain import Asked, Explanation
-from attnprof.cli import checks
+from attnprof.cli import advice, checks
 from attnprof.cli.checks import BadInput
 from attnprof.cli.commands import write
 from attnprof.records import files, foreign
@@ -132,8 +133,10 @@ def dumps(data: dict[str, Any]) -> str:
 
 
 def cmd_explain(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
-    """``attnprof explain``: the reading of any PyTorch profiler trace."""
+    """``attnprof explain``: the reading of any PyTorch profiler trace (and, with ``--measure``, what each call
+    costs here: :mod:`attnprof.cli.advice`)."""
     lang, gpu, max_bytes = _options(args)
+    measure = advice.options(args)
     json_to, html_to = _out(args.json, "JSON file", args.force), _out(args.html, "HTML file", args.force)
     started = time.perf_counter()
     err.write(f"reading {args.trace}\n")
@@ -152,8 +155,14 @@ def cmd_explain(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
             err.write("asking PyTorch on this machine about each kind of SDPA call (imports torch)\n")
             err.flush()
         asked = ask(x)
+    measured = advice.run(x, measure, args, out, err, lang) if measure.measure else None
+    if measured is not None and measured.printed:
+        return 0
+    extra = advice.sections(measured, lang)
     if json_to is not None:
         data = x.to_dict()
+        if measured is not None and measured.advice is not None:
+            data["measure"] = measured.advice.to_dict()
         if asked is not None:
             data["why"] = {
                 "note": None if asked.note is None else {"code": asked.note[0], **asked.note[1]},
@@ -167,12 +176,12 @@ def cmd_explain(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
             write(args.json, text, args.force, out)
             err.write(f"JSON written to {args.json}\n")
     if html_to is not None:
-        page = explainhtml.page(x, asked, lang)
+        page = explainhtml.page(x, asked, lang, extra)
         if html_to == "-":
             out.write(page)
         else:
             write(args.html, page, args.force, out)
             err.write(f"HTML page written to {args.html}\n")
     if json_to != "-" and html_to != "-":
-        out.write(report.text(x, asked, lang))
+        out.write(report.text(x, asked, lang, extra))
     return 0
