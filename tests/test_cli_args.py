@@ -39,7 +39,7 @@ def test_the_examples_in_the_help_run_as_written(tmp_path, monkeypatch):
         argv = example.split()[1:]
         if command == "explain":  # reads a trace: a recorded one, under the example's name
             shutil.copy(TRACES / "sdpa_flash.json.gz", tmp_path / argv[1])
-            code, _, err = run(*argv, "--no-why")
+            code, _, err = run(*argv, "--no-why", "--dry-run")  # a GPU trace: the plan of --measure, as elsewhere
         elif command == "bundle":  # packs a results folder: one recorded result, under the example's folder name
             result, raw = trace_result("sdpa_flash")
             results.save(result, tmp_path / argv[argv.index("--from") + 1], raw)

@@ -200,7 +200,7 @@ def dense_mask(spec: Spec, device: str) -> Any:
     return torch.zeros(allowed.shape, dtype=dtype, device=device).masked_fill(~allowed, float("-inf"))
 
 
-def _expand(t: Any, heads: int) -> Any:
+def expand_heads(t: Any, heads: int) -> Any:
     """``repeat_kv``: ``[B, h, S, D]`` to ``heads`` heads, each repeated in place (a copy, as the code made it)."""
     b, h, s, d = t.shape
     return t[:, :, None].expand(b, h, heads // h, s, d).reshape(b, heads, s, d)
@@ -255,7 +255,7 @@ def prepare(option: Option, device: str) -> tuple[maskrun.Prepared, backends.Inp
     causal = s.mask == "causal"
 
     def kv() -> tuple[Any, Any]:
-        return (_expand(k0, heads), _expand(v0, heads)) if expand else (k0, v0)
+        return (expand_heads(k0, heads), expand_heads(v0, heads)) if expand else (k0, v0)
 
     if option.method == "handwritten":
 
