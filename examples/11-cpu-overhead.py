@@ -10,6 +10,7 @@ wherever it needs them, so that its CPU claims can be checked without the profil
 
 Where the guide uses these figures: :doc:`../variants/sdpa-cudnn`.
 """
+# sphinx_gallery_attnprof_budget_s = 4
 
 # %%
 # Inputs

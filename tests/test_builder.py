@@ -55,7 +55,8 @@ sphinx_gallery_conf = {{
     "examples_dirs": ["../examples"], "gallery_dirs": ["auto_examples"], "filename_pattern": r"/\\d\\d-",
     "min_reported_time": 10**9, "write_computation_times": False, "download_all_examples": False,
     "show_memory": False, "remove_config_comments": True,
-    "reset_modules": ("matplotlib", "attnprof.sphinxext.buildtimes.clock"), "reset_modules_order": "both",
+    "reset_modules": ("matplotlib", "attnprof.sphinxext.scripts.fresh_compiler",
+                      "attnprof.sphinxext.buildtimes.clock"), "reset_modules_order": "both",
 }}
 """
 
@@ -176,3 +177,11 @@ def test_sphinx_arguments_warn_as_errors_and_replay_after_the_first_language():
     assert "attnprof_replay_measurements=1" in args
     assert args[-3:] == ["/o/src/ja/docs", "/o/html/ja", "-q"]
     assert "attnprof_replay_measurements=1" not in builder.sphinx_args(Path("/r"), Path("/o"), "en", Path("/r/docs"))
+
+
+def test_pages_are_read_by_one_process_per_core_unless_told_otherwise():
+    args = builder.sphinx_args(Path("/r"), Path("/o"), "en", Path("/r/docs"))
+    assert args[args.index("-j") + 1] == "auto"
+    told = builder.sphinx_args(Path("/r"), Path("/o"), "en", Path("/r/docs"), ["-j", "1"])
+    assert told.count("-j") == 1 and told[-2:] == ["-j", "1"]
+    assert "-j" not in builder.sphinx_args(Path("/r"), Path("/o"), "en", Path("/r/docs"), ["--jobs=3"])

@@ -28,7 +28,7 @@ def test_a_cpu_trace_is_measured_on_the_cpu_in_text_json_and_html(tmp_path):
     code, out, err = run(str(MHA), "--measure", "--json", str(tmp_path / "r.json"), "--html",
                          str(tmp_path / "r.html"), "--lang", "ja")  # fmt: skip
     assert code == 0, err
-    assert "measuring 5 options of 1 distinct calls on cpu" in err and "measured in" in err
+    assert "cpu で 1 個の異なる呼び出しの選択肢 5 個を計測します" in err and "計測は" in err  # progress in --lang
     assert "各呼び出しのここでのコストと、変更で節約できる時間" in out and "呼び出し 1: 手書き" in out
     assert "PyTorch が拒否" in out  # the CPU's flash kernel refuses dropout
     data = json.loads((tmp_path / "r.json").read_text())
@@ -67,9 +67,11 @@ def test_a_gpu_trace_on_a_machine_without_one():
     code, out, err = run(str(GPU_TRACE), "--measure")
     assert code == 2 and out == ""
     line = err.strip().splitlines()[-1]
-    assert "rebuilds each call on the trace's device" in line and "NVIDIA H200" in line and "no CUDA device" in line
+    assert line.startswith("attnprof: --measure rebuilds each call of hf_sdpa_train.json.gz on the trace's device")
+    assert line.endswith("run it on a machine with NVIDIA H200") and ("CPU-only" in line or "no GPU driver" in line)
     code, out, _ = run(str(GPU_TRACE), "--measure", "--dry-run", "--lang", "ja")
-    assert code == 0 and "CUDA GPU がありません" in out and "would be refused" in out
+    assert code == 0 and "CUDA GPU がありません" in out and "実行すると拒否されます: --measure は" in out
+    assert "NVIDIA H200 のあるマシンで実行してください" in out
 
 
 @pytest.mark.parametrize(

@@ -33,9 +33,9 @@ def test_report_prints_every_family_in_both_languages(cpu_grid):
 
 
 def test_pytorchs_words_say_where_they_begin():
-    assert mapreport.recorded("Flash needs fp16.") == "Warning: Flash needs fp16."
+    assert mapreport.recorded("Flash needs fp16.") == "PyTorch: Flash needs fp16."
     assert mapreport.recorded("RuntimeError: No available kernel. | Both fused kernels do not support dropout.") == (
-        "RuntimeError: No available kernel. | Warning: Both fused kernels do not support dropout."
+        "RuntimeError: No available kernel. | PyTorch: Both fused kernels do not support dropout."
     )
     assert mapreport.recorded("UserWarning: x") == "UserWarning: x"
 
@@ -46,3 +46,13 @@ def test_attnprofs_own_reasons_follow_the_language():
     missing = Verdict("CUDNN_ATTENTION", "no_check", "x", asked="torch.backends.cuda.can_use_cudnn_attention")
     assert mapreport.reason_words(missing) == "this torch has no torch.backends.cuda.can_use_cudnn_attention"
     assert mapreport.reason_words(Verdict("FLASH_ATTENTION", "refuses")) == "PyTorch gave no reason"
+
+
+def test_a_forced_call_quotes_pytorchs_warnings_without_their_category():
+    from attnprof.site import outputs
+
+    warned = [("UserWarning", "Flash attention kernel not used because: (Triggered internally at x.cpp:12.)")]
+    for lang in ("en", "ja"):
+        text = mapreport.forced_lines(RuntimeError("No available kernel. Aborting execution."), warned, lang)
+        assert "Flash attention kernel not used because:" in text and "Triggered" not in text
+        assert "UserWarning" not in text and not outputs.MARKS.search(text)

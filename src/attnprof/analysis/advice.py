@@ -177,12 +177,22 @@ def _handwritten_spec(x: Explanation, c: CallReading, train: bool, fill: str) ->
                 _expanded_from(c, k[1]), fp32_softmax), notes  # fmt: skip
 
 
+def _flex_spec(i: Inputs, train: bool, fill: str) -> Spec | None:
+    """A FlexAttention call: its block mask is not in the trace, so it stands as a dense mask of ``fill`` (which the
+    options made of SDPA take, and FlexAttention's block mask is made from)."""
+    q, k, v = _four(i.query), _four(i.key), _four(i.value)
+    if q is None or k is None or v is None or not i.dtype or not _fits(q, k, v):
+        return None
+    return Spec(q, k, v, i.dtype, "bool", (1, 1, q[2], k[2]), fill, 0.0, k[1] != q[1], train)
+
+
 def rebuild(x: Explanation, c: CallReading, train: bool, fill: str = "causal") -> tuple[Spec | None, str | None,
                                                                                           list[str]]:  # fmt: skip
     """The call ``c`` rebuilt: ``(spec, None, notes)``, or ``(None, why, [])`` with a code of
     :data:`attnprof.records.advice.UNMEASURED`."""
     if c.call.kind == FLEX:
-        return None, "flex_shapes", []
+        spec = _flex_spec(c.inputs, train, fill)
+        return (spec, None, ["block_mask"]) if spec is not None else (None, "flex_shapes", [])
     if not c.inputs.known and c.call.kind != "mha":
         return None, "no_shapes", []
     if c.call.kind == "handwritten":
@@ -202,7 +212,7 @@ def _changes(spec: Spec) -> list[tuple[str, Spec]]:
     """The changes the call points to, each as the spec it makes (in :data:`~attnprof.records.advice.CHANGES`'s
     order)."""
     out = []
-    if spec.expanded_from is not None:
+    if spec.expanded_from is not None:  # (keys and values with fewer heads than the query: enable_gqa=True)
         heads = spec.expanded_from
         out.append(("gqa", replace(spec, key=(spec.key[0], heads, *spec.key[2:]),
                                    value=(spec.value[0], heads, *spec.value[2:]), gqa=True, expanded_from=None,
@@ -235,10 +245,10 @@ def options(spec: Spec, kind: str, backend: str, device: str) -> list[Option]:
         backend: The backend it ran (the reading's name: ``flash``, ``math``, ``unfused``...).
         device: Where the options will run.
     """
-    written = "handwritten" if kind == "handwritten" else "sdpa"
+    written = kind if kind in ("handwritten", FLEX) else "sdpa"
     recorded = SDPA_BACKENDS.get(backend) if written == "sdpa" else None
     out = [Option("recorded", written, recorded, (), spec)]
-    to_sdpa = ("sdpa",) if written == "handwritten" else ()
+    to_sdpa = ("sdpa",) if written != "sdpa" else ()
     for b in DEVICE_BACKENDS[device]:
         if b != recorded:
             out.append(Option("backend", "sdpa", b, to_sdpa, spec))
@@ -248,7 +258,7 @@ def options(spec: Spec, kind: str, backend: str, device: str) -> list[Option]:
         out.append(Option("change", "sdpa", None, (*to_sdpa, code), changed))
     if len(changes) > 1:
         out.append(Option("change", "sdpa", None, (*to_sdpa, *(c for c, _ in changes)), _combined(spec, changes)))
-    if spec.mask in ("bool", "float") and spec.dropout == 0:
+    if spec.mask in ("bool", "float") and spec.dropout == 0 and written != FLEX:
         flex = (
             replace(
                 spec,
@@ -288,6 +298,7 @@ class _Draft:
     calls: int
     unmeasured: str | None
     notes: list[str]
+    kv: list[int] | None = None
 
 
 def _call_time(x: Explanation, c: CallReading) -> float:
@@ -314,6 +325,11 @@ def plan(x: Explanation, device: str, *, fill: str = "causal", max_calls: int = 
     for k, g in enumerate(x.groups):
         members = [x.calls[i] for i in g.calls]
         first = members[0]
+        kv = None
+        if g.kv is not None and g.kv[0] != g.kv[1]:  # a growing cache: measured at its median length
+            by_length = sorted(members, key=lambda c: (c.inputs.key or (0, 0))[-2])
+            first = by_length[len(by_length) // 2]
+            kv = [g.kv[0], g.kv[1], (first.inputs.key or (0, 0))[-2]]
         if first.call.direction == "bwd":
             if first.call.forward is None:
                 orphans.append(k)
@@ -321,14 +337,14 @@ def plan(x: Explanation, device: str, *, fill: str = "causal", max_calls: int = 
         bwd = [b for c in members for b in backward.get(c.index, [])]
         train = bool(bwd)
         spec, why, notes = rebuild(x, first, train, fill)
-        expand = sum(f.gpu_us for c in members for f in c.flags if f.code == "kv_expand")
+        expand = sum(f.gpu_us or 0.0 for c in members for f in c.flags if f.code == "kv_expand")
         time_sum = sum(_call_time(x, c) for c in members) + sum(_call_time(x, b) for b in bwd) + expand
         bwd_groups = sorted({gk for gk, h in enumerate(x.groups) if set(h.calls) & {b.index for b in bwd}})
         key = (first.call.kind, first.call.backend, spec) if spec is not None else ("group", k)
         d = drafts.get(key)
         if d is None:
             drafts[key] = _Draft(key, [k, *bwd_groups], first.call.kind, first.call.backend, first.call.compiled,
-                                 spec, g.per_step, time_sum, len(members), why, notes)  # fmt: skip
+                                 spec, g.per_step, time_sum, len(members), why, notes, kv)  # fmt: skip
         else:
             d.groups += [k, *bwd_groups]
             d.per_step += g.per_step
@@ -353,8 +369,9 @@ def plan(x: Explanation, device: str, *, fill: str = "causal", max_calls: int = 
                 why = "max_calls"
         opts = [Measured(o) for o in options(d.spec, d.kind, d.backend, device)] if why is None and d.spec else []
         trace_us = round(d.time_sum / d.calls, 3) if has_time and d.calls else None
+        notes = list(dict.fromkeys(d.notes + (["decode"] if d.kv else [])))
         cases.append(Case(n, sorted(set(d.groups)), d.kind, d.backend, d.compiled, d.spec, d.per_step, trace_us,
-                          opts, why, list(dict.fromkeys(d.notes))))  # fmt: skip
+                          opts, why, notes, d.kv))  # fmt: skip
     return Advice(x.trace.name, x.device, _cuda(x.trace.meta), device, "dry_run", None, _step_us(x), cases,
                   mask_fill=fill)  # fmt: skip
 

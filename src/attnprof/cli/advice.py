@@ -20,7 +20,7 @@ import argparse
 from dataclasses import dataclass
 from typing import IO
 
-from attnprof import inputs
+from attnprof import inputs, words
 from attnprof.analysis import advice as planner
 from attnprof.analysis.explain import Explanation
 from attnprof.cli.checks import BadInput
@@ -77,14 +77,21 @@ def options(args: argparse.Namespace) -> Options:
     return Options(bool(args.measure), bool(args.dry_run), budget, max_calls, fill, bool(args.force))
 
 
-def _refusal(plan: Advice, opts: Options) -> str | None:
+def _refusal(plan: Advice, opts: Options, lang: str | None) -> str | None:
     """Why the run would be refused (its estimate past the budget), or ``None``."""
     if plan.estimate_s > opts.budget_s and not opts.force:
-        n = sum(len(c.options) for c in plan.cases)
-        return (f"measuring {n} options would take about {human_seconds(plan.estimate_s)} (estimated), more than "
-                f"the budget of {human_seconds(opts.budget_s)} (--budget-s); raise --budget-s, measure fewer calls "
-                "(--max-calls), or add --force")  # fmt: skip
+        return words.text("advice.refuse.budget", lang, options=sum(len(c.options) for c in plan.cases),
+                          seconds=human_seconds(plan.estimate_s), budget=human_seconds(opts.budget_s))  # fmt: skip
     return None
+
+
+def _no_device(x: Explanation, missing: str | None, lang: str | None) -> str | None:
+    if missing is None:
+        return None
+    if not x.trace.gpu:  # a CPU trace: only torch can be missing
+        return words.text("advice.refuse.no_torch", lang, reason=missing)
+    gpu = x.device or words.text("advice.a_gpu", lang)
+    return words.text("advice.refuse.device", lang, name=x.trace.name, gpu=gpu, reason=missing)
 
 
 @dataclass
@@ -95,44 +102,46 @@ class Outcome:
     printed: bool = False
 
 
-def run(x: Explanation, opts: Options, args: argparse.Namespace, out: IO[str], err: IO[str], lang: str) -> Outcome:
-    """Plan, check, and measure (or print the plan, for ``--dry-run``).
+def run(
+    x: Explanation, opts: Options, args: argparse.Namespace, out: IO[str], err: IO[str], lang: str, absent: str | None
+) -> Outcome:
+    """Plan, check, and measure (or print the plan, for ``--dry-run``); ``absent`` says why PyTorch here cannot have
+    the trace's device, found without importing torch (:func:`attnprof.cli.explain.absent_device`), or is ``None``.
 
     Raises:
-        BadInput: a GPU trace where there is no CUDA GPU, or a run estimated past the budget (not for a dry run).
+        BadInput: no torch, a GPU trace where there is no CUDA GPU, or a run estimated past the budget (not for a
+            dry run).
     """
     device = "cuda" if x.trace.gpu else "cpu"
     plan = planner.plan(x, device, fill=opts.fill, max_calls=opts.max_calls)
     plan.budget_s = opts.budget_s
     measuring.estimate(plan)
-    import_torch()
-    missing = measuring.missing_device(plan)
-    refused = None
-    if missing is not None:
-        refused = (f"--measure rebuilds each call on the trace's device, and {x.trace.name} was recorded on "
-                   f"{x.device or 'a GPU'}: this machine has none ({missing}); run it where that GPU is")  # fmt: skip
-    refused = refused or _refusal(plan, opts)
+    if absent is None:
+        import_torch()
+    missing = absent if absent is not None else measuring.missing_device(plan)
     if opts.dry_run:
         if missing is not None:
             plan.status, plan.reason = "no_device", missing
         out.write("\n\n".join(section_text(s, lang) for s in words_of.sections(plan, lang)) + "\n")
+        refused = _no_device(x, missing, lang) or _refusal(plan, opts, lang)
         if refused is not None:
-            out.write(f"would be refused: {refused}\n")
+            out.write(words.text("advice.would_refuse", lang, why=refused) + "\n")
         return Outcome(plan, printed=True)
+    refused = _no_device(x, missing, None) or _refusal(plan, opts, None)  # errors are one English line
     if refused is not None:
         raise BadInput(refused)
-    err.write(f"measuring {sum(len(c.options) for c in plan.cases)} options of "
-              f"{sum(1 for c in plan.cases if c.options)} distinct calls on {device}, about "
-              f"{human_seconds(plan.estimate_s)} (estimated)\n")  # fmt: skip
+    n = sum(len(c.options) for c in plan.cases)
+    err.write(words.text("advice.progress.start", lang, options=n, cases=sum(1 for c in plan.cases if c.options),
+                         device=device, seconds=human_seconds(plan.estimate_s)) + "\n")  # fmt: skip
     err.flush()
 
-    def say(line: str) -> None:
-        err.write(line + "\n")
+    def say(case: int, option: str, result: str) -> None:
+        err.write(words.text("advice.progress.option", lang, n=case, option=option, result=result) + "\n")
         err.flush()
 
     measured = measuring.run(plan, budget_s=opts.budget_s, force=opts.force, say=say)
     raise_if_interrupted(args.interrupts_seen)
-    err.write(f"measured in {measured.seconds:.1f} s\n")
+    err.write(words.text("advice.progress.done", lang, seconds=human_seconds(measured.seconds)) + "\n")
     return Outcome(measured)
 
 

@@ -346,7 +346,7 @@ def run(
     *,
     budget_s: float = BUDGET_S,
     force: bool = False,
-    say: Callable[[str], None] | None = None,
+    say: Callable[[int, str, str], None] | None = None,
     plan: Plan = ADVICE_PLAN,
 ) -> Advice:
     """Measure every planned option of ``advice`` on its device (see the module docstring).
@@ -355,7 +355,7 @@ def run(
         advice: The plan (:func:`attnprof.analysis.advice.plan`), its estimates filled by :func:`estimate` or not.
         budget_s: Once this many seconds are spent, the options left are not run (``over_budget``).
         force: Run options whose estimated memory is more than the device has, and past the budget.
-        say: Called with one line of progress per option.
+        say: Called after each option with the case's number, the option's key and its time or status.
         plan: How each option is timed (:data:`ADVICE_PLAN`; a test may take fewer samples).
 
     Returns:
@@ -385,7 +385,7 @@ def run(
             case.options[n] = done
             if say is not None:
                 said = f"{done.time_us.median:.4g} µs" if done.time_us is not None else done.status
-                say(f"call {case.index}, {m.option.key}: {said}")
+                say(case.index, m.option.key, said)
         if device == "cuda":
             torch.cuda.empty_cache()
     advice.status, advice.reason = "measured", None

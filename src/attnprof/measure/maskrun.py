@@ -49,12 +49,13 @@ if TYPE_CHECKING:
     import torch
 
 #: The timing plan of a mask case: fewer samples than a variant's page, enough for a band.
-MASK_PLAN = Plan(warmup=2, warmup_ms=10.0, reps=10, budget_ms=30.0, max_reps=40, reps_slow=5, slow_ms=20.0, retries=0)
+MASK_PLAN = Plan(warmup=1, warmup_ms=10.0, reps=10, budget_ms=30.0, max_reps=40, reps_slow=5, slow_ms=20.0, retries=0)
 #: The workloads of a mask case (:data:`attnprof.workloads.WORKLOADS` without a KV cache): one forward, or forward
 #: and backward.
 WORKLOADS: tuple[str, ...] = tuple(w.name for w in workloads.WORKLOADS.values() if not w.kv_cache)
-#: The trace of one case records this schedule (wait, warm-up, active): one active step keeps fixtures small.
-TRACE_SCHEDULE: tuple[int, int, int] = (1, 1, 1)
+#: The trace of one case records this schedule (wait, warm-up, active): one active step keeps fixtures small, and
+#: the case is warm when it is traced (no step to wait for).
+TRACE_SCHEDULE: tuple[int, int, int] = (0, 1, 1)
 #: Kernels kept per case in the file (the longest first).
 TOP_KERNELS = 8
 
@@ -274,12 +275,10 @@ def prepare(
 ) -> Prepared:
     """The method's forward on fresh inputs (``q``, ``k``, ``v`` leaves requiring gradients for training), and the
     fixed upstream gradient of a training step."""
-    import torch
 
     leaves = tuple(t.requires_grad_(train) for t in inputs.make_inputs(setup))
     q, k, v = leaves
-    grad = torch.randn(setup.shape, generator=torch.Generator().manual_seed(workloads.GRAD_SEED))
-    grad = grad.to(device=setup.device, dtype=q.dtype)
+    grad = inputs.random_tensor(setup.shape, setup.device, setup.dtype, workloads.GRAD_SEED)
     if method.compiled:
         bm = cache.get("block_mask")
         if bm is None:
@@ -411,20 +410,22 @@ def measure_case(
     with attempt(judge=plain) as timed:
         sync(setup.device)
         t0 = time.perf_counter()
-        call()  # the first step: FlexAttention compiles here
+        call()  # the first step (its warm-up): FlexAttention compiles here
         sync(setup.device)
         case.first_ms = (time.perf_counter() - t0) * 1e3
-        t = time_shape(call, setup.device, MASK_PLAN, gpu_sleeper(setup.device))
+        with PeakMemory(setup.device) as peak:  # the peak of the timed steps: no step of its own
+            t = time_shape(call, setup.device, MASK_PLAN, gpu_sleeper(setup.device))
         case.time_ms = t.gpu
-        with PeakMemory(setup.device) as peak:
-            call()
         case.peak_bytes = peak.bytes
         if check and not train:
-            allowed = cache.get("allowed")
-            allowed = dense_mask(mask, g, setup.device) if allowed is None else allowed
-            ref = reference(*p.heads_first(), allowed)
+            ref = cache.get("reference")
+            if ref is None:  # every method runs on the same inputs: one float64 reference per mask and size
+                allowed = cache.get("allowed")
+                allowed = dense_mask(mask, g, setup.device) if allowed is None else allowed
+                ref = cache["reference"] = reference(*p.heads_first(), allowed)
+                del allowed
             case.rel_error = inputs.relative_error(p.output(call()), ref)
-            del ref, allowed
+            del ref
         if traces is not None:
             annotation = f"{mask.name}_{method.name}_{workload}"
             raw, parsed = capture_trace(call, annotation, setup.device, schedule=TRACE_SCHEDULE)

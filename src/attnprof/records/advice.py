@@ -202,6 +202,8 @@ class Case:
         options: Every option, measured or why not.
         unmeasured: Why the call was not measured (one of :data:`UNMEASURED`), or ``None``.
         notes: What the rebuilding assumed, codes of the words ``advice.case_note.<code>``.
+        kv: For the decoding calls of a generate loop, whose cache grows from call to call: ``[shortest, longest,
+            measured]`` cache lengths (the call is measured at the median one), else ``None``.
     """
 
     index: int
@@ -215,6 +217,7 @@ class Case:
     options: list[Measured] = field(default_factory=list)
     unmeasured: str | None = None
     notes: list[str] = field(default_factory=list)
+    kv: list[int] | None = None
 
     def option(self, key: str) -> Measured | None:
         """The option whose :attr:`Option.key` is ``key``."""
@@ -225,7 +228,7 @@ class Case:
                 "compiled": self.compiled, "spec": None if self.spec is None else self.spec.to_dict(),
                 "calls_per_step": round(self.calls_per_step, 4), "trace_us": self.trace_us,
                 "options": [m.to_dict() for m in self.options], "unmeasured": self.unmeasured,
-                "notes": list(self.notes)}  # fmt: skip
+                "notes": list(self.notes), "kv": self.kv}  # fmt: skip
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Case:

@@ -179,7 +179,8 @@ def case_section(case: Case, a: Advice, v: Verdict | None, lang: str | None = No
             before.append(words.text("advice.here_time.no_trace", lang, us=fmt.number(t.median), lo=fmt.number(t.lo),
                                      hi=fmt.number(t.hi)))  # fmt: skip
     fill = fill_text(case.spec.mask_fill if case.spec else a.mask_fill, lang)
-    before += [words.text(f"advice.case_note.{n}", lang, fill=fill) for n in case.notes]
+    lo, hi, at = case.kv or (0, 0, 0)
+    before += [words.text(f"advice.case_note.{n}", lang, fill=fill, lo=lo, hi=hi, at=at) for n in case.notes]
     if case.unmeasured is not None:
         before.append(words.text(f"advice.unmeasured.{case.unmeasured}", lang, max=judge.MAX_CALLS))
         return Section(title, tuple(before))

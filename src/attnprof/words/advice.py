@@ -7,6 +7,31 @@ Data only: :mod:`attnprof.words` merges this table with the others and looks wor
 from __future__ import annotations
 
 ADVICE: dict[str, dict[str, str]] = {
+    # --- progress, refusals ---
+    "advice.progress.start": {
+        "en": "measuring {options} options of {cases} distinct calls on {device}, about {seconds} (estimated)",
+        "ja": "{device} で {cases} 個の異なる呼び出しの選択肢 {options} 個を計測します (推定 {seconds})",
+    },
+    "advice.progress.option": {"en": "call {n}, {option}: {result}", "ja": "呼び出し {n}、{option}: {result}"},
+    "advice.progress.done": {"en": "measured in {seconds}", "ja": "計測は {seconds} で終わりました"},
+    "advice.refuse.budget": {
+        "en": "measuring {options} options would take about {seconds} (estimated), more than the budget of {budget} "
+        "(--budget-s); raise --budget-s, measure fewer calls (--max-calls), or add --force",
+        "ja": "選択肢 {options} 個の計測にはおよそ {seconds} (推定) かかり、予算 {budget} (--budget-s) を超えます。"
+        "--budget-s を増やすか、計測する呼び出しを減らす (--max-calls) か、--force を付けてください",
+    },
+    "advice.refuse.device": {
+        "en": "--measure rebuilds each call of {name} on the trace's device, which cannot be here: {reason}; run it "
+        "on a machine with {gpu}",
+        "ja": "--measure は {name} の各呼び出しをトレースのデバイスで組み直しますが、ここではできません: "
+        "{reason}。{gpu} のあるマシンで実行してください",
+    },
+    "advice.refuse.no_torch": {
+        "en": "--measure runs each call with PyTorch, and {reason}; install torch, then run it again",
+        "ja": "--measure は各呼び出しを PyTorch で実行しますが、{reason}。torch をインストールしてから実行し直して"
+        "ください",
+    },
+    "advice.would_refuse": {"en": "would be refused: {why}", "ja": "実行すると拒否されます: {why}"},
     # --- the head ---
     "advice.title": {
         "en": "What each call costs here, and what a change would save",
@@ -134,10 +159,11 @@ ADVICE: dict[str, dict[str, str]] = {
         "torch.profiler.profile(record_shapes=True, ...) で記録してください。",
     },
     "advice.unmeasured.flex_shapes": {
-        "en": "Not measured: FlexAttention's op records no input shapes, even with record_shapes=True, so the call "
-        "cannot be rebuilt from the trace.",
-        "ja": "計測していません。FlexAttention の演算は record_shapes=True でも入力の形状を記録しないため、"
-        "トレースから呼び出しを組み直せません。",
+        "en": "Not measured: the trace holds no input shapes of this FlexAttention call, so it cannot be rebuilt "
+        "(record with record_shapes=True; a compiled call's kernel records them only where its op does).",
+        "ja": "計測していません。トレースにこの FlexAttention 呼び出しの入力形状がないため、組み直せません "
+        "(record_shapes=True で記録してください。コンパイル済みの呼び出しでは、演算が記録する場合に限り"
+        "カーネルにも残ります)。",
     },
     "advice.unmeasured.not_rebuildable": {
         "en": "Not measured: the recorded operands do not make one attention call that can be rebuilt.",
@@ -163,6 +189,18 @@ ADVICE: dict[str, dict[str, str]] = {
         "broadcast over the heads, holding {fill}.",
         "ja": "コードは 2 つの行列積の間でマスクを適用しています。バッチの行ごとに 1 つ、ヘッド方向にブロードキャスト"
         "されるマスク ({fill}) として組み直しました。",
+    },
+    "advice.case_note.block_mask": {
+        "en": "A trace does not record FlexAttention's block mask: the call is rebuilt with the block mask of {fill} "
+        "(--mask says otherwise), and SDPA with the same mask as a dense boolean one.",
+        "ja": "トレースには FlexAttention のブロックマスクが記録されません。呼び出しは{fill}のブロックマスクで"
+        "組み直し (別の内容なら --mask で指定できます)、SDPA には同じマスクを密なブールマスクとして渡しました。",
+    },
+    "advice.case_note.decode": {
+        "en": "Decoding against a growing KV cache of {lo} to {hi} positions: measured at the median, {at}; the "
+        "trace's time is the mean of all of them.",
+        "ja": "伸びていく KV キャッシュ ({lo}〜{hi} 位置) に対するデコードです。中央の {at} で計測しました。"
+        "トレースの時間はそのすべての平均です。",
     },
     "advice.case_note.dropout_unknown": {
         "en": "The dropout probability was not recorded: measured without dropout.",
