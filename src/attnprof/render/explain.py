@@ -278,7 +278,7 @@ def sections(
     return out + ([why] if why is not None else []) + list(extra)
 
 
-def _wrap(line: str, lang: str | None) -> str:
+def wrap(line: str, lang: str | None) -> str:
     """``line`` wrapped at :data:`WIDTH` columns between words; Japanese, which has no spaces between words to
     wrap at, as it is (the terminal wraps it)."""
     if not line or words.language(lang) == "ja":
@@ -293,7 +293,7 @@ def text(x: Explanation, asked: Asked | None = None, lang: str | None = None, ex
     parts = [head(x, lang)]
     found = notes(x, lang)
     if found:
-        parts.append("\n".join([words.text("explain.notes", lang), *(_wrap(f"  - {n}", lang) for n in found)]))
+        parts.append("\n".join([words.text("explain.notes", lang), *(wrap(f"  - {n}", lang) for n in found)]))
     parts += [section_text(s, lang) for s in sections(x, asked, lang, extra)]
     return "\n\n".join(parts) + "\n"
 
@@ -301,8 +301,8 @@ def text(x: Explanation, asked: Asked | None = None, lang: str | None = None, ex
 def section_text(s: Section, lang: str | None = None) -> str:
     """One section as text: its title underlined, its warnings and lines wrapped, its table."""
     block = [s.title, "-" * len(s.title) if lang != "ja" else "=" * 20]
-    block += [_wrap(line, lang) for line in (*s.loud, *s.before)]
+    block += [wrap(line, lang) for line in (*s.loud, *s.before)]
     if s.headers:
         block.append(table(s.headers, s.rows))
-    block += [_wrap(line, lang) for line in s.after]
+    block += [wrap(line, lang) for line in s.after]
     return "\n".join(block)
