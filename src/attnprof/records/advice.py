@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from attnprof.noise import Figure
-from attnprof.records import results, schema
-from attnprof.records.results import Environment, StaleResultError
+from attnprof.records import kinds, schema
+from attnprof.records.files import StaleResultError
+from attnprof.records.results import Environment
 
 SCHEMA = "attnprof.advice"
 #: Version of the layout; a file of another version is stale.
@@ -319,11 +320,10 @@ def filename(trace: str) -> str:
     return f"advice__{stem}.json"
 
 
-def save(advice: Advice, directory: str | Path) -> Path:
-    """Write ``advice`` into ``directory`` (only when its content changed); returns the path."""
-    path = Path(directory) / filename(advice.trace)
-    results.write_if_changed(path, results.json_bytes(advice.to_dict()))
-    return path
+#: The kind of file (:mod:`attnprof.records.kinds`): one file per trace, ``advice__<trace stem>.json``.
+KIND: kinds.Kind[Advice] = kinds.Kind("advice", "advice record", Advice, devices=(), version="version",
+                                      pattern="advice__*.json", name=lambda a: filename(a.trace))  # fmt: skip
+save, find = KIND.save, KIND.find
 
 
 def load(path: str | Path) -> Advice:
@@ -337,6 +337,6 @@ def load(path: str | Path) -> Advice:
     def build(data: Any) -> Advice:
         if isinstance(data, dict) and data.get("schema") != SCHEMA and isinstance(data.get("measure"), dict):
             data = data["measure"]
-        return Advice.from_dict(data)
+        return KIND.build(data)
 
-    return schema.load(path, build, f"a {SCHEMA} record")
+    return schema.load(path, build, f"an {KIND.what}")
