@@ -792,6 +792,8 @@ def h200_bundle(path: Path, *, traces: bool = False) -> Path:
 #: The mask run recorded on the CPU, and the training-scale grid recorded on the H200.
 MASK_RUN = DATA / "masks" / "cpu" / "masks__cpu.json"
 TRAIN_SCALE = DATA / "trainscale__cuda.json.gz"
+#: What explain --measure measured of a padded batch's trace on the CPU (attnprof explain ... --measure --json).
+ADVICE_RECORD = DATA / "foreign" / "cpu-advice" / "advice__hf_padded_infer.json"
 
 
 def record_samples(grid) -> dict:
@@ -800,6 +802,7 @@ def record_samples(grid) -> dict:
     ``grid`` is the eligibility map (the session's ``cpu_grid``). A kind without a sample here fails the tests that
     go over the register."""
     from attnprof.records import (
+        advice,
         buildtimes,
         eligibility,
         fixedcosts,
@@ -827,6 +830,7 @@ def record_samples(grid) -> dict:
         buildtimes.KIND: buildtimes.LanguageTimes("ja", {"01-naive.py": 1.5}, 2.0, 3.0, 4.0, ["index"], None),
         masks.KIND: masks.load(MASK_RUN),
         trainscale.KIND: trainscale.load(TRAIN_SCALE),
+        advice.KIND: advice.load(ADVICE_RECORD),
     }
     missing = [k.what for k in kinds.every() if k not in samples]
     assert not missing, f"tests/helpers.py: record_samples has no sample of {', '.join(missing)}"

@@ -39,7 +39,7 @@ def test_the_examples_in_the_help_run_as_written(tmp_path, monkeypatch):
         argv = example.split()[1:]
         if command == "explain":  # reads a trace: a recorded one, under the example's name
             shutil.copy(TRACES / "sdpa_flash.json.gz", tmp_path / argv[1])
-            code, _, err = run(*argv, "--no-why")
+            code, _, err = run(*argv, "--no-why", "--dry-run")  # a GPU trace: the plan of --measure, as elsewhere
         elif command == "diff":  # reads two traces: the sdpa and eager recordings, under the example's names
             shutil.copy(FOREIGN / "h200" / "hf_sdpa_train.json.gz", tmp_path / argv[1])
             shutil.copy(FOREIGN / "h200" / "hf_eager_train.json.gz", tmp_path / argv[2])

@@ -16,7 +16,7 @@ def test_the_register_holds_every_kind_a_build_writes_each_declared_once_by_its_
     whats, stems = [k.what for k in EVERY], [k.stem for k in EVERY]
     assert len(set(whats)) == len(whats) and len(set(stems)) == len(stems)
     assert set(stems) == {"result", "cpu_costs", "fixed_costs", "sweep", "parallel", "eligibility", "trainscale",
-                          "masks", "attnprof-times"}  # fmt: skip
+                          "masks", "attnprof-times", "advice"}  # fmt: skip
     for kind in EVERY:  # the module of the record declares it (results also declares the CPU costs)
         module = __import__(kind.record.__module__, fromlist=["_"])
         assert kind in (getattr(module, "KIND", None), getattr(module, "CPU_COSTS", None)), kind.what

@@ -6,6 +6,7 @@ import pytest
 
 from attnprof import words
 from attnprof.analysis import claims, occupancy, zero_occupancy
+from attnprof.words import advice as advice_words
 from attnprof.words import claims as claim_words
 from attnprof.words import crossgpu as crossgpu_words
 from attnprof.words import dropin as dropin_words
@@ -50,6 +51,7 @@ def test_the_table_is_the_union_of_its_parts_and_refuses_a_key_twice():
         + len(figure_words.FIGURES)
         + len(dropin_words.DROPIN)
         + len(crossgpu_words.CROSSGPU)
+        + len(advice_words.ADVICE)
         + len(mask_words.MASK_WORDS)
         + len(tracediff_words.TRACEDIFF)
     )

@@ -99,7 +99,7 @@ FUSED = ("flash", "mem_efficient", "cudnn", "flex")
 #: Op names whose input shapes the analysis reads (:func:`attnprof.records.foreign.load`'s ``inputs_of``).
 SHAPED = frozenset({SDPA_OP, MHA_OP, *BACKEND_OPS, *BACKWARD_OPS, *MATMUL_OPS, *SOFTMAX_OPS, "aten::expand",
                     "aten::repeat_interleave", "aten::reshape", "aten::to", "aten::_to_copy", "aten::copy_",
-                    "aten::clone", "aten::contiguous"})  # fmt: skip
+                    "aten::clone", "aten::contiguous", "aten::dropout", "aten::native_dropout"})  # fmt: skip
 #: The op of the encoder layer's fast path, around its multi-head attention.
 ENCODER_OP = "aten::_transformer_encoder_layer_fwd"
 #: Ops that project (the in- and out-projections of multi-head attention).

@@ -132,6 +132,22 @@ def _float(text: str | None) -> float | None:
         return None
 
 
+def float_scalar(e: Any, k: int) -> float | None:
+    """Scalar input ``k`` of op ``e`` as a number (``Concrete Inputs``), or ``None`` where not recorded."""
+    return _float(_concrete(e, k))
+
+
+def bool_scalar(e: Any, k: int) -> bool | None:
+    """Scalar input ``k`` of op ``e`` as true or false, or ``None`` where not recorded."""
+    return _bool(_concrete(e, k))
+
+
+def int_scalar(e: Any, k: int) -> int | None:
+    """Scalar input ``k`` of op ``e`` as a whole number, or ``None`` where not recorded."""
+    text = _concrete(e, k)
+    return int(text) if text is not None and text.lstrip("-").isdigit() else None
+
+
 def inputs(tree: Tree, calls: Sequence[Call], k: int) -> Inputs:
     """The inputs of ``calls[k]`` (a backward call: its forward call's, or its backward op's own)."""
     call, cpu = calls[k], tree.trace.cpu
@@ -149,6 +165,15 @@ def inputs(tree: Tree, calls: Sequence[Call], k: int) -> Inputs:
         return Inputs(op=e.name)
     if call.direction == "bwd" and call.kind != FLEX:  # a backend's backward op: grad_out, query, key, value, ...
         return Inputs(_shape(e, 1), _shape(e, 2), _shape(e, 3), dtype_name((e.types or (None,) * 2)[1]), op=e.name)
+    return op_inputs(e)
+
+
+def op_inputs(e: Any) -> Inputs:
+    """The inputs of one forward op that names a call (SDPA, one of its backends' ops, the multi-head attention
+    fast path), as the trace recorded them: what :func:`inputs` reads for a call's op, and what reads the SDPA op
+    inside a multi-head attention call."""
+    if not e.dims:
+        return Inputs(op=e.name)
     mask, dropout, causal, gqa = _ARGS.get(e.name, (None, None, None, None))
     masked = mask is not None and bool(_dims(e, mask))
     return Inputs(
@@ -182,12 +207,15 @@ class Flag:
         count: How many times it occurs in the call.
         gpu_us: GPU time of the work it caused (the copies' kernels and memcpys), µs; ``None`` for a flag that
             causes no work of its own (an fp32 softmax, the math backend) and in a trace without GPU work.
+        kv_heads: For ``kv_expand``: the key and value heads before the expansion, where the trace recorded the
+            expanded tensor's shape (``None`` otherwise).
     """
 
     code: str
     ops: list[str] = field(default_factory=list)
     count: int = 1
     gpu_us: float | None = None
+    kv_heads: int | None = None
 
 
 def _path(tree: Tree, i: int, top: int) -> str:
@@ -269,20 +297,27 @@ def _kv_expand(tree: Tree, call: Call, roots: set[int]) -> Flag | None:
     cpu = tree.trace.cpu
     before = previous_ops(tree, call.roots[0], EXPAND_LOOKBACK, roots)
     found: list[int] = []
+    heads: set[int] = set()
     for n, j in enumerate(before):
         name = cpu[j].name
+        d = _dims(cpu[j], 0)
         if name == "aten::repeat_interleave" and (_concrete(cpu[j], 1) or "2") not in ("1", "[1]"):
             found.append(j)
+            if d is not None and len(d) == 4:  # [batch, kv heads, seq, head_dim], repeated along the heads
+                heads.add(d[1])
         elif name == "aten::expand":
             nxt = before[:n]  # the ops after the expand, nearest the call first
             reshape = next((r for r in reversed(nxt) if cpu[r].name in ("aten::reshape", "aten::contiguous")), None)
             if reshape is not None and _copies(tree, reshape) and _grows_heads(cpu[j]):
                 found.extend((j, reshape))
+                if d is not None and len(d) == 5:  # repeat_kv: [batch, kv heads, 1, seq, head_dim]
+                    heads.add(d[1])
     if not found:
         return None
     names = list(dict.fromkeys(cpu[j].name for j in found))
     count = sum(1 for j in found if cpu[j].name != "aten::expand")
-    return Flag("kv_expand", names, count, round(_gpu_us(tree, found), 3) if tree.trace.gpu else None)
+    kv_heads = heads.pop() if len(heads) == 1 else None
+    return Flag("kv_expand", names, count, round(_gpu_us(tree, found), 3) if tree.trace.gpu else None, kv_heads)
 
 
 def _grows_heads(e: Any) -> bool:

@@ -18,6 +18,7 @@ Usage::
                     [--no-traces]
     attnprof bundle show FILE.tar.gz
     attnprof explain TRACE [--json FILE|-] [--html FILE|-] [--lang en|ja] [--gpu N] [--max-mb MB] [--no-why]
+                     [--measure [--budget-s SECONDS] [--max-calls N] [--mask FILL] [--dry-run]] [--force]
     attnprof diff BEFORE AFTER [--json FILE|-] [--html FILE|-] [--lang en|ja] [--gpu N] [--max-mb MB]
 
 ``profile`` and ``compare`` run the profiler on a workload (:mod:`attnprof.workloads`: the article's prefill
@@ -43,7 +44,8 @@ away (``attnprof list | head -1``) ends the command silently, with status 141.
 
 The package: :mod:`.args` (the parser: every option, its default and accepted values), :mod:`.checks` (checking
 input and cost before work), :mod:`.commands` (the commands that measure), :mod:`.why` (``why``), :mod:`.explain`
-(reading any PyTorch profiler trace), :mod:`.diff` (comparing two), :mod:`.streams` (standard output and error).
+(reading any PyTorch profiler trace), :mod:`.advice` (``explain --measure``), :mod:`.diff` (comparing two),
+:mod:`.streams` (standard output and error).
 """
 
 from __future__ import annotations

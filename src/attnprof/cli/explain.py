@@ -8,8 +8,9 @@ to standard error, in the language of ``--lang``. Where the trace recorded the i
 machine is asked why each backend would or would not take them (:func:`attnprof.measure.backends.ask`, the one place
 this command asks; ``--no-why`` skips it and the torch import it needs); where the trace's device cannot be here (no
 torch, a CPU-only torch, no GPU driver: :func:`absent_device`) it is skipped without importing torch, and a line
-says so. The output files are written together at the end (each staged, then all renamed): a run stopped on the way
-leaves none of them.
+says so. ``--measure`` then times every distinct call here (:mod:`attnprof.cli.advice`); its report follows the
+reading, and the JSON holds it as ``measure`` (schema ``attnprof.advice``). The output files are written together at
+the end (each staged, then all renamed): a run stopped on the way leaves none of them.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from attnprof import inputs, words
 from attnprof.analysis import attention
 from attnprof.analysis import explain as ex
 from attnprof.analysis.explain import Asked, Explanation
-from attnprof.cli import checks, commands, streams
+from attnprof.cli import advice, checks, commands, streams
 from attnprof.cli.checks import BadInput
 from attnprof.records import files, foreign
 from attnprof.render import explain as report
@@ -187,8 +188,10 @@ def why(x: Explanation, err: IO[str], lang: str) -> Asked:
 
 
 def cmd_explain(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
-    """``attnprof explain``: the reading of any PyTorch profiler trace."""
+    """``attnprof explain``: the reading of any PyTorch profiler trace (and, with ``--measure``, what each call
+    costs here: :mod:`attnprof.cli.advice`)."""
     lang, gpu, max_bytes = options(args)
+    measure = advice.options(args)
     checks.distinct({"--json": args.json, "--html": args.html}, {"TRACE": args.trace})  # before any other check
     json_to, html_to = output(args.json, "JSON file", args.force), output(args.html, "HTML file", args.force)
     if not os.path.exists(args.trace):  # one line, before the progress line of a read that cannot start
@@ -205,9 +208,15 @@ def cmd_explain(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         raise BadInput(f"{fmt.shown(Path(args.trace).name)}: {exc}") from None
     err.write(_found(len(x.calls), len(x.steps), lang) + "\n")
     asked = None if args.no_why else why(x, err, lang)
+    measured = advice.run(x, measure, args, out, err, lang, absent_device(x)) if measure.measure else None
+    if measured is not None and measured.printed:
+        return 0
+    extra = advice.sections(measured, lang)
     written: list[tuple[str, str, str]] = []  # (the option's value, the content, its progress line's key)
     if json_to is not None:
         data = x.to_dict()
+        if measured is not None and measured.advice is not None:
+            data["measure"] = measured.advice.to_dict()
         if asked is not None:
             data["why"] = {
                 "note": None if asked.note is None else {"code": asked.note[0], **asked.note[1]},
@@ -216,7 +225,7 @@ def cmd_explain(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
             }
         written.append((args.json, dumps(data), "explain.progress.json"))
     if html_to is not None:
-        written.append((args.html, explainhtml.page(x, asked, lang), "explain.progress.html"))
+        written.append((args.html, explainhtml.page(x, asked, lang, extra), "explain.progress.html"))
     to_files = [(name, text) for name, text, _ in written if name != files.STDOUT]
     commands.write_all(to_files, args.force, args.interrupts_seen)  # all or none
     for name, text, key in written:
@@ -226,5 +235,5 @@ def cmd_explain(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         if name != files.STDOUT:
             err.write(words.text(key, lang, name=fmt.shown(name)) + "\n")
     if json_to != "-" and html_to != "-":
-        out.write(report.text(x, asked, lang))
+        out.write(report.text(x, asked, lang, extra))
     return 0

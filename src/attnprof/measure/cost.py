@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from attnprof import variants
 from attnprof.inputs import Setup, canonical_dtype, element_bytes
+from attnprof.words.fmt import human_bytes, human_seconds
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -84,24 +85,6 @@ class Estimate:
     bytes: int
     reference_bytes: int
     seconds: float | None
-
-
-def human_bytes(n: float) -> str:
-    """``17179869184`` -> ``16.0 GiB`` (binary units, three significant digits)."""
-    for unit, size in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if n >= size:
-            return f"{n / size:.3g} {unit}" if n / size < 1000 else f"{n / size:.0f} {unit}"
-    return f"{int(n)} B"
-
-
-def human_seconds(s: float) -> str:
-    """``42.1`` -> ``42 s``; ``400`` -> ``6.7 min``; ``11000`` -> ``3.1 h``; ``950000`` -> ``264 h`` (never in
-    scientific notation)."""
-    if s < 60:
-        return f"{s:.0f} s" if s >= 1 else f"{s:.1f} s"
-    if s < 3600:
-        return f"{s / 60:.2g} min"
-    return f"{s / 3600:.2g} h" if s < 360_000 else f"{s / 3600:.0f} h"
 
 
 # --- memory ---------------------------------------------------------------------------------------------------------
@@ -248,3 +231,44 @@ def check(estimates: Iterable[Estimate], limit: Limit | None, *, max_seconds: fl
             f"more than the {human_seconds(max_seconds)} one command may take on the CPU; choose a smaller shape, "
             "or add --force to run it anyway"
         )
+
+
+# --- one attention call of any shape (attnprof explain --measure) ---------------------------------------------------
+
+#: Rough speeds of one attention call on a GPU, FLOP/s, by whether it writes the score matrix and whether its inputs
+#: are 16-bit: an estimate good to a factor of a few (an H100/H200-class GPU runs faster, an older one slower), used
+#: for a run's budget and plan, never shown as a measurement.
+GPU_FLOPS = {(False, True): 300e12, (False, False): 30e12, (True, True): 60e12, (True, False): 20e12}
+#: Bytes a GPU moves per second, for the part of a call that reads and writes its tensors.
+GPU_BYTES_PER_S = 2e12
+#: The least time of one call on a GPU: its launches (a call that writes the scores launches several kernels).
+GPU_CALL_FLOOR_S = {False: 20e-6, True: 80e-6}
+#: The least time of one call on the CPU: dispatch and threading overhead, more for code of several ops.
+CPU_CALL_FLOOR_S = {False: 1e-4, True: 4e-4}
+#: A backward costs about this many forwards.
+BACKWARD_FACTOR = 2.5
+
+
+def attention_seconds(
+    query: Iterable[int], key_len: int, dtype: str, device: str, *, materialises: bool, train: bool = False
+) -> float:
+    """Estimated time of one attention call, seconds: query ``[B, H, S_q, D]`` against ``key_len`` keys, forward
+    (and backward with ``train``), writing the score matrix (``materialises``: the math backend, hand-written code)
+    or not (a fused kernel).
+
+    On the CPU the naive code's cost per score element (:data:`NAIVE_NS_PER_ELEMENT`) scaled as :func:`call_seconds`
+    does, at least :data:`CPU_CALL_FLOOR_S`; on CUDA its FLOPs at :data:`GPU_FLOPS` plus its bytes at
+    :data:`GPU_BYTES_PER_S`, at least :data:`GPU_CALL_FLOOR_S`. An estimate good to a factor of a few, for budgets.
+    """
+    b, h, s, d = (int(x) for x in query)
+    size = element_bytes(dtype)
+    factor = 1.0 + (BACKWARD_FACTOR if train else 0.0)
+    scores = float(b) * h * s * key_len
+    if device != "cuda":
+        per_element = NAIVE_NS_PER_ELEMENT[canonical_dtype(dtype)] * 1e-9 * max(d, 16) / 64
+        seconds = scores * per_element / cpu_threads() * (FLOAT32_SCORES_FACTOR if materialises else FUSED_FACTOR)
+        return max(seconds, CPU_CALL_FLOOR_S[materialises]) * factor
+    flops = 4.0 * scores * d
+    moved = (2 * b * h * s * d + 2 * b * h * key_len * d) * size + (scores * max(size, 4) * 3 if materialises else 0)
+    seconds = flops / GPU_FLOPS[(materialises, size <= 2)] + moved / GPU_BYTES_PER_S
+    return max(seconds, GPU_CALL_FLOOR_S[materialises]) * factor

@@ -8,6 +8,7 @@ Rendering only: every figure comes from the explanation; every word from :mod:`a
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,13 +26,14 @@ WIDTH = 118
 
 @dataclass(frozen=True)
 class Section:
-    """One part of the reading: a title, lines of text before a table, the table, lines after it."""
+    """One part of the reading: a title, warnings, lines of text before a table, the table, lines after it."""
 
     title: str
     before: tuple[str, ...] = ()
     headers: tuple[str, ...] = ()
     rows: tuple[tuple[str, ...], ...] = ()
     after: tuple[str, ...] = ()
+    loud: tuple[str, ...] = ()  # warnings shown first, and made to stand out on a page
 
 
 def _na(lang: str | None) -> str:
@@ -266,11 +268,14 @@ def why_section(x: Explanation, asked: Asked | None, lang: str | None = None) ->
     return Section(words.text("explain.why", lang), tuple(lines))
 
 
-def sections(x: Explanation, asked: Asked | None = None, lang: str | None = None) -> list[Section]:
-    """The reading, part by part: steps, calls, their kernels, the flags, PyTorch's answers (when asked)."""
+def sections(
+    x: Explanation, asked: Asked | None = None, lang: str | None = None, extra: Sequence[Section] = ()
+) -> list[Section]:
+    """The reading, part by part: steps, calls, their kernels, the flags, PyTorch's answers (when asked), then
+    ``extra`` (what ``--measure`` measured: :func:`attnprof.render.advice.sections`)."""
     out = [steps_section(x, lang), calls_section(x, lang), kernels_section(x, lang), flags_section(x, lang)]
     why = why_section(x, asked, lang)
-    return out + ([why] if why is not None else [])
+    return out + ([why] if why is not None else []) + list(extra)
 
 
 def wrap(line: str, lang: str | None) -> str:
@@ -282,17 +287,22 @@ def wrap(line: str, lang: str | None) -> str:
     return textwrap.fill(line, WIDTH, subsequent_indent=indent + "  ", break_on_hyphens=False)
 
 
-def text(x: Explanation, asked: Asked | None = None, lang: str | None = None) -> str:
-    """The whole reading as text for a terminal (:data:`WIDTH` columns for prose; tables as wide as they are)."""
+def text(x: Explanation, asked: Asked | None = None, lang: str | None = None, extra: Sequence[Section] = ()) -> str:
+    """The whole reading as text for a terminal (:data:`WIDTH` columns for prose; tables as wide as they are), then
+    the ``extra`` sections."""
     parts = [head(x, lang)]
     found = notes(x, lang)
     if found:
         parts.append("\n".join([words.text("explain.notes", lang), *(wrap(f"  - {n}", lang) for n in found)]))
-    for s in sections(x, asked, lang):
-        block = [s.title, "-" * len(s.title) if lang != "ja" else "=" * 20]
-        block += [wrap(line, lang) for line in s.before]
-        if s.headers:
-            block.append(table(s.headers, s.rows))
-        block += [wrap(line, lang) for line in s.after]
-        parts.append("\n".join(block))
+    parts += [section_text(s, lang) for s in sections(x, asked, lang, extra)]
     return "\n\n".join(parts) + "\n"
+
+
+def section_text(s: Section, lang: str | None = None) -> str:
+    """One section as text: its title underlined, its warnings and lines wrapped, its table."""
+    block = [s.title, "-" * len(s.title) if lang != "ja" else "=" * 20]
+    block += [wrap(line, lang) for line in (*s.loud, *s.before)]
+    if s.headers:
+        block.append(table(s.headers, s.rows))
+    block += [wrap(line, lang) for line in s.after]
+    return "\n".join(block)

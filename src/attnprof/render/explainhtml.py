@@ -29,6 +29,7 @@ table { border-collapse: collapse; font-size: 0.85rem; }
 th, td { border-bottom: 1px solid #ddd; padding: 0.2rem 0.5rem; text-align: left; vertical-align: top; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 ul.notes li { color: #7a4b00; }
+p.loud { background: #fff3cd; border-left: 4px solid #b35c00; padding: 0.4rem 0.6rem; font-weight: 600; }
 p.made { color: #555; font-size: 0.85rem; }
 """
 
@@ -72,8 +73,11 @@ def timeline(x: Explanation, lang: str | None = None, steps: Sequence[int] | Non
     return heading, view
 
 
-def page(x: Explanation, asked: Asked | None = None, lang: str | None = None) -> str:
-    """The whole page: head, notes, the sections, the timeline, the viewer's script and stylesheet inline."""
+def page(
+    x: Explanation, asked: Asked | None = None, lang: str | None = None, extra: Sequence[text.Section] = ()
+) -> str:
+    """The whole page: head, notes, the sections (``extra`` after the reading's: what ``--measure`` measured), the
+    timeline, the viewer's script and stylesheet inline."""
     e = html.escape
     lang = words.language(lang)
     parts = [f"<h1>{e(words.text('explain.title', lang, name=x.trace.name))}</h1>", f"<p>{e(text.head(x, lang))}</p>"]
@@ -81,8 +85,9 @@ def page(x: Explanation, asked: Asked | None = None, lang: str | None = None) ->
     if found:
         items = "".join(f"<li>{e(n)}</li>" for n in found)
         parts.append(f'<p>{e(words.text("explain.notes", lang))}</p><ul class="notes">{items}</ul>')
-    for s in text.sections(x, asked, lang):
+    for s in text.sections(x, asked, lang, extra):
         parts.append(f"<h2>{e(s.title)}</h2>")
+        parts += [f'<p class="loud" role="alert">{e(line.strip())}</p>' for line in s.loud]
         parts += [f"<p>{e(line.strip())}</p>" for line in s.before]
         if s.headers:
             parts.append(html_table(s.headers, s.rows))

@@ -6,9 +6,9 @@ labels, the trace viewer's words, the printed reports of the gallery scripts, th
 :data:`TABLE`, picked by the build's ``language``. The table is assembled from data modules, one per part of the site
 (:mod:`.site`, :mod:`.claims`, :mod:`.kernels`, :mod:`.viewer`, :mod:`.report`, :mod:`.workloads`,
 :mod:`.parallel`, :mod:`.workloadreport`, :mod:`.explain`, :mod:`.eligibility`, :mod:`.figures`, :mod:`.dropin`,
-:mod:`.crossgpu`, :mod:`.trainscale`, :mod:`.masks`, :mod:`.tracediff`); a key lives in exactly one of them
-(checked on import), and every key has every language of :data:`LANGUAGES` (a test checks it). ``{placeholders}``
-are filled with :meth:`str.format`.
+:mod:`.crossgpu`, :mod:`.trainscale`, :mod:`.masks`, :mod:`.tracediff`, :mod:`.advice`); a key lives in exactly
+one of them (checked on import), and every key has every language of :data:`LANGUAGES` (a test checks it).
+``{placeholders}`` are filled with :meth:`str.format`.
 
 >>> text("status.oom", "ja")
 'メモリ不足'
@@ -24,6 +24,7 @@ import re
 import string
 from collections.abc import Sequence
 
+from attnprof.words import advice as _advice
 from attnprof.words import claims as _claims
 from attnprof.words import crossgpu as _crossgpu
 from attnprof.words import dropin as _dropin
@@ -74,6 +75,7 @@ TABLE: dict[str, dict[str, str]] = _merge(
     _trainscale.TRAINSCALE,
     _masks.MASK_WORDS,
     _tracediff.TRACEDIFF,
+    _advice.ADVICE,
 )
 
 

@@ -96,6 +96,24 @@ def shorten(text: str, width: int) -> str:
     return text[: max(cut, 1)] + ELLIPSIS
 
 
+def human_bytes(n: float) -> str:
+    """``17179869184`` -> ``16.0 GiB`` (binary units, three significant digits)."""
+    for unit, size in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= size:
+            return f"{n / size:.3g} {unit}" if n / size < 1000 else f"{n / size:.0f} {unit}"
+    return f"{int(n)} B"
+
+
+def human_seconds(s: float) -> str:
+    """``42.1`` -> ``42 s``; ``400`` -> ``6.7 min``; ``11000`` -> ``3.1 h``; ``950000`` -> ``264 h`` (never in
+    scientific notation)."""
+    if s < 60:
+        return f"{s:.0f} s" if s >= 1 else f"{s:.1f} s"
+    if s < 3600:
+        return f"{s / 60:.2g} min"
+    return f"{s / 3600:.2g} h" if s < 360_000 else f"{s / 3600:.0f} h"
+
+
 def quoted(value: object, width: int = 60) -> str:
     """A bad value as a message echoes it: its ``repr``, the value shortened to ``width`` characters first (a
     10,000-character value is not printed whole).
