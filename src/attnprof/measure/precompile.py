@@ -37,6 +37,12 @@ from attnprof import inputs, variants, workloads
 
 #: Environment variable naming the folder of torch.compile's on-disk caches (Inductor puts Triton's inside it).
 CACHE_ENV = "TORCHINDUCTOR_CACHE_DIR"
+#: What the workers' server imports once, before it forks them (none of it touches CUDA): torch, the compiler's stack
+#: (Dynamo, Inductor, Triton; imported at a process's first compile, seconds each time) and the measuring modules
+#: the jobs call. A module that cannot be imported is left out (multiprocessing's rule).
+PRELOAD = ["torch", "torch._dynamo", "torch._inductor.compile_fx", "torch._inductor.codecache", "triton",
+           "torch.nn.attention.flex_attention", "attnprof.measure.precompile", "attnprof.measure.maskrun",
+           "attnprof.measure.sweeprun", "attnprof.measure.steps"]  # fmt: skip
 #: Inductor compiles each worker's kernels in that worker (the workers are the parallelism); set for the workers
 #: only.
 WORKER_ENV = {"TORCHINDUCTOR_COMPILE_THREADS": "1"}
@@ -257,7 +263,7 @@ def warm(device: str, cache_dir: str | os.PathLike[str], workers: int | None = N
     # The workers fork from one server that imported torch once (the cores import it once, not once per worker);
     # none of them touches CUDA before its first job. The server takes this process's environment when it starts.
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["torch", __name__])
+    context.set_forkserver_preload(PRELOAD)
     saved = {name: os.environ.get(name) for name in WORKER_ENV}
     os.environ.update(WORKER_ENV)
     try:
