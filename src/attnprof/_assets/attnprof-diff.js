@@ -161,9 +161,17 @@
       opt(i.dtype), opt(i.mask), opt(i.causal), opt(i.dropout), opt(i.gqa)]]);
   }
 
+  // a query shape with the dimensions before the last two multiplied into one (Python's rows_of)
+  function rowsOf(shape) {
+    if (shape === null || shape.length < 2) return shape;
+    let lead = 1;
+    for (const n of shape.slice(0, -2)) lead *= n;
+    return [lead, ...shape.slice(-2)];
+  }
+
   function replaces(a, b) {
-    const qa = opt((a.inputs || {}).query);
-    const qb = opt((b.inputs || {}).query);
+    const qa = rowsOf(opt((a.inputs || {}).query));
+    const qb = rowsOf(opt((b.inputs || {}).query));
     return a.direction === b.direction && opt(a.phase) === opt(b.phase) &&
       (qa === null || qb === null || JSON.stringify(qa) === JSON.stringify(qb));
   }
