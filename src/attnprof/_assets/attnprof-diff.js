@@ -398,7 +398,9 @@
       const out = [];
       const p = (text, cls) => el("p", cls ? { class: cls } : {}, [text]);
       const h = (text) => el("h3", {}, [text]);
-      const head = (t, steps) => word("explain.head", { name: t.name, steps: steps, events: t.events,
+      const counted = (key, n) => word(n === 1 && own(words, key + ".1") ? key + ".1" : key, { n: n });
+      const head = (t, steps) => word("explain.head", { name: t.name, steps: counted("explain.n_steps", steps),
+        events: t.events,
         device: t.device ? word("explain.device", { name: t.device, cc: t.compute_capability || "?.?" })
           : word("explain.no_device") });
       out.push(h(word("tracediff.title", { before: d.before.name, after: d.after.name })));
