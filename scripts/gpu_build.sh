@@ -14,7 +14,8 @@
 #                 two sites less what they show of other machines ($OUT/compare-bundles.txt must say 0 differences).
 # Usage there:  STAGE=all bash scripts/gpu_build.sh   (needs .whl/ carried, $OUT set by the device tool)
 # COLD_BUILDS=1 builds cold once (no verdict comparison); SKIP_EXTRAS=1 stops after the verdicts; GPU_TESTS narrows
-# the GPU test selection; EXTRA_CMD runs one more command at the end of STAGE=all (its files go under $OUT/extra).
+# the GPU test selection; EXTRA_CMD runs one more command in STAGE=all after the rebuild, before the second cold build
+# (its files go into check.tar.gz under extra/; EXTRA_TIMEOUT bounds it).
 # The first build's site and results are packed as soon as it ends, so a call cut short still brings them back. Each
 # build's en/ja number comparison and its table of where the time went go into the summary.
 set -uo pipefail
@@ -74,6 +75,12 @@ if [ "$STAGE" = all ]; then
   log "no-change rebuild rc=$rc took $(since $t0) s; $(grep -h "^pages read" _build/build-times.txt)"
   cat _build/build-times.txt >> "$OUT/summary.txt"; cp _build/build-times.json "$OUT/check/build-times-warm.json"
   pack
+  if [ -n "${EXTRA_CMD:-}" ]; then
+    mkdir -p "$OUT/check/extra"; t0=$(date +%s.%N)
+    (export OUT="$OUT/check/extra"; timeout "${EXTRA_TIMEOUT:-150}" bash -c "$EXTRA_CMD") > "$OUT/check/extra.log" 2>&1
+    log "extra rc=$? took $(since $t0) s"
+    pack
+  fi
   elapsed=$(since $STARTED)
   if python3 -c "import sys; sys.exit(0 if $elapsed + ${COLD_ESTIMATE:-150} < ${ALL_BUDGET:-540} else 1)"; then
     cold_build cold-2
@@ -81,11 +88,6 @@ if [ "$STAGE" = all ]; then
     log "verdicts of the two cold builds: rc=$rc ($(tail -1 "$OUT/check/verdicts.txt"))"
   else
     log "no second cold build: $elapsed s spent, ${ALL_BUDGET:-540} s budget"
-  fi
-  if [ -n "${EXTRA_CMD:-}" ]; then
-    mkdir -p "$OUT/check/extra"; t0=$(date +%s.%N)
-    (export OUT="$OUT/check/extra"; bash -c "$EXTRA_CMD") > "$OUT/check/extra.log" 2>&1
-    log "extra rc=$? took $(since $t0) s"
   fi
   log "STAGE=all took $(since $STARTED) s"
   cp "$OUT/summary.txt" "$OUT/check/"; pack; rm -rf "$OUT/check"
