@@ -161,6 +161,25 @@ def test_without_shapes_calls_match_by_kind_direction_and_order(tmp_path):
     assert ("no_shapes", {"which": "before+after"}) in both.notes and [r.match for r in both.rows] == ["same"] * 2
 
 
+def test_need_weights_off_replaces_the_hand_written_call_whose_query_folds_batch_and_heads():
+    before, after = (
+        FOREIGN / "cpu-change" / "mha_weights_train.json.gz",
+        FOREIGN / "cpu-change" / "mha_sdpa_train.json.gz",
+    )
+    d = compared(before, after)
+    assert [(r.match, d.before.calls[r.before.calls[0]]["direction"]) for r in d.rows] == [
+        ("replaced", "fwd"),
+        ("replaced", "bwd"),
+    ]
+    for r in d.rows:
+        q_before = d.before.calls[r.before.calls[0]]["inputs"]["query"]
+        q_after = d.after.calls[r.after.calls[0]]["inputs"]["query"]
+        assert len(q_before) == 3 and len(q_after) == 4 and q_before[0] == q_after[0] * q_after[1]
+        assert r.before.backends(d.before) == {"unfused": 4} and r.after.backends(d.after) == {"flash": 4}
+    assert diff.rows_of([2, 4, 64, 16]) == diff.rows_of([8, 64, 16]) == [8, 64, 16]
+    assert diff.rows_of([2, 4, 64, 16]) != diff.rows_of([4, 4, 64, 16]) and diff.rows_of(None) is None
+
+
 def test_cpu_recordings_compare_cpu_times_only():
     d = compared(CPU / "hf_sdpa_train.json.gz", CPU / "hf_eager_train.json.gz")
     assert [code for code, _ in d.notes] == ["cpu_only"]

@@ -19,7 +19,8 @@ from helpers import FOREIGN, explained
 
 H200, CPU = FOREIGN / "h200", FOREIGN / "cpu"
 #: Pairs that cover every match and note: the sdpa/eager pair both ways, other code, a trace against itself, the CPU
-#: recordings, a CPU recording against an H200 one, compiled against Flex.
+#: recordings, a CPU recording against an H200 one, compiled against Flex, ``nn.MultiheadAttention`` with its
+#: weights and without (a query of three dimensions replaced by one of four).
 PAIRS = [
     (H200 / "hf_sdpa_train.json.gz", H200 / "hf_eager_train.json.gz"),
     (H200 / "hf_eager_train.json.gz", H200 / "hf_sdpa_train.json.gz"),
@@ -29,6 +30,7 @@ PAIRS = [
     (H200 / "compiled_train.json.gz", H200 / "flex.json.gz"),
     (CPU / "hf_sdpa_train.json.gz", CPU / "hf_eager_train.json.gz"),
     (CPU / "hf_generate.json.gz", H200 / "hf_generate.json.gz"),
+    (FOREIGN / "cpu-change" / "mha_weights_train.json.gz", FOREIGN / "cpu-change" / "mha_sdpa_train.json.gz"),
 ]
 
 #: Loads the rule table, the decoder, the reader and the comparison as a page does; reads each pair of traces of

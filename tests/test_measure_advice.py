@@ -17,7 +17,7 @@ from attnprof.analysis import explain as ex
 from attnprof.measure import advice, cost
 from attnprof.measure.timing import Plan
 from attnprof.records import foreign
-from attnprof.records.advice import Option, Spec
+from attnprof.records.advice import Advice, Option, Spec
 
 DATA = Path(__file__).parent / "data" / "foreign"
 #: Few samples: the path is the same, the test is short.
@@ -48,6 +48,13 @@ def test_every_option_of_a_padded_batch_ends_timed_or_says_why(padded):
     assert padded.seconds > 0 and padded.estimate_s > 0
     v = planner.verdicts(padded)[0]
     assert v.outcome in ("faster", "tie", "recorded", "unreliable")
+
+
+def test_a_measured_record_reads_back_as_it_is_without_a_file(padded):
+    # a script keeps the record it measured (``Advice.from_dict(advice.to_dict())``), through the schema check
+    back = Advice.from_dict(padded.to_dict())
+    assert type(back.environment.torch_version) is str and back.environment.torch_version == torch.__version__
+    assert back.to_dict() == padded.to_dict()
 
 
 def test_pytorch_refuses_what_its_check_refuses():

@@ -34,6 +34,8 @@ def test_the_text_says_what_changed_with_the_comparisons_figures():
     assert f"{fmt.number(fwd.gpu_us.before.median)} → {fmt.number(fwd.gpu_us.after.median)}" in out
     assert "cuDNN sdpa flash fprop" in out and "only before" in out and "only after" in out  # decoded, by side
     assert report.rules("en") in out.replace("\n  ", " ")
+    # each trace's line counts its steps in words, as attnprof explain's does
+    assert "BEFORE: hf_sdpa_train.json.gz: 2 profiler steps, " in out
 
 
 def test_japanese_text_has_the_same_numbers_and_japanese_words():

@@ -161,9 +161,17 @@
       opt(i.dtype), opt(i.mask), opt(i.causal), opt(i.dropout), opt(i.gqa)]]);
   }
 
+  // a query shape with the dimensions before the last two multiplied into one (Python's rows_of)
+  function rowsOf(shape) {
+    if (shape === null || shape.length < 2) return shape;
+    let lead = 1;
+    for (const n of shape.slice(0, -2)) lead *= n;
+    return [lead, ...shape.slice(-2)];
+  }
+
   function replaces(a, b) {
-    const qa = opt((a.inputs || {}).query);
-    const qb = opt((b.inputs || {}).query);
+    const qa = rowsOf(opt((a.inputs || {}).query));
+    const qb = rowsOf(opt((b.inputs || {}).query));
     return a.direction === b.direction && opt(a.phase) === opt(b.phase) &&
       (qa === null || qb === null || JSON.stringify(qa) === JSON.stringify(qb));
   }
@@ -390,7 +398,9 @@
       const out = [];
       const p = (text, cls) => el("p", cls ? { class: cls } : {}, [text]);
       const h = (text) => el("h3", {}, [text]);
-      const head = (t, steps) => word("explain.head", { name: t.name, steps: steps, events: t.events,
+      const counted = (key, n) => word(n === 1 && own(words, key + ".1") ? key + ".1" : key, { n: n });
+      const head = (t, steps) => word("explain.head", { name: t.name, steps: counted("explain.n_steps", steps),
+        events: t.events,
         device: t.device ? word("explain.device", { name: t.device, cc: t.compute_capability || "?.?" })
           : word("explain.no_device") });
       out.push(h(word("tracediff.title", { before: d.before.name, after: d.after.name })));

@@ -19,8 +19,9 @@ rounds:
     The same kind and inputs in both traces: the same call, whose backend may have changed.
 ``replaced``
     Left over from the first round, the same direction and phase and the same query shape (where both traces
-    recorded it), paired in the order they first ran: the same place in the model written another way (SDPA
-    instead of matmul-softmax-matmul, bf16 instead of fp32, ``enable_gqa`` instead of expanded keys and values).
+    recorded it; batch and heads count as one, as ``nn.MultiheadAttention``'s hand-written path folds them),
+    paired in the order they first ran: the same place in the model written another way (SDPA instead of
+    matmul-softmax-matmul, bf16 instead of fp32, ``enable_gqa`` instead of expanded keys and values).
 ``vanished``, ``appeared``
     What is left: a kind only BEFORE has, or only AFTER.
 
@@ -227,10 +228,22 @@ def signature(c: dict[str, Any]) -> tuple:
     return (c["kind"], c["direction"], c["compiled"], c.get("module"), c.get("phase"), _frozen(inputs))
 
 
+def rows_of(shape: list[int] | None) -> list[int] | None:
+    """A query shape with every dimension before the last two multiplied into one: ``[2, 4, 64, 16]`` and
+    ``[8, 64, 16]`` are the same rows of queries, whether the code kept batch and heads apart (an SDPA call) or
+    folded them together (``nn.MultiheadAttention``'s hand-written path)."""
+    if shape is None or len(shape) < 2:
+        return shape
+    lead = 1
+    for n in shape[:-2]:
+        lead *= n
+    return [lead, *shape[-2:]]
+
+
 def replaces(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    """Whether call ``b`` may stand where ``a`` stood: the same direction and phase, and the same query shape where
-    both traces recorded it."""
-    qa, qb = (a["inputs"] or {}).get("query"), (b["inputs"] or {}).get("query")
+    """Whether call ``b`` may stand where ``a`` stood: the same direction and phase, and the same query rows
+    (:func:`rows_of`) where both traces recorded them."""
+    qa, qb = (rows_of((x["inputs"] or {}).get("query")) for x in (a, b))
     return (a["direction"], a.get("phase")) == (b["direction"], b.get("phase")) and (qa is None or qb is None
                                                                                      or qa == qb)  # fmt: skip
 

@@ -23,13 +23,62 @@ from typing import IO
 from attnprof import inputs, words
 from attnprof.analysis import advice as planner
 from attnprof.analysis.explain import Explanation
-from attnprof.cli.checks import BadInput
+from attnprof.cli.checks import BadInput, text
 from attnprof.measure import advice as measuring
 from attnprof.measure.interrupts import import_torch, raise_if_interrupted
 from attnprof.records.advice import Advice
 from attnprof.render import advice as words_of
 from attnprof.render.explain import Section, section_text
 from attnprof.words.fmt import human_seconds, quoted
+
+#: The options of ``attnprof explain`` that go with ``--measure`` (:mod:`attnprof.cli.args` lists them).
+OPTIONS = (
+    (
+        "--measure",
+        dict(
+            action="store_true",
+            help="rebuild every distinct attention call on the trace's device (a GPU trace needs a CUDA "
+            "GPU; a CPU trace runs on the CPU) and time it with every backend that takes it and the "
+            "changes the reading points to (default: read only)",
+        ),
+    ),
+    (
+        "--budget-s",
+        dict(
+            metavar="SECONDS",
+            type=text("a positive number of seconds such as 120"),
+            help="with --measure: refuse a run estimated to take longer, and stop measuring once it is "
+            f"spent (default: {measuring.BUDGET_S:g})",
+        ),
+    ),
+    (
+        "--max-calls",
+        dict(
+            metavar="N",
+            type=text("a positive integer such as 12"),
+            help="with --measure: measure at most N distinct calls, the costliest per step first "
+            f"(default: {planner.MAX_CALLS})",
+        ),
+    ),
+    (
+        "--mask",
+        dict(
+            metavar="FILL",
+            type=text("causal, sliding=W or documents=N"),
+            help="with --measure: what the trace's dense masks hold (a trace records their shape, not "
+            "their values): causal, sliding=W (causal within W positions) or documents=N (N packed "
+            "documents per row) (default: causal)",
+        ),
+    ),
+    (
+        "--dry-run",
+        dict(
+            action="store_true",
+            help="with --measure: read the trace, print the plan with its estimated memory and time, "
+            "measure nothing (default: measure)",
+        ),
+    ),
+)
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from attnprof import __version__, workloads
+from attnprof.cli import advice
 from attnprof.cli.checks import DTYPES, VARIANTS, BadInput, text
 from attnprof.measure import sweeprun
 from attnprof.records.eligibility import LAYOUTS, MASKS
@@ -416,51 +417,7 @@ COMMANDS: dict[str, tuple[str, str, tuple[tuple[str, dict], ...]]] = {
                     "(default: refuse, exit 2)",
                 ),
             ),
-            (
-                "--measure",
-                dict(
-                    action="store_true",
-                    help="rebuild every distinct attention call on the trace's device (a GPU trace needs a CUDA "
-                    "GPU; a CPU trace runs on the CPU) and time it with every backend that takes it and the "
-                    "changes the reading points to (default: read only)",
-                ),
-            ),
-            (
-                "--budget-s",
-                dict(
-                    metavar="SECONDS",
-                    type=text("a positive number of seconds such as 120"),
-                    help="with --measure: refuse a run estimated to take longer, and stop measuring once it is "
-                    "spent (default: 120)",
-                ),
-            ),
-            (
-                "--max-calls",
-                dict(
-                    metavar="N",
-                    type=text("a positive integer such as 12"),
-                    help="with --measure: measure at most N distinct calls, the costliest per step first "
-                    "(default: 12)",
-                ),
-            ),
-            (
-                "--mask",
-                dict(
-                    metavar="FILL",
-                    type=text("causal, sliding=W or documents=N"),
-                    help="with --measure: what the trace's dense masks hold (a trace records their shape, not "
-                    "their values): causal, sliding=W (causal within W positions) or documents=N (N packed "
-                    "documents per row) (default: causal)",
-                ),
-            ),
-            (
-                "--dry-run",
-                dict(
-                    action="store_true",
-                    help="with --measure: read the trace, print the plan with its estimated memory and time, "
-                    "measure nothing (default: measure)",
-                ),
-            ),
+            *advice.OPTIONS,
             (
                 "--no-why",
                 dict(

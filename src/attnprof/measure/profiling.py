@@ -126,7 +126,8 @@ def environment(device: str, trace_meta: dict[str, Any] | None = None) -> Enviro
         cudnn = driver = cuda = None
     return Environment(
         device_name=name,
-        torch_version=torch.__version__,
+        # a plain str: torch's TorchVersion is a subclass, which a record's schema check refuses
+        torch_version=str(torch.__version__),
         python_version=platform.python_version(),
         date=_dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat(),
         cuda_version=cuda,

@@ -63,7 +63,8 @@ def side_head(s: Side, lang: str | None) -> str:
     t = s.trace
     device = (words.text("explain.device", lang, name=t["device"], cc=t["compute_capability"] or "?.?")
               if t["device"] else words.text("explain.no_device", lang))  # fmt: skip
-    return words.text("explain.head", lang, name=t["name"], steps=len(s.steps), events=t["events"], device=device)
+    steps = words.counted("explain.n_steps", len(s.steps), lang)
+    return words.text("explain.head", lang, name=t["name"], steps=steps, events=t["events"], device=device)
 
 
 def head(d: Diff, lang: str | None = None) -> list[str]:
