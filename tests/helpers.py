@@ -502,6 +502,37 @@ def workload_build() -> Build:
     )
 
 
+#: The result files of a real H200 docs build (main 06113e9, torch 2.11+cu130, 2026-12-03): the bundle shipped as
+#: docs/bundles/h200.tar.gz when it was recorded, kept here so that the tests do not move when that one is renewed.
+H200_BUILD = DATA / "h200-build.tar.gz"
+
+
+def h200_build_results(folder: Path) -> Path:
+    """The result files of the real H200 build (:data:`H200_BUILD`), written into ``folder``; returns it."""
+    from attnprof.records import bundle
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, data in bundle.read(H200_BUILD).data.items():
+        (folder / name).write_bytes(data)
+    return folder
+
+
+@functools.cache
+def h200_build() -> Build:
+    """The real H200 build's training, prefill and decoding results, analysed, with its sweep (no side-by-side issue
+    times: that build predates them)."""
+    from attnprof.records import bundle, results, sweep
+
+    b = Build()
+    for name, data in sorted(bundle.read(H200_BUILD).data.items()):
+        if name.count("__") >= 4:
+            r = results.Result.from_dict(json.loads(data))
+            b.by_workload.setdefault(r.workload, []).append(summary.analyse(r))
+        elif name == sweep.filename("cuda"):
+            b.sweep = Sweep.from_dict(json.loads(data))
+    return b
+
+
 # --- kernel names ---------------------------------------------------------------------------------------------------
 
 #: What :func:`attnprof.analysis.kernels.decode` gave for every name of :func:`kernel_names` before the decoder

@@ -11,7 +11,8 @@ from pathlib import Path
 
 from attnprof.analysis import summary
 from attnprof.noise import Figure, exact
-from attnprof.records import eligibility, masks, parallel, results, trainscale
+from attnprof.records import eligibility, forcing, masks, parallel, results, trainscale
+from attnprof.records.forcing import Forcing, ForcingCase, IssueRow
 from attnprof.records.results import CpuCostRow, CpuCosts
 from attnprof.sphinxext import lookup
 from helpers import fixed_costs, h200_sweep, h200x2_run, html, trace_result
@@ -102,8 +103,25 @@ def test_a_corrupt_file_of_every_kind_is_one_warning_naming_it_and_the_fix_and_t
     page = html(app)
     assert page.count('class="attnprof-problem admonition warning"') == 7 and "attnprof-cpu-cost-table" in page
     # every kind of file a page reads was checked here (rank traces are traces: the next test; a profiler trace
-    # of anyone's code, read by explain-report: test_sphinxext_dropin.py)
-    assert {k.what for k in lookup.KINDS} == {*bad, lookup.FOREIGN.what}
+    # of anyone's code, read by explain-report: test_sphinxext_dropin.py; the forcing file, read with every result
+    # of the build: the test after the next)
+    assert {k.what for k in lookup.KINDS} == {*bad, lookup.FOREIGN.what, lookup.FORCING.what}
+
+
+def test_a_corrupt_forcing_file_is_one_warning_and_the_decision_is_built_from_the_own_runs(project, tmp_path):
+    folder = tmp_path / "results"
+    auto = IssueRow("sdpa_auto", issue=exact(33.0))
+    case = ForcingCase("decode", [8, 32, 1, 128], "bfloat16", 8, 8192, 6, 3, [auto])
+    forcing.save(Forcing("cuda", trace_result("sdpa_flash")[0].environment, [case]), folder)
+    pages = {"index.md": "# Decision\n\n" + TOC + "```{decision}\n```\n"}
+    app = project(pages, (), sweep_data=h200_sweep(), conf=GALLERY_CONF, extra=GALLERY, workloads=True)
+    assert app.warning.getvalue() == ""
+    path = folder / forcing.filename("cuda")
+    _corrupt(path)
+    app = project(pages, (), conf=GALLERY_CONF, extra=GALLERY)
+    lines = [line for line in app.warning.getvalue().splitlines() if str(path) in line]
+    assert len(lines) == 1 and "stale or unreadable forcing file" in lines[0] and "01-writes.py" in lines[0]
+    assert "attnprof-decision-table" in html(app)
 
 
 def test_a_corrupt_trace_of_one_rank_is_one_warning_and_is_not_linked(project, tmp_path):

@@ -37,6 +37,7 @@ from attnprof.records import (
     eligibility,
     files,
     fixedcosts,
+    forcing,
     foreign,
     masks,
     parallel,
@@ -47,6 +48,7 @@ from attnprof.records import (
 )
 from attnprof.records.eligibility import Grid
 from attnprof.records.fixedcosts import FixedCosts
+from attnprof.records.forcing import Forcing
 from attnprof.records.masks import MaskRun
 from attnprof.records.parallel import ParallelRun
 from attnprof.records.results import CpuCosts, Result
@@ -100,6 +102,7 @@ ELIGIBILITY: FileKind[Grid] = FileKind("eligibility map", lambda path: eligibili
 FOREIGN: FileKind[Explanation] = FileKind("profiler trace", _explained)
 TRAIN_SCALE: FileKind[TrainScale] = FileKind("training-scale file", lambda path: trainscale.load(path))
 MASKS: FileKind[MaskRun] = FileKind("mask run", lambda path: masks.load(path))
+FORCING: FileKind[Forcing] = FileKind("forcing file", lambda path: forcing.load(path))
 #: Every kind of file a page reads.
 KINDS: tuple[FileKind[Any], ...] = (
     RESULT,
@@ -112,6 +115,7 @@ KINDS: tuple[FileKind[Any], ...] = (
     FOREIGN,
     TRAIN_SCALE,
     MASKS,
+    FORCING,
 )
 
 #: (kind, path) -> (modification time, what was loaded from the file)
@@ -339,7 +343,8 @@ def verified_trace(env: BuildEnvironment, path: Path, location: Location) -> str
 
 
 def find_build(env: BuildEnvironment, location: Location, needed: tuple[str, ...] = ()) -> Build:
-    """Every readable result of the build, analysed, by workload, with the sweep when there is one.
+    """Every readable result of the build, analysed, by workload, with the sweep and the side-by-side issue times
+    (:mod:`attnprof.records.forcing`) when there are some.
 
     Each workload of ``needed`` without a result file is a warning at ``location`` (its gallery script did not
     run); unreadable files are warnings too, and are left out.
@@ -359,7 +364,9 @@ def find_build(env: BuildEnvironment, location: Location, needed: tuple[str, ...
                  "run?)", "missing", location)  # fmt: skip
     sweep_path = _sweep_path(directory)
     found_sweep = read(env, SWEEP, sweep_path, location).value if sweep_path is not None else None
-    return Build(by_workload, found_sweep, find_fixed_costs(env, location))
+    forcing_path = forcing.find(directory)
+    found_forcing = read(env, FORCING, forcing_path, location).value if forcing_path is not None else None
+    return Build(by_workload, found_sweep, found_forcing)
 
 
 @dataclass
