@@ -89,8 +89,13 @@ sphinx_gallery_conf = {
     # a cell that ends in viewer.embed(result) shows the interactive trace viewer (its _repr_html_)
     "capture_repr": ("_repr_html_", "__repr__"),
     "show_memory": False,
-    # attnprof.sphinxext.buildtimes times each script the gallery runs, for the build's table of where time went
-    "reset_modules": ("matplotlib", "attnprof.sphinxext.buildtimes.clock"),
+    # attnprof.sphinxext.buildtimes times each script the gallery runs, for the build's table of where time went;
+    # attnprof.sphinxext.scripts.fresh_compiler lets each script compile as in a fresh process (torch._dynamo.reset)
+    "reset_modules": (
+        "matplotlib",
+        "attnprof.sphinxext.scripts.fresh_compiler",
+        "attnprof.sphinxext.buildtimes.clock",
+    ),
     "reset_modules_order": "both",
 }
 

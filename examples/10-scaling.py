@@ -9,6 +9,7 @@ matrix, and those are the ones that run out of it first.
 
 What the sweep shows: :doc:`../guide/scaling`.
 """
+# sphinx_gallery_attnprof_budget_s = 18
 
 # %%
 # The plan

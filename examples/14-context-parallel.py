@@ -10,6 +10,7 @@ other?
 
 What the traces show, and what they say about two GPUs: :doc:`../guide/parallel`.
 """
+# sphinx_gallery_attnprof_budget_s = 1
 
 # %%
 # The plan

@@ -9,6 +9,7 @@ grid of them, confirms every answer with a real call, and times each backend tha
 
 What the map shows: :doc:`../guide/eligibility`.
 """
+# sphinx_gallery_attnprof_budget_s = 5
 
 # %%
 # Inputs with one condition a backend refuses

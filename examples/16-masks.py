@@ -11,6 +11,7 @@ This script writes each of them out once for packed documents, profiles them, th
 
 What the numbers say: :doc:`../guide/masks`.
 """
+# sphinx_gallery_attnprof_budget_s = 12
 
 # %%
 # One mask, written once
@@ -33,7 +34,7 @@ plan = maskrun.build_plan(device)
 batch, heads, head_dim = plan.bhd
 seq = plan.seqs[-1]
 lengths = [workloads.document_lengths(seq, row) for row in range(batch)]
-doc = torch.tensor([workloads.document_ids(n) for n in lengths], device=device)
+doc = torch.tensor([workloads.document_ids(n) for n in lengths], dtype=torch.int32, device=device)
 
 
 def documents(b, h, q_idx, kv_idx):

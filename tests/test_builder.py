@@ -55,7 +55,8 @@ sphinx_gallery_conf = {{
     "examples_dirs": ["../examples"], "gallery_dirs": ["auto_examples"], "filename_pattern": r"/\\d\\d-",
     "min_reported_time": 10**9, "write_computation_times": False, "download_all_examples": False,
     "show_memory": False, "remove_config_comments": True,
-    "reset_modules": ("matplotlib", "attnprof.sphinxext.buildtimes.clock"), "reset_modules_order": "both",
+    "reset_modules": ("matplotlib", "attnprof.sphinxext.scripts.fresh_compiler",
+                      "attnprof.sphinxext.buildtimes.clock"), "reset_modules_order": "both",
 }}
 """
 

@@ -101,6 +101,64 @@ def test_what_the_block_raises_after_the_failure_is_not_kept():
     assert not hasattr(outcome, "error")  # a kept traceback would keep the block's tensors alive
 
 
+def _failing_call_that_keeps_its_exception(q: torch.Tensor) -> None:
+    """Runs out of memory (in words) the way a frame that keeps its own exception does: the frame holds the
+    exception, whose traceback holds the frame, and the frame holds ``q``."""
+    try:
+        raise RuntimeError("CUDA out of memory. Tried to allocate 2.00 TiB")
+    except RuntimeError as exc:
+        kept = exc  # noqa: F841 - the cycle frame -> exception -> traceback -> frame
+        raise
+
+
+def test_a_failed_block_leaves_nothing_alive_even_through_a_reference_cycle():
+    import gc
+    import weakref
+
+    gc.disable()  # no collector run may hide the leak: only letting go of the frames frees the input
+    try:
+        refs = []
+
+        def measure() -> failure.Outcome:
+            with attempt() as outcome:
+                q = torch.ones(1024)
+                refs.append(weakref.ref(q))
+                _failing_call_that_keeps_its_exception(q)
+            return outcome
+
+        outcome = measure()
+        assert outcome.status == "oom", outcome.reason
+        assert refs[0]() is None, "the failed call's input is still alive after the measurement returned"
+    finally:
+        gc.enable()
+
+
+def test_profile_leaves_no_input_alive_after_running_out_of_memory(monkeypatch: pytest.MonkeyPatch):
+    import gc
+    import weakref
+
+    from attnprof.measure import profiling
+
+    refs = []
+    naive = variants.get("naive")
+
+    def build(seq: int, device: str):
+        def call(q, k, v):
+            refs.append(weakref.ref(q))
+            _failing_call_that_keeps_its_exception(q @ k.transpose(-1, -2))
+
+        return call
+
+    monkeypatch.setattr(type(naive), "build", lambda self, seq, device: build(seq, device))
+    gc.disable()
+    try:
+        r = profiling.profile("naive", SMALL, measure=False)
+        assert r.status == "oom", r.reason
+        assert refs and refs[0]() is None, "profile() returned with the failed variant's inputs still alive"
+    finally:
+        gc.enable()
+
+
 # --- interrupts ------------------------------------------------------------------------------------------------
 
 

@@ -46,3 +46,13 @@ def test_attnprofs_own_reasons_follow_the_language():
     missing = Verdict("CUDNN_ATTENTION", "no_check", "x", asked="torch.backends.cuda.can_use_cudnn_attention")
     assert mapreport.reason_words(missing) == "this torch has no torch.backends.cuda.can_use_cudnn_attention"
     assert mapreport.reason_words(Verdict("FLASH_ATTENTION", "refuses")) == "PyTorch gave no reason"
+
+
+def test_a_forced_call_quotes_pytorchs_warnings_without_their_category():
+    from attnprof.site import outputs
+
+    warned = [("UserWarning", "Flash attention kernel not used because: (Triggered internally at x.cpp:12.)")]
+    for lang in ("en", "ja"):
+        text = mapreport.forced_lines(RuntimeError("No available kernel. Aborting execution."), warned, lang)
+        assert "Flash attention kernel not used because:" in text and "Triggered" not in text
+        assert "UserWarning" not in text and not outputs.MARKS.search(text)

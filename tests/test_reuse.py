@@ -151,6 +151,21 @@ def test_a_printed_measurement_is_taken_once(tmp_path, monkeypatch):
         reuse.once("t_obj", object(), tmp_path)
 
 
+def test_a_printed_measurement_given_as_a_function_is_called_in_the_first_language_only(tmp_path, monkeypatch):
+    calls = []
+
+    def measure():
+        calls.append(1)
+        return 0.25
+
+    monkeypatch.delenv(settings.REUSE_ENV, raising=False)
+    assert reuse.once("t_err", measure, tmp_path) == 0.25 and len(calls) == 1  # by hand: measured, nothing saved
+    monkeypatch.setenv(settings.REUSE_ENV, "1")
+    assert reuse.once("t_err", measure, tmp_path) == 0.25 and len(calls) == 2
+    monkeypatch.setenv(settings.REUSE_ENV, "replay")
+    assert reuse.once("t_err", measure, tmp_path) == 0.25 and len(calls) == 2  # replaying: never called
+
+
 def test_a_replayed_trace_result_is_the_first_one_whole(tmp_path, monkeypatch):
     attention, trace = _profiled(tmp_path)
     folder = tmp_path / "results"

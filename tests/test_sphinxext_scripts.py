@@ -110,3 +110,20 @@ def test_torch_fx_once_per_process_notice_reaches_no_page(project, capsys):
         log.removeHandler(handler)
     err = capsys.readouterr().err
     assert start not in err and "another notice of the same logger" in err
+
+
+def test_each_script_compiles_as_in_a_fresh_process():
+    import torch
+    from torch._dynamo.eval_frame import _debug_get_cache_entry_list
+
+    from attnprof.sphinxext.scripts import fresh_compiler
+
+    def double(x):
+        return x * 2
+
+    torch.compile(double, backend="eager")(torch.ones(2))
+    assert len(_debug_get_cache_entry_list(double.__code__)) == 1
+    fresh_compiler({}, "08-flex.py", "after")  # after a script: nothing happens
+    assert len(_debug_get_cache_entry_list(double.__code__)) == 1
+    fresh_compiler({}, "09-compiled-naive.py", "before")
+    assert _debug_get_cache_entry_list(double.__code__) == []

@@ -54,7 +54,7 @@ def test_prefilled_queue_hides_the_launch_cost(small_sweep):
     import statistics
 
     p = small_sweep.point("sdpa_flash", 64, 256)
-    q, k, v = sweeprun._inputs(sweeprun.make_config(**SMALL), 256, 64)
+    q, k, v = sweeprun.sweep_inputs(sweeprun.make_config(**SMALL), 256, 64)
     fn = variants.get("sdpa_flash").build(256, "cuda")
     idle = []
     for _ in range(20):

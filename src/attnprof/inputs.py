@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from attnprof.settings import measuring
 from attnprof.words.fmt import quoted
 
 if TYPE_CHECKING:
@@ -214,17 +215,30 @@ def element_bytes(dtype: str) -> int:
 
 
 def make_inputs(setup: Setup, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """Random ``q, k, v`` (standard normal; never zeros, which can run faster than real data)."""
+    """Random ``q, k, v`` (standard normal; never zeros, which can run faster than real data), drawn on the device
+    itself by a generator of that device seeded with ``seed``: the same inputs every time on one device (drawn on
+    the CPU and copied, the inputs of a long sequence took longer to make than to measure)."""
     import torch
 
-    gen = torch.Generator(device="cpu").manual_seed(seed)
-    dtype = getattr(torch, setup.dtype)
     return tuple(  # type: ignore[return-value]
-        torch.randn(shape, generator=gen, dtype=torch.float32).to(device=setup.device, dtype=dtype)
+        random_tensor(shape, setup.device, setup.dtype, gen)
+        for gen in [torch.Generator(device=setup.device).manual_seed(seed)]
         for shape in (setup.shape, setup.kv_shape, setup.kv_shape)
     )
 
 
+def random_tensor(shape: Iterable[int], device: str, dtype: str, gen: torch.Generator | int) -> torch.Tensor:
+    """A standard-normal tensor drawn in float32 on ``device`` (by ``gen``, or a generator of that device seeded with
+    it) and cast to ``dtype``."""
+    import torch
+
+    if isinstance(gen, int):
+        gen = torch.Generator(device=device).manual_seed(gen)
+    out = torch.randn(tuple(shape), generator=gen, device=device, dtype=torch.float32)
+    return out.to(getattr(torch, canonical_dtype(dtype)))
+
+
+@measuring
 def reference_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
     """Causal attention in float64, written out, as the yardstick for every variant's error."""
     import torch
@@ -236,6 +250,7 @@ def reference_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> to
     return torch.softmax(scores.masked_fill(mask, float("-inf")), dim=-1) @ v64
 
 
+@measuring
 def relative_error(out: torch.Tensor, ref: torch.Tensor) -> float:
     """``||out - ref|| / ||ref||`` in float64; NaN anywhere gives NaN."""
     diff = out.double() - ref

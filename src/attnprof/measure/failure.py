@@ -19,6 +19,8 @@ it leaves the block as an interrupt, even when the profiler or torch turned it i
 
 from __future__ import annotations
 
+import gc
+import traceback
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -164,5 +166,27 @@ def attempt(
                 outcome.status, outcome.reason = failure(exc, caught, variant, device or "cpu")
             else:
                 outcome.status, outcome.reason = plain(exc, caught)
+            forget(exc)
+            del exc
+            if outcome.status == "oom":  # what a cycle through the failed call's frames still holds goes now
+                gc.collect()
         finally:
             outcome.caught = list(caught)
+
+
+def forget(exc: BaseException) -> None:
+    """Let go of everything a caught exception holds: the locals of every finished frame its traceback (and the
+    tracebacks of its cause and context) passes through, and the tracebacks themselves.
+
+    A failed call's frames hold its tensors, and a traceback kept alive by a reference cycle would keep them, so that
+    every later measurement in the process would run with less memory (26 GB stayed allocated after a naive call at
+    64 x 64 x 16384 x 64 ran out of memory on an H200). Frames still running (the caller's) are left as they are.
+    """
+    seen: set[int] = set()
+    e: BaseException | None = exc
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        if e.__traceback__ is not None:
+            traceback.clear_frames(e.__traceback__)
+            e.__traceback__ = None
+        e = e.__cause__ or e.__context__

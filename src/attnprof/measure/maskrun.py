@@ -274,12 +274,10 @@ def prepare(
 ) -> Prepared:
     """The method's forward on fresh inputs (``q``, ``k``, ``v`` leaves requiring gradients for training), and the
     fixed upstream gradient of a training step."""
-    import torch
 
     leaves = tuple(t.requires_grad_(train) for t in inputs.make_inputs(setup))
     q, k, v = leaves
-    grad = torch.randn(setup.shape, generator=torch.Generator().manual_seed(workloads.GRAD_SEED))
-    grad = grad.to(device=setup.device, dtype=q.dtype)
+    grad = inputs.random_tensor(setup.shape, setup.device, setup.dtype, workloads.GRAD_SEED)
     if method.compiled:
         bm = cache.get("block_mask")
         if bm is None:

@@ -323,6 +323,7 @@ def profile(
 
     figures: dict[str, Any] = {}
     grad_mode = torch.enable_grad() if w.grad else torch.no_grad()
+    step = None
     with grad_mode, attempt(v, setup.device, since=seen) as outcome:
         step = steps.prepare(w, v, setup)
         t0 = time.perf_counter()
@@ -344,7 +345,7 @@ def profile(
                 figures["train_figures"] = steps.train_figures(step, setup, grad_err)
             if w.kv_cache:
                 figures["decode_figures"] = _decode_figures(step, v, setup, timing, graph and w.graph_replay)
-        del step
+    step = None  # its inputs, also when the step failed half-way (out of memory: nothing of it stays allocated)
     if setup.device == "cuda":
         torch.cuda.empty_cache()
     if not outcome.ok:

@@ -183,17 +183,19 @@ def once_path(name: str, folder: str | Path | None = None) -> Path:
 
 
 def once(name: str, value: Any, folder: str | Path | None = None) -> Any:
-    """A value a script prints from a measurement of its own (a profiler table's text, a time taken by hand), taken
-    once for every language of the docs build.
+    """A value a script prints from a measurement of its own (a profiler table's text, a time taken by hand, an
+    error against a reference), taken once for every language of the docs build.
 
     Run by hand, it returns ``value``. In the docs build's first language (``$ATTNPROF_REUSE=1``) it also saves
     ``value`` (JSON: text, numbers, lists, dicts) as ``name`` in the results folder; in the other languages
     (``replay``) it returns the value the first language saved instead of ``value``, so both pages print one
-    measurement.
+    measurement. A function as ``value`` is called for the value, except when replaying, where it is not called at
+    all: a figure computed by attnprof's measuring code (``lambda: inputs.relative_error(out, ref)``) must be passed
+    that way, since measuring while replaying fails the build (:class:`attnprof.settings.MeasuredWhileReplaying`).
 
     Args:
         name: What the value is, unique across the gallery (``"naive_table"``): a file name.
-        value: The value measured in this run.
+        value: The value measured in this run, or a function of no arguments that measures it.
         folder: The results folder (:func:`attnprof.settings.results_dir` when omitted).
 
     Raises:
@@ -203,6 +205,8 @@ def once(name: str, value: Any, folder: str | Path | None = None) -> Any:
     path = once_path(name, folder)
     if settings.replaying():
         return _replayed(f"the printed {name!r}", path, lambda p: files.read_json(p)["value"])
+    if callable(value):
+        value = value()
     if not settings.reuse_measurements():
         return value
     try:

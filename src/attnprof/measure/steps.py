@@ -17,6 +17,7 @@ from attnprof.inputs import Setup
 from attnprof.measure.timing import capture_trace, gpu_sleeper, percentile, sync, time_dispatch_us, timed_calls
 from attnprof.records import trace
 from attnprof.records.results import GraphFigures, TrainFigures
+from attnprof.settings import measuring
 from attnprof.workloads import GRAD_SEED, Workload
 
 if TYPE_CHECKING:
@@ -57,12 +58,10 @@ def _prefill(v: variants.Variant, setup: Setup) -> Step:
 
 
 def _train(v: variants.Variant, setup: Setup) -> Step:
-    import torch
     from torch.profiler import record_function
 
     q, k, v_ = (t.requires_grad_() for t in inputs.make_inputs(setup))
-    gen = torch.Generator(device="cpu").manual_seed(GRAD_SEED)
-    grad = torch.randn(setup.shape, generator=gen).to(device=setup.device, dtype=q.dtype)
+    grad = inputs.random_tensor(setup.shape, setup.device, setup.dtype, GRAD_SEED)
     fn = v.build(setup.shape[2], setup.device)
 
     def call() -> None:
@@ -101,6 +100,7 @@ def decode_inputs(setup: Setup, seed: int = 0) -> tuple[torch.Tensor, torch.Tens
     return tuple(torch.randn(s, generator=gen, device=setup.device, dtype=dtype) for s in shapes)  # type: ignore[return-value]
 
 
+@measuring
 def decode_reference(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
     """Decoding attention in float32, written out: each KV head serves its group of query heads by broadcasting
     (no copy of the cache); no mask. Float32, not float64: at the longest caches float64 copies would take 8 GB."""

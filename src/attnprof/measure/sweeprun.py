@@ -280,7 +280,7 @@ def _sdpa_choice(fn: Callable[[], Any], device: str) -> tuple[str, str]:
     return summary.sdpa_backend(trace.parse_trace(parsed, SDPA_CHOICE_ANNOTATION))
 
 
-def _inputs(cfg: SweepConfig, seq: int, head_dim: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+def sweep_inputs(cfg: SweepConfig, seq: int, head_dim: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Standard-normal ``q, k, v`` made on the device itself (same seed, same inputs for every variant)."""
     import torch
 
@@ -301,7 +301,7 @@ def _run_point(cfg: SweepConfig, variant: variants.Variant, seq: int, head_dim: 
     if cfg.device == "cuda":
         torch.cuda.empty_cache()
     with torch.no_grad(), attempt(variant, cfg.device, since=seen) as outcome:  # failure is data: the point says why
-        q, k, v = _inputs(cfg, seq, head_dim)
+        q, k, v = sweep_inputs(cfg, seq, head_dim)
         fn = variant.build(seq, cfg.device)
 
         def call() -> torch.Tensor:

@@ -42,6 +42,7 @@ from attnprof.measure.interrupts import (
     reraise_interrupt,
 )
 from attnprof.noise import Figure, percentile
+from attnprof.settings import measuring, refuse_while_replaying
 
 if TYPE_CHECKING:
     from torch.profiler import profile
@@ -129,6 +130,7 @@ class Samples:
     issue_us: list[float] = field(default_factory=list)
 
 
+@measuring
 def timed_calls(
     fn: Callable[[], Any],
     device: str,
@@ -252,6 +254,7 @@ class Timed:
         return percentile(self.samples.gpu_ms, 90)
 
 
+@measuring
 def warm_up(fn: Callable[[], Any], device: str, calls: int, min_ms: float = 0.0) -> tuple[float, float]:
     """Call ``fn`` at least ``calls`` times, and more while their wall time is under ``min_ms``, each waited for.
 
@@ -272,6 +275,7 @@ def warm_up(fn: Callable[[], Any], device: str, calls: int, min_ms: float = 0.0)
     return issue_us, wall_ms
 
 
+@measuring
 def time_shape(fn: Callable[[], Any], device: str, plan: Plan = DEFAULT_PLAN, sleep: GpuSleep | None = None) -> Timed:
     """Time one shape the way every figure of the site is timed: warm up, then time single calls, then check that
     the samples hold together, retrying when they do not.
@@ -314,6 +318,7 @@ def _spread(t: Timed) -> float:
     return t.p90 / t.p10 if t.p10 > 0 else float("inf")
 
 
+@measuring
 def time_dispatch_us(fn: Callable[[], Any], device: str, reps: int = 30) -> list[float]:
     """CPU time to issue one call, the GPU idle at the start so the launch queue never blocks (microseconds).
 
@@ -329,6 +334,7 @@ def time_dispatch_us(fn: Callable[[], Any], device: str, reps: int = 30) -> list
     return samples
 
 
+@measuring
 def time_context_us(backend: str, reps: int = 200) -> list[float]:
     """CPU cost of entering and leaving ``sdpa_kernel(backend)`` with nothing inside (microseconds)."""
     from torch.nn.attention import SDPBackend, sdpa_kernel
@@ -353,6 +359,7 @@ class PeakMemory:
         self._base = 0
 
     def __enter__(self) -> PeakMemory:
+        refuse_while_replaying("measure.timing.PeakMemory")
         if self.device == "cuda":
             import torch
 
@@ -379,6 +386,7 @@ def read_all(x: Any) -> Any:
     return x.sum()
 
 
+@measuring
 def read_bandwidth(device: str, nbytes: int = READ_BYTES, reps: int = 10) -> tuple[float, int] | None:
     """How fast the device reads memory: ``(GB/s, bytes read)``, or ``None`` on the CPU or without CUDA.
 
@@ -437,6 +445,7 @@ def exported(prof: profile) -> tuple[bytes, dict[str, Any]]:
     return raw, json.loads(raw)
 
 
+@measuring
 def capture_trace(
     fn: Callable[[], Any],
     annotation: str,

@@ -170,11 +170,12 @@ def check_line(answer: bool, reason: str | None, lang: str | None = None) -> str
 
 def forced_lines(error: BaseException | None, warned: list[tuple[str, str]], lang: str | None = None) -> str:
     """What a call with one backend forced did: it ran, or the error it raised; then each warning PyTorch gave, as
-    ``(category, message)`` pairs (``("UserWarning", "...")``)."""
+    ``(category, message)`` pairs (``("UserWarning", "...")``): its message, not its category, which would read like
+    a warning that leaked onto the page (:mod:`attnprof.site.outputs`)."""
     first = str(error).strip().splitlines()[0] if error is not None and str(error).strip() else ""
     raised = f"{type(error).__name__}: {first}"
     lines = [words.text("elig.script.raised", lang, error=raised) if error else words.text("elig.script.ran", lang)]
-    for category, message in warned:
-        text = f"{category}: {message.split(' (Triggered internally')[0]}"
+    for _category, message in warned:
+        text = message.split(" (Triggered internally")[0]
         lines.append(words.text("elig.script.warning", lang, text=text))
     return "\n".join(lines)

@@ -55,10 +55,10 @@ def decode_error_line(error: float, lang: str | None = None) -> str:
     return words.text("wreport.rel_error_fp32", lang, error=f"{error:.1e}")
 
 
-def causal_pitfall_line(outcome: float | BaseException, lang: str | None = None) -> str:
+def causal_pitfall_line(outcome: float | str | BaseException, lang: str | None = None) -> str:
     """What ``is_causal=True`` did to a decoding step: how far its answer is from the right one (relative), or, when
-    the backend refused it, the first line of PyTorch's message."""
-    if isinstance(outcome, BaseException):
+    the backend refused it, the first line of PyTorch's message (the exception, or its text)."""
+    if isinstance(outcome, (BaseException, str)):
         reason = (str(outcome).strip().splitlines() or [type(outcome).__name__])[0]
         return words.text("wreport.causal_refused", lang, reason=reason)
     return words.text("wreport.causal_wrong", lang, error=f"{outcome:.2f}")

@@ -7,8 +7,14 @@ writes its pages, notebooks and checksums into the source folder. Each language'
 Measured once, shown in every language: the first language's scripts measure (reusing what the same code measured
 before, :mod:`attnprof.measure.reuse`) and save everything they show; every later language is built with
 ``-D attnprof_replay_measurements=1``, so its scripts replay what the first saved and measure nothing. After the last
-language, :mod:`attnprof.site.numbers` compares every number of every page with the first language's: a difference
-fails the build.
+language, :mod:`attnprof.site.numbers` compares every number of every page with the first language's, and
+:mod:`attnprof.site.outputs` looks for a library's warning or traceback in what the scripts printed: either fails the
+build. Replaying, a call into the measuring code fails the build too, naming the script and line that made it
+(:class:`attnprof.settings.MeasuredWhileReplaying`).
+
+Compiling is done ahead: before the first language's gallery runs, every compile the build will make runs in a pool
+of worker processes (:mod:`attnprof.measure.precompile`), into the build's own on-disk caches
+(``<out>/compile-cache``), so that the scripts, which measure one at a time, find their compiled code there.
 
 One process for all languages, because the gallery scripts run inside Sphinx: torch, CUDA, the kernels
 ``torch.compile`` generated and matplotlib are set up once, and the second language's scripts find them ready.
@@ -31,6 +37,7 @@ languages' pages show different numbers).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 import time
@@ -38,7 +45,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from attnprof import words
-from attnprof.site import localize, numbers, timetable
+from attnprof.measure import precompile
+from attnprof.site import localize, numbers, outputs, stacks, timetable
+
+#: The folder of the build's on-disk compile caches (Inductor's, Triton's), in the build folder: a cold build (no
+#: build folder) compiles from nothing, ahead and in parallel (:mod:`attnprof.measure.precompile`).
+COMPILE_CACHE = "compile-cache"
+#: Names a file to write the build's sampled stacks to (:mod:`attnprof.site.stacks`); unset, nothing is sampled.
+STACKS_ENV = "ATTNPROF_SAMPLE_STACKS"
 
 
 def sphinx_args(root: Path, out: Path, lang: str, source: Path, extra: Sequence[str] = ()) -> list[str]:
@@ -71,25 +85,37 @@ def build(root: Path, out: Path, extra: Sequence[str] = (), languages: Sequence[
                       file=sys.stderr)  # fmt: skip
                 return 1
     times.localize_s = time.perf_counter() - started
+    t0 = time.perf_counter()
+    warmed = precompile.warm(precompile.build_device(), out / COMPILE_CACHE)
+    times.precompile_s, times.precompile_workers = time.perf_counter() - t0, warmed.workers
+    times.precompiled = [dataclasses.asdict(done) for done in warmed.done]
+    times.budgets_s = timetable.declared_budgets(root / "examples")
     status = 0
     told = {k: v for k, v in os.environ.items() if k.startswith("ATTNPROF_")}  # the extension tells the scripts
     try:
         for lang in languages:
-            t0 = time.perf_counter()
+            t0, counts = time.perf_counter(), precompile.cache_counts()
             status = build_main(sphinx_args(root, out, lang, source_of(lang, root, out), extra))
             times.add_language(lang, out / "doctrees" / lang, time.perf_counter() - t0)
+            times.compile_cache[lang] = [
+                now - then for now, then in zip(precompile.cache_counts(), counts, strict=True)
+            ]
             if status:
                 break
     finally:  # what the scripts were told (replay, above all) ends with the build
         for key in [k for k in os.environ if k.startswith("ATTNPROF_") and k not in told]:
             del os.environ[key]
         os.environ.update(told)
-    if not status and len(languages) > 1:
+    if not status:
         t0 = time.perf_counter()
-        differences, compared = numbers.compare_site(out / "html", languages)
+        if len(languages) > 1:
+            differences, compared = numbers.compare_site(out / "html", languages)
+            print(numbers.report(differences, compared, languages), file=sys.stderr if differences else sys.stdout)
+            status = 1 if differences else 0
+        leaks, read = outputs.check_site(out / "html", languages)
+        print(outputs.report(leaks, read), file=sys.stderr if leaks else sys.stdout)
+        status = 1 if leaks else status
         times.comparison_s = time.perf_counter() - t0
-        print(numbers.report(differences, compared, languages), file=sys.stderr if differences else sys.stdout)
-        status = 1 if differences else 0
     times.total_s = time.perf_counter() - started
     timetable.save(times, out)
     print(timetable.table(times))
@@ -97,13 +123,22 @@ def build(root: Path, out: Path, extra: Sequence[str] = (), languages: Sequence[
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``[--root DIR] [--out DIR] [SPHINX OPTIONS ...]``; see the module docstring."""
+    """``[--root DIR] [--out DIR] [SPHINX OPTIONS ...]``; see the module docstring. With ``$ATTNPROF_SAMPLE_STACKS``
+    set, the build's stacks are sampled into that file (:mod:`attnprof.site.stacks`)."""
     parser = argparse.ArgumentParser(prog="python -m attnprof.site.builder", description=__doc__.splitlines()[0])
     parser.add_argument("--root", type=Path, default=Path.cwd(), help="the repository (default: here)")
     parser.add_argument("--out", type=Path, default=None, help="the build folder (default: <root>/_build)")
     args, extra = parser.parse_known_args(argv)
     root = args.root.resolve()
-    return build(root, (args.out or root / "_build").resolve(), extra)
+    out = (args.out or root / "_build").resolve()
+    sample_to = os.environ.get(STACKS_ENV)
+    if not sample_to:
+        return build(root, out, extra)
+    with stacks.Sampler() as sampler:
+        status = build(root, out, extra)
+    sampler.save(Path(sample_to))
+    print(f"sampled stacks of {sampler.seconds:.1f} s written to {sample_to}")
+    return status
 
 
 if __name__ == "__main__":

@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import logging as stdlogging
 import os
+import sys
 import warnings
 from pathlib import Path
 from string import Formatter
+from typing import Any
 
 from docutils import nodes
 from sphinx.application import Sphinx
@@ -44,6 +46,21 @@ FX_TRACING_NOTICE = ("torch.fx._symbolic_trace", "is_fx_tracing will return true
 
 def _not_fx_tracing_notice(record: stdlogging.LogRecord) -> bool:
     return not str(record.msg).startswith(FX_TRACING_NOTICE[1])
+
+
+def fresh_compiler(gallery_conf: dict[str, Any], fname: str | None, when: str) -> None:
+    """sphinx-gallery's ``reset_modules`` hook: before each script, forget what ``torch.compile`` compiled for the
+    scripts before it (``torch._dynamo.reset()``), so that each runs as it would in a fresh process.
+
+    Without it, the compiled entries of every earlier script counted against dynamo's limit per function: in the
+    second language FlexAttention's limit was reached before ``08-flex.py`` ran, so its call fell back to the
+    unfused eager path, with another error against float64 and PyTorch's warning about it printed on the page. What
+    was compiled stays in the on-disk caches, so compiling again is quick. Nothing is imported: a build whose scripts
+    never imported dynamo has nothing to forget.
+    """
+    dynamo = sys.modules.get("torch._dynamo")
+    if when == "before" and dynamo is not None:
+        dynamo.reset()
 
 
 def wheel_in(folder: str | Path) -> Path | None:

@@ -1,0 +1,234 @@
+"""Compile ahead, in parallel, so that the docs build measures with warm caches.
+
+Compiling (Dynamo, AOTAutograd, Inductor, Triton) is CPU work, and the docs build does a lot of it: FlexAttention
+once per mask, sequence length and head dim, ``torch.compile`` of the naive code, each taking seconds, one after
+another inside the one process that runs the gallery. The GPU is idle meanwhile. So before the first language's
+gallery runs, :mod:`attnprof.site.builder` calls :func:`warm`: every compile the build will make is a :class:`Job`,
+and a pool of worker processes (spawned, each with its own CUDA context, as many as there are jobs and cores) runs
+them at once. A job calls the same code of the package that the gallery will call, on inputs of the same shapes and
+dtypes, once: Inductor's FX-graph cache and AOTAutograd's cache (``$TORCHINDUCTOR_CACHE_DIR``) then hold the
+compiled graphs and Triton's cache their kernels. When the build compiles the same graph in its own process, it
+finds it in those caches; what is left is Dynamo's tracing. Nothing here is measured or saved: a job's numbers are
+thrown away, and the build measures one script at a time.
+
+A job that fails says why (:class:`Warmed` holds every job's outcome) and costs the build nothing more than the
+compile it would have made anyway. The jobs mirror the build's plans (:func:`jobs`): a change to what a script
+compiles that is not mirrored here shows as cache misses in the build-time table, not as a wrong number.
+
+torch is imported inside the functions only.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import multiprocessing
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from attnprof import inputs, variants, workloads
+
+#: Environment variable naming the folder of torch.compile's on-disk caches (Inductor puts Triton's inside it).
+CACHE_ENV = "TORCHINDUCTOR_CACHE_DIR"
+#: Inductor compiles each worker's kernels in that worker (the workers are the parallelism).
+WORKER_ENV = {"TORCHINDUCTOR_COMPILE_THREADS": "1"}
+
+
+@dataclass(frozen=True)
+class Job:
+    """One compile of the build: what to call (``kind``, see :data:`KINDS`) with which arguments."""
+
+    name: str
+    kind: str
+    args: tuple[Any, ...] = ()
+
+
+@dataclass
+class Done:
+    """How one job ended: ``ok`` or why not (PyTorch's first line), its wall time, and its cache hits and misses."""
+
+    name: str
+    status: str
+    seconds: float
+    reason: str | None = None
+    hits: int = 0
+    misses: int = 0
+
+
+@dataclass
+class Warmed:
+    """What :func:`warm` did: every job's outcome, the pool's size and its wall time (start-up included)."""
+
+    done: list[Done] = field(default_factory=list)
+    workers: int = 0
+    seconds: float = 0.0
+
+    @property
+    def failed(self) -> list[Done]:
+        return [d for d in self.done if d.status != "ok"]
+
+
+# --- the jobs: what the build compiles ------------------------------------------------------------------------------
+
+
+def jobs(device: str) -> list[Job]:
+    """Every compile the docs build makes on ``device``, longest first (none on the CPU, where the build compiles
+    only the naive code, and two cores leave nothing to run beside it)."""
+    if device != "cuda":
+        return []
+    from attnprof.measure import maskrun
+
+    out = [Job("sweep flex", "sweep", (device, "flex"))]
+    plan = maskrun.build_plan(device)
+    for name in plan.masks:
+        mask = workloads.get_mask(name)
+        for seq in plan.seqs:
+            for i, g in enumerate(mask.geometries(plan.bhd[0], seq, plan.windows)):
+                size = f"window {g.window}" if g.window else f"prefix {g.prefix}" if g.prefix else f"seq {seq}"
+                for workload in plan.workloads:
+                    out.append(Job(f"mask {name} {size} {workload}", "mask", (device, name, seq, i, workload)))
+    out.append(Job("prefill flex", "prefill", (device, "flex")))
+    out.append(Job("prefill compiled_naive", "prefill", (device, "compiled_naive")))
+    for p in workloads.plan("decode", device):
+        if variants.get(p.variant).compiled:
+            out.append(Job(f"decode {p.variant} {p.setup.kv_len}", "decode", (device, p.variant, p.setup.kv_len)))
+    return out
+
+
+def _prefill(device: str, variant: str) -> None:
+    """Scripts 08 and 09 (their own compiled call, the same code as the registry's) and the CPU-cost comparison."""
+    import torch
+
+    setup = inputs.default_setup(device)
+    q, k, v = inputs.make_inputs(setup)
+    with torch.no_grad():
+        variants.get(variant).build(setup.shape[2], device)(q, k, v)
+
+
+def _sweep(device: str, variant: str) -> None:
+    """The sweep's points of ``variant``, in its order (the first shape compiles static, the next dynamic)."""
+    import torch
+
+    from attnprof.measure import sweeprun
+
+    cfg = sweeprun.default_config(device)
+    v = variants.get(variant)
+    with torch.no_grad(), sweeprun.dynamo_limits():
+        for d in cfg.head_dims:
+            for s in cfg.seqs_for(variant):
+                q, k, v_ = sweeprun.sweep_inputs(cfg, s, d)
+                v.build(s, device)(q, k, v_)
+                del q, k, v_
+
+
+def _mask(device: str, name: str, seq: int, index: int, workload: str) -> None:
+    """One FlexAttention case of the mask run (and script 16's own call, the same graph)."""
+    from attnprof.measure import maskrun
+
+    plan = maskrun.build_plan(device)
+    b, h, d = plan.bhd
+    mask = workloads.get_mask(name)
+    g = mask.geometries(b, seq, plan.windows)[index]
+    setup = inputs.make_setup((b, h, seq, d), plan.dtype, device)
+    train = workloads.get(workload).backward
+    method = next(workloads.get_method(m) for m in plan.methods if workloads.get_method(m).compiled)
+    maskrun.step(maskrun.prepare(method, mask, g, setup, train, {}), train)()
+
+
+def _decode(device: str, variant: str, kv_len: int) -> None:
+    """The decoding step of a compiled variant at the one cache length the build decodes it at."""
+    import torch
+
+    from attnprof.measure import steps
+
+    w = workloads.get("decode")
+    planned = workloads.plan("decode", device)
+    setup = next(p.setup for p in planned if (p.variant, p.setup.kv_len) == (variant, kv_len))
+    with torch.no_grad():
+        steps.prepare(w, variants.get(variant), setup).call()
+
+
+#: What each kind of job calls.
+KINDS: dict[str, Callable[..., None]] = {"prefill": _prefill, "sweep": _sweep, "mask": _mask, "decode": _decode}
+
+
+# --- running them ---------------------------------------------------------------------------------------------------
+
+
+def build_device() -> str:
+    """Where the build measures: ``"cuda"`` when a CUDA device is there, else ``"cpu"`` (as the scripts decide)."""
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def cache_counts() -> tuple[int, int]:
+    """This process's FX-graph cache hits and misses so far (``(0, 0)`` before anything was compiled); imports
+    nothing that is not imported yet."""
+    import sys
+
+    utils = sys.modules.get("torch._dynamo.utils")
+    if utils is None:
+        return 0, 0
+    inductor = utils.counters["inductor"]
+    return int(inductor["fxgraph_cache_hit"]), int(inductor["fxgraph_cache_miss"])
+
+
+def _start_worker(env: dict[str, str]) -> None:
+    os.environ.update(env)  # before torch is imported in this process
+
+
+def run_job(job: Job) -> Done:
+    """Run one job in this process; never raises for a job that fails (its outcome says why)."""
+    import torch
+    from torch._dynamo.utils import counters
+
+    from attnprof.measure.failure import attempt
+
+    before = dict(counters["inductor"])
+    t0 = time.perf_counter()
+    with attempt() as outcome:
+        KINDS[job.kind](*job.args)
+        if torch.cuda.is_initialized():
+            torch.cuda.synchronize()
+    after = counters["inductor"]
+    return Done(job.name, outcome.status, time.perf_counter() - t0, outcome.reason,
+                hits=after["fxgraph_cache_hit"] - before.get("fxgraph_cache_hit", 0),
+                misses=after["fxgraph_cache_miss"] - before.get("fxgraph_cache_miss", 0))  # fmt: skip
+
+
+def warm(device: str, cache_dir: str | os.PathLike[str], workers: int | None = None,
+         todo: list[Job] | None = None) -> Warmed:  # fmt: skip
+    """Run every job of :func:`jobs` for ``device`` in a pool of spawned worker processes, their caches in
+    ``cache_dir`` (also set as ``$TORCHINDUCTOR_CACHE_DIR`` in this process, so that the build reads what the
+    workers wrote). Returns at once, having done nothing, when there are no jobs.
+
+    Args:
+        device: ``"cuda"`` or ``"cpu"``.
+        cache_dir: The folder of the on-disk caches (the build's own: a cold build starts with none).
+        workers: Processes at most; by default one per job, leaving two cores free.
+        todo: The jobs, when not :func:`jobs` of ``device``.
+    """
+    os.environ[CACHE_ENV] = str(cache_dir)
+    todo = jobs(device) if todo is None else todo
+    out = Warmed()
+    if not todo:
+        return out
+    t0 = time.perf_counter()
+    out.workers = max(1, min(len(todo), workers or (os.cpu_count() or 2) - 2))
+    env = {CACHE_ENV: str(cache_dir), **WORKER_ENV}
+    context = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(out.workers, mp_context=context, initializer=_start_worker,
+                                                initargs=(env,)) as pool:  # fmt: skip
+        futures = {pool.submit(run_job, job): job for job in todo}
+        for future in concurrent.futures.as_completed(futures):
+            try:
+                out.done.append(future.result())
+            except Exception as exc:  # a worker that died (killed, out of host memory): the build compiles it itself
+                out.done.append(Done(futures[future].name, "error", time.perf_counter() - t0,
+                                     f"{type(exc).__name__}: {exc}"))  # fmt: skip
+    out.done.sort(key=lambda d: [j.name for j in todo].index(d.name))
+    out.seconds = time.perf_counter() - t0
+    return out
