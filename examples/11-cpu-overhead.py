@@ -11,7 +11,7 @@ forcing rests on that last figure, not on the empty context.
 
 Where the guide uses these figures: :doc:`../variants/sdpa-cudnn`.
 """
-# sphinx_gallery_attnprof_budget_s = 4
+# sphinx_gallery_attnprof_budget_s = 9
 
 # %%
 # Inputs
