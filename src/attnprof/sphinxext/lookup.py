@@ -336,6 +336,13 @@ def find_sweep(env: BuildEnvironment, location: Location) -> FoundSweep:
     return FoundSweep(found.value, path if found.value is not None else None, found.problem)
 
 
+def sweep_if_any(env: BuildEnvironment) -> Sweep | None:
+    """The sweep of the results folder when there is a readable one, else ``None``, without a warning (for a page
+    that only mentions it; the pages that show it warn through :func:`find_sweep`)."""
+    path = _sweep_path(results_dir(env))
+    return None if path is None else read(env, SWEEP, path, None, quiet=True).value
+
+
 def verified_trace(env: BuildEnvironment, path: Path, location: Location) -> str | None:
     """Check the trace file ``path`` before a page publishes it: ``None`` when it is whole, else the warning
     (logged at ``location``): missing, truncated or corrupt gzip, not JSON, not a trace."""

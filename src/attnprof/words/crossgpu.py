@@ -65,6 +65,22 @@ CROSSGPU: dict[str, dict[str, str]] = {
         "en": "Recorded on {machine}, {date} (bundle {bundle})",
         "ja": "{date} に {machine} で記録 (バンドル {bundle})",
     },
+    "par.recorded.backend": {
+        "en": "The recorded run forced {backend}: its one-GPU times and speed-ups are {backend}'s. Left to choose, "
+        "SDPA does not pick {backend} on one GPU: on {device}, this build's sweep at seq {seq}, head_dim {head_dim} "
+        "(batch {batch}, {heads} heads; the longest length it measured) has SDPA's choice run {picked} in {auto} ms "
+        "against {forced} ms for {backend} forced, {ratio}× as long.",
+        "ja": "記録された実行は {backend} を強制しています。GPU 1 基の時間と高速化率は {backend} のものです。SDPA "
+        "に選ばせると、GPU 1 基では {backend} を選びません: {device} でこのビルドのスイープが計測した系列長 {seq}、"
+        "head_dim {head_dim} (バッチ {batch}、ヘッド {heads}。計測した最長の長さ) では、SDPA の選択は {picked} を "
+        "{auto} ms で実行し、{backend} を強制すると {forced} ms ({ratio} 倍) かかります。",
+    },
+    "par.recorded.backend_unknown": {
+        "en": "The recorded run forced {backend}: its one-GPU times and speed-ups are {backend}'s, which need not "
+        "be the backend SDPA picks when left to choose; this build measured no one-GPU figure to compare them with.",
+        "ja": "記録された実行は {backend} を強制しています。GPU 1 基の時間と高速化率は {backend} のもので、SDPA "
+        "に選ばせたときのバックエンドとは限りません。このビルドには比べられる GPU 1 基の計測値がありません。",
+    },
     "par.recorded.no_verdict": {
         "en": "This build could not run the measurement, so these claims are not checked here; the recorded run "
         "above is shown for reading, not for verdicts.",
