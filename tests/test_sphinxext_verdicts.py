@@ -3,11 +3,15 @@ against the 2xH200 recordings, the results of a real H200 build, and side-by-sid
 
 from __future__ import annotations
 
+import gzip
+import shutil
+
 import pytest
+from docutils import nodes
 
 from attnprof import words
 from attnprof.noise import Figure
-from helpers import doctree, fixed_costs, h200_sweep, html, rows, tables
+from helpers import DATA, doctree, fixed_costs, h200_build_results, h200_sweep, html, rows, tables
 
 PAGE = """\
 # Workloads
@@ -69,7 +73,7 @@ def test_the_answer_of_the_landing_page_groups_lengths_with_one_verdict(built):
     assert "Prefill (batch 8, 16 heads, head_dim 64, bfloat16, causal mask):" in text
     # six lengths, one verdict: one line, the margins as a range with the range of their bands
     assert ("seq 512–16384: SDPA's choice (cuDNN); next sdpa_flash, +18 % to +27 % (bands +11 % to +35 %) per step; "
-            "GPU-bound. SDPA already picks it: do not force.") in text  # fmt: skip
+            "GPU-bound. SDPA already picks its best backend here (cuDNN): do not force.") in text  # fmt: skip
     assert (
         "KV cache 1024: SDPA's choice (an unnamed backend); next sdpa_cudnn, +134 % (+91 % to +186 %) per step; "
         "CPU-bound." in text
@@ -117,3 +121,52 @@ def test_japanese_words(built):
         assert words.text(key, "ja") in page, key
     text = text_of(app)
     assert "SDPA はここで既に cuDNN を選んでいます" in text and "CPU 律速: 発行 24.9 µs、GPU 15.6 µs †" in text
+
+
+@pytest.fixture
+def h200_site(project, tmp_path):
+    """The answer and the decision page's tables of a real H200 build (tests/data/h200-build.tar.gz), with the H200
+    mask run and training-scale grid of tests/data (recorded before the issue times: their regimes not measured)."""
+    folder = h200_build_results(tmp_path / "results")
+    shutil.copy(DATA / "masks" / "h200" / "masks__cuda.json", folder)
+    (folder / "trainscale__cuda.json").write_bytes(gzip.decompress((DATA / "trainscale__cuda.json.gz").read_bytes()))
+    page = "# Site\n\n```{decision-summary}\n```\n\n" + "".join(
+        f"```{{verdict-table}}\n:family: {f}\n```\n\n" for f in ("train_scale", "gqa", "masks")
+    )
+    return lambda language="en": project({"index.md": page}, (), language=language)
+
+
+def test_the_answer_of_a_real_h200_build_on_one_screen(h200_site):
+    app = h200_site()
+    assert app.warning.getvalue() == ""
+    (answer,) = [n for n in doctree(app).findall(nodes.bullet_list) if "attnprof-decision-summary" in n["classes"]]
+    heads = [item[0].astext() for item in answer.children]
+    assert [h.split(" (")[0] for h in heads] == [
+        "Training", "Training across lengths, head_dim 64", "Training across lengths, head_dim 128", "Prefill",
+        "Decoding", "Sliding window, seq 8192", "Packed documents, seq 8192", "Prefix-LM, seq 8192", "Grouped heads",
+    ]  # fmt: skip
+    parts = [p.astext().replace("\u00a0", " ") for item in answer.children for p in item[1].children]
+    assert len(parts) <= 12  # one screen: a line per group of lengths that share a verdict
+    # every part: the best, the margin over the next with its band, the regime, and the reason (its own sentence)
+    assert all(("per step" in p or "too close to call" in p) and "(" in p and p.count(". ") >= 1
+               for p in parts)  # fmt: skip
+    text = text_of(app)
+    assert ("seq 1024: SDPA's choice (cuDNN); next sdpa_flash, +73 % (+34 % to +112 %) per step; CPU-bound. SDPA "
+            "already picks its best backend here (cuDNN): do not force.") in text  # fmt: skip
+    assert "seq 1024–16384: sdpa_cudnn; next sdpa_flash, +59 % to +63 % (bands +50 % to +74 %)" in text
+    assert (
+        "Grouped heads (batch 4, 16 query heads, seq 1024, head_dim 64, bfloat16, causal mask; refused by "
+        "sdpa_efficient):" in text
+    )
+    assert "Prefill and Training, window 256, 1024: flex; next SDPA's choice (cuDNN), 7.45× to 18.6×" in text
+
+
+def test_the_decision_pages_other_tables_by_the_same_rule(h200_site):
+    app = h200_site("ja")
+    assert app.warning.getvalue() == ""
+    scale, gqa, mask = (tables(app, f"attnprof-verdicts-{f}") for f in ("train_scale", "gqa", "masks"))
+    assert [r[0] for r in rows(scale[0])][:2] == ["head_dim 64、系列長 1024", "head_dim 64、系列長 2048"]
+    assert len(rows(scale[0])) == 10 and len(rows(gqa[0])) == 2 and len(rows(mask[0])) == 8
+    first = rows(mask[0])[0]
+    assert first[0] == "スライディングウィンドウ、ウィンドウ 256、系列長 8192: プリフィル"
+    assert first[1].startswith("flex: 122 µs") and "発行時間は計測なし" in first[1]

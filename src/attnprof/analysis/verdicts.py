@@ -58,12 +58,15 @@ class Cost:
         side_by_side: The issue time was measured in the same rounds as the other options of its row
             (:mod:`attnprof.records.forcing`), not in a run of its own.
         on_gpu: Measured on a GPU.
+        extra: What a step pays besides the call, µs: building a mask that changes with every batch (timed apart,
+            the device waited for); added to the step, not part of its regime.
     """
 
     gpu: Figure
     issue: Figure | None = None
     side_by_side: bool = False
     on_gpu: bool = True
+    extra: Figure | None = None
 
     @property
     def gpu_band(self) -> Figure:
@@ -76,13 +79,22 @@ class Cost:
         return None if self.issue is None else _widened(self.issue, noise.CPU_FLOOR)
 
     @property
-    def step(self) -> Figure:
-        """What one step costs, µs: the longer of the GPU's and the CPU's time, band by band (on a build without a
+    def call(self) -> Figure:
+        """What the call costs, µs: the longer of the GPU's and the CPU's time, band by band (on a build without a
         GPU, and where the issue time was not measured, the GPU's time)."""
         g, i = self.gpu_band, self.issue_band
         if not self.on_gpu or i is None:
             return g
         return Figure(max(g.median, i.median), max(g.lo, i.lo), max(g.hi, i.hi), min(g.n, i.n))
+
+    @property
+    def step(self) -> Figure:
+        """What one step costs, µs: the call, and what it pays besides (:attr:`extra`), bands added."""
+        c, e = self.call, self.extra
+        if e is None:
+            return c
+        lo, hi = e.band(noise.CPU_FLOOR)
+        return Figure(c.median + e.median, c.lo + lo, c.hi + hi, min(c.n, e.n))
 
     @property
     def regime(self) -> str | None:

@@ -336,6 +336,21 @@ def find_sweep(env: BuildEnvironment, location: Location) -> FoundSweep:
     return FoundSweep(found.value, path if found.value is not None else None, found.problem)
 
 
+def quietly(env: BuildEnvironment, kind: FileKind[T], path: Path | None) -> T | None:
+    """The file ``path`` of ``kind`` when it is there and readable, else ``None``, without a warning (for a page
+    that sums up what other pages show: those warn about the file)."""
+    return None if path is None else read(env, kind, path, None, quiet=True).value
+
+
+def extra_sources(env: BuildEnvironment) -> tuple[TrainScale | None, MaskRun | None, Grid | None]:
+    """The training-scale grid, the mask run and the eligibility map of the results folder, those that are there
+    (quietly: :func:`quietly`)."""
+    directory = results_dir(env)
+    grid_path = next((p for p in (directory / trainscale.filename(d) for d in ("cuda", "cpu")) if p.exists()), None)
+    return (quietly(env, TRAIN_SCALE, grid_path), quietly(env, MASKS, masks.find(directory)),
+            quietly(env, ELIGIBILITY, eligibility.find(directory)))  # fmt: skip
+
+
 def sweep_if_any(env: BuildEnvironment) -> Sweep | None:
     """The sweep of the results folder when there is a readable one, else ``None``, without a warning (for a page
     that only mentions it; the pages that show it warn through :func:`find_sweep`)."""

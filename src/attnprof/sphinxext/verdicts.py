@@ -10,7 +10,11 @@ page.
     FlexAttention against the best.
 ``decision-summary``
     The landing page's answer: one line per workload, its lengths grouped where the verdict is the same, each with
-    the best, its margin and band, its regime and the reason, linking ``:link:`` (a document).
+    the best, its margin and band, its regime and the reason, linking ``:link:`` (a document); with the training
+    across lengths, the masks and the grouped heads (:mod:`attnprof.analysis.answers`) where the build measured them.
+``verdict-table``
+    The verdicts of the training across lengths, the masks or the grouped heads (``:family:``), by the same rule and
+    with the same columns as the decision table.
 
 Every figure comes from :class:`attnprof.analysis.workload_rows.Build` (:func:`.lookup.find_build`).
 """
@@ -25,10 +29,13 @@ from docutils.parsers.rst import directives
 from sphinx import addnodes
 from sphinx.application import Sphinx
 
-from attnprof import variants, words
+from attnprof import variants, words, workloads
+from attnprof.analysis import answers
+from attnprof.analysis.answers import Answer
 from attnprof.analysis.decision import DecisionRow
 from attnprof.analysis.verdicts import Option, SdpaAdvice
-from attnprof.noise import Figure
+from attnprof.noise import CPU_FLOOR, Figure
+from attnprof.sphinxext import lookup
 from attnprof.sphinxext.nodes import TABLE_OPTIONS, para
 from attnprof.sphinxext.workloads import BuildDirective
 from attnprof.words import fmt
@@ -42,10 +49,15 @@ class VerdictWords(BuildDirective):
         return variants.get(variant).short if variant else self.say("advice.unknown_pick")
 
     def option_name(self, o: Option) -> str:
-        """``SDPA's choice (cuDNN)`` for SDPA's own choice, the variant's name otherwise."""
+        """``SDPA's choice (cuDNN)`` for SDPA's own choice, the variant's (or the mask method's) name otherwise."""
         if o.variant == variants.sdpa_chooser():
             return self.say("verdict.auto", backend=self.short(variants.by_sdpa_family(o.backend)))
         return o.variant
+
+    def extra_text(self, o: Option) -> str | None:
+        """``includes building the mask: 312 µs (...)`` for a step that rebuilds its mask, else ``None``."""
+        e = o.cost.extra
+        return None if e is None else self.say("verdict.extra", **self.band_fields(e, floor=CPU_FLOOR))
 
     def step_text(self, o: Option) -> str:
         """``SDPA's choice (cuDNN): 70.5 µs (63.4–77.5)``: what one step costs, with its band."""
@@ -99,13 +111,14 @@ class VerdictWords(BuildDirective):
         """The reason about forcing in the landing page's few words."""
         if a.advice == "keep":
             f = a.forcing_cpu
+            picked = self.short(a.picked)
             if f is None or f.lo <= 0 <= f.hi:
-                return self.say("answer.keep_unmeasured")
-            return self.say("answer.keep", **self.band_fields(f))
+                return self.say("answer.keep_unmeasured", picked=picked)
+            return self.say("answer.keep", picked=picked, **self.band_fields(f))
         if a.advice in ("force", "no_gain", "costs") and a.best is not None and a.saving is not None:
             return self.say(f"answer.{a.advice}", picked=self.short(a.picked), best=a.best.variant,
                             **self.saving_fields(a))  # fmt: skip
-        return ""
+        return self.say("answer.unknown")
 
 
 class Decision(VerdictWords):
@@ -161,16 +174,69 @@ class Decision(VerdictWords):
         ]
 
 
-def _key(r: DecisionRow) -> tuple:
+class VerdictTable(VerdictWords):
+    """``verdict-table``: the verdicts of one family beside the decision table (``:family:``: ``train_scale``,
+    ``masks`` or ``gqa``), one row per size, with the same columns of reasons."""
+
+    needed = ()
+    option_spec: ClassVar = {**TABLE_OPTIONS, "family": lambda arg: directives.choice(arg, answers.FAMILIES)}
+
+    def run(self) -> list[nodes.Node]:
+        family = self.options.get("family", "train_scale")
+        finder = {"train_scale": lookup.find_trainscale, "masks": lookup.find_masks, "gqa": lookup.find_grid}[family]
+        found = finder(self.env, self.get_location())
+        data = getattr(found, "grid", None) if family != "masks" else found.run  # type: ignore[attr-defined]
+        if data is None:
+            return self.problem(found.problem)
+        rows = {"train_scale": answers.train_scale_answers, "masks": answers.mask_answers,
+                "gqa": answers.gqa_answers}[family](data)  # fmt: skip
+        body = [[self.size(a), *self.cells(a)] for a in rows]
+        keys = ["col.size", "col.best_step", "col.next_step", "col.what_to_do"]
+        return [self.table(keys, body, ["attnprof-decision-table", f"attnprof-verdicts-{family}"])]
+
+    def size(self, a: Answer) -> str:
+        w = a.where
+        if a.family == "train_scale":
+            return self.say("verdict.size.scale", head_dim=w["head_dim"], seq=w["seq"])
+        if a.family == "masks":
+            name = self.say(f"mask.name.{w['mask']}")
+            kind = self.say(f"workload.{w['workload']}")
+            if w["window"]:
+                return self.say("verdict.size.window", mask=name, workload=kind, window=w["window"], seq=w["seq"])
+            return self.say("verdict.size.mask", mask=name, workload=kind, seq=w["seq"])
+        return self.say("verdict.size.gqa", kv_heads=w["kv_heads"])
+
+    def cells(self, a: Answer) -> list[Any]:
+        v = a.verdict
+        best: list[nodes.Node] = []
+        if v.winner is not None:
+            best = [para(self.step_text(v.winner)), para(self.regime_text(v.winner), classes=["attnprof-regime"])]
+            extra = self.extra_text(v.winner)
+            if extra:
+                best.append(para(extra, classes=["attnprof-rebuilt"]))
+        runner: list[nodes.Node] | str = self.say("not_available")
+        if v.runner_up is not None and v.margin is not None:
+            fields = self.band_fields(v.margin, fmt.signed_percent)
+            runner = [para(self.say("decision.margin", variant=self.option_name(v.runner_up), **fields))]
+            if v.too_close:
+                runner.append(para(self.say("decision.tie"), classes=["attnprof-tie"]))
+        return [
+            best or self.say("not_available"),
+            runner,
+            para(self.advice_text(a.advice), classes=["attnprof-advice"]),
+        ]
+
+
+def _key(r: DecisionRow | Answer) -> tuple:
     """What makes two lengths' verdicts one part of the answer: the same best, both too close to call or neither,
     the same regime and the same advice."""
     v = r.verdict
     return v.winner.variant if v.winner else None, v.too_close, v.regime, r.advice.advice
 
 
-def group(rows: Sequence[DecisionRow], key: Callable[[DecisionRow], tuple] = _key) -> list[list[DecisionRow]]:
+def group(rows: Sequence[Any], key: Callable[[Any], tuple] = _key) -> list[list[Any]]:
     """Consecutive rows (by length) whose verdicts are the same, in groups."""
-    groups: list[list[DecisionRow]] = []
+    groups: list[list[Any]] = []
     for r in rows:
         if groups and key(groups[-1][-1]) == key(r):
             groups[-1].append(r)
@@ -188,7 +254,8 @@ class DecisionSummary(VerdictWords):
     def run(self) -> list[nodes.Node]:
         build = self.build()
         rows = build.decision_rows()
-        if not rows:
+        scale, masks, grid = lookup.extra_sources(self.env)
+        if not rows and scale is None and masks is None:
             return self.empty("train, prefill, decode")
         items = nodes.bullet_list(classes=["attnprof-decision-summary"])
         head: list[nodes.Node] = []
@@ -201,9 +268,65 @@ class DecisionSummary(VerdictWords):
             mine = [r for r in rows if r.workload == workload]
             conditions = self.conditions_text(c) if c is not None else self.say("not_available")
             text = self.say("answer.line", workload=self.say(f"workload.{workload}"), conditions=conditions)
-            items += self.item(text, [self.segment(g) for g in group(mine)])
+            items += self.item(text, [self.segment(g, self.lengths(g)) for g in group(mine)])
+            if workloads.get(workload).backward and scale is not None:  # training across lengths after training
+                items.extend(self.scale_items(scale))
+        if not any(workloads.get(r.workload).backward for r in rows) and scale is not None:
+            items.extend(self.scale_items(scale))
+        if masks is not None:
+            items.extend(self.mask_items(masks))
+        if grid is not None:
+            items.extend(self.gqa_items(grid))
         self.set_source_info(items)
         return [*head, items]
+
+    def scale_items(self, grid: Any) -> list[nodes.list_item]:
+        """Training across lengths: one item per head dim, its lengths grouped where the verdict is the same."""
+        out = []
+        for d, mine in answers.groups(answers.train_scale_answers(grid), "head_dim").items():
+            text = self.say("answer.scale", head_dim=d, dtype=grid.dtype)
+            parts = [self.segment(g, self.span("workload.length.train", [a.where["seq"] for a in g]))
+                     for g in group(mine)]  # fmt: skip
+            out.append(self.item(text, parts))
+        return out
+
+    def mask_items(self, run: Any) -> list[nodes.list_item]:
+        """Masks beyond causal: one item per mask, a part per workload and window."""
+        out = []
+        b, h, _, d = run.cases[0].shape if run.cases else [0, 0, 0, 0]
+        for mask, mine in answers.groups(answers.mask_answers(run), "mask").items():
+            seqs = sorted({a.where["seq"] for a in mine})
+            name = self.say(f"mask.name.{mask}")
+            text = self.say("answer.mask", mask=name[:1].upper() + name[1:], seqs=", ".join(map(str, seqs)),
+                            batch=b, heads=h, head_dim=d, dtype=run.cases[0].dtype)  # fmt: skip
+            if any(a.rebuilt for a in mine):
+                text = self.say("answer.rebuilt", text=text.rstrip(":"))
+            out.append(self.item(text, [self.segment(g, self.mask_label(g)) for g in group(mine)]))
+        return out
+
+    def mask_label(self, rows: Sequence[Answer]) -> str:
+        """``Prefill, window 256`` or ``Prefill and Training`` for a group of mask answers."""
+        kinds = self.say("list.and").join(dict.fromkeys(self.say(f"workload.{a.where['workload']}") for a in rows))
+        wins = sorted({int(a.where["window"]) for a in rows if a.where["window"]})  # type: ignore[call-overload]
+        return kinds if not wins else self.say("answer.mask_part", kinds=kinds, windows=", ".join(map(str, wins)))
+
+    def gqa_items(self, grid: Any) -> list[nodes.list_item]:
+        """Grouped heads: one item, a part per number of KV heads."""
+        mine = answers.gqa_answers(grid)
+        if not mine:
+            return []
+        b, h, s, d = mine[0].where["shape"]  # type: ignore[misc]
+        refused = self.say("list.sep").join(answers.refused(grid)) or self.say("none")
+        text = self.say("answer.gqa", batch=b, heads=h, seq=s, head_dim=d, dtype=mine[0].where["dtype"],
+                        refused=refused)  # fmt: skip
+        parts = [self.segment(g, self.say("answer.kv_heads", n=self.say("list.sep").join(
+            str(a.where["kv_heads"]) for a in g))) for g in group(mine)]  # fmt: skip
+        return [self.item(text, parts)]
+
+    def span(self, key: str, values: Sequence[Any]) -> str:
+        """``seq 1024`` or ``seq 1024–16384``: the first of ``values`` in words, and the last after a dash."""
+        first = self.say(key, n=values[0])
+        return first if len(values) == 1 else self.say("answer.lengths", first=first, last=str(values[-1]))
 
     def item(self, head: str, parts: Sequence[str]) -> nodes.list_item:
         """One workload of the answer: its head (linked) and one short line per group of lengths."""
@@ -215,28 +338,29 @@ class DecisionSummary(VerdictWords):
         return item
 
     def lengths(self, rows: Sequence[DecisionRow]) -> str:
-        first = self.say(f"workload.length.{rows[0].workload}", n=rows[0].length)
-        if len(rows) == 1:
-            return first
-        return self.say("answer.lengths", first=first, last=str(rows[-1].length))
+        return self.span(f"workload.length.{rows[0].workload}", [r.length for r in rows])
 
     def margins(self, figures: list[Figure]) -> str:
-        """One margin with its band, or the range of several with the range of their bands."""
-        if len(figures) == 1:
-            return self.say("answer.one", **self.band_fields(figures[0], fmt.signed_percent))
-        low, high = min(f.median for f in figures), max(f.median for f in figures)
-        return self.say("answer.range", low=fmt.signed_percent(low), high=fmt.signed_percent(high),
-                        lo=fmt.signed_percent(min(f.lo for f in figures)),
-                        hi=fmt.signed_percent(max(f.hi for f in figures)))  # fmt: skip
+        """One margin with its band, or the range of several with the range of their bands; as multiples of the
+        best's step (``7.4×``) where every band says at least twice as long, else as signed percentages."""
+        times = all(f.lo >= 1.0 for f in figures)
 
-    def segment(self, rows: Sequence[DecisionRow]) -> str:
-        """One group of lengths: the best, its margin over the next with the band, the regime, the reason."""
+        def form(x: float) -> str:
+            return self.say("answer.times", value=fmt.number(1 + x)) if times else fmt.signed_percent(x)
+
+        if len(figures) == 1:
+            return self.say("answer.one", **self.band_fields(figures[0], form))
+        low, high = min(f.median for f in figures), max(f.median for f in figures)
+        return self.say("answer.range", low=form(low), high=form(high), lo=form(min(f.lo for f in figures)),
+                        hi=form(max(f.hi for f in figures)))  # fmt: skip
+
+    def segment(self, rows: Sequence[Any], label: str) -> str:
+        """One group of rows: the best, its margin over the next with the band, the regime, the reason."""
         last = rows[-1]
         v = last.verdict
         if v.winner is None:
-            return self.say("answer.undecided", lengths=self.lengths(rows))
-        fields = dict(lengths=self.lengths(rows), winner=self.option_name(v.winner),
-                      regime=self.regime_word(v.winner))  # fmt: skip
+            return self.say("answer.undecided", lengths=label)
+        fields = dict(lengths=label, winner=self.option_name(v.winner), regime=self.regime_word(v.winner))
         margins = [r.verdict.margin for r in rows if r.verdict.margin is not None]
         if v.runner_up is None or not margins:
             text = self.say("answer.segment_alone", **fields)
@@ -259,3 +383,4 @@ def setup_verdicts(app: Sphinx) -> None:
     """Register the verdict directives."""
     app.add_directive("decision", Decision)
     app.add_directive("decision-summary", DecisionSummary)
+    app.add_directive("verdict-table", VerdictTable)

@@ -122,13 +122,15 @@ VERDICTS: dict[str, dict[str, str]] = {
     },
     "answer.line": {"en": "{workload} ({conditions}):", "ja": "{workload} ({conditions}):"},
     "answer.keep": {
-        "en": "SDPA already picks it: do not force (forcing adds {median} µs of CPU per call, {lo}–{hi}).",
-        "ja": "SDPA が既に選んでいます。強制しないでください (強制すると呼び出しごとに CPU 時間が {median} µs、"
-        "{lo}–{hi} 増える)。",
+        "en": "SDPA already picks its best backend here ({picked}): do not force (forcing it adds {median} µs of CPU "
+        "per call, {lo}–{hi}).",
+        "ja": "SDPA はここで既に最良のバックエンド ({picked}) を選んでいます。強制しないでください "
+        "(強制すると呼び出しごとに "
+        "CPU 時間が {median} µs、{lo}–{hi} 増える)。",
     },
     "answer.keep_unmeasured": {
-        "en": "SDPA already picks it: do not force.",
-        "ja": "SDPA が既に選んでいます。強制しないでください。",
+        "en": "SDPA already picks its best backend here ({picked}): do not force.",
+        "ja": "SDPA はここで既に最良のバックエンド ({picked}) を選んでいます。強制しないでください。",
     },
     "answer.force": {
         "en": "SDPA picks {picked}: forcing {best} saves {median} of a step ({lo} to {hi}).",
@@ -143,6 +145,11 @@ VERDICTS: dict[str, dict[str, str]] = {
         "en": "SDPA picks {picked}; forcing {best} makes a step longer by {neg} ({nlo} to {nhi}): do not force.",
         "ja": "SDPA は {picked} を選びます。{best} を強制するとステップが {neg} ({nlo}〜{nhi}) 長くなります。"
         "強制しないでください。",
+    },
+    "answer.unknown": {
+        "en": "Whether to force a backend: not decided, SDPA's own choice or its pick not recorded here.",
+        "ja": "バックエンドを強制すべきか: 判定しない (SDPA 自身の選択かその選んだバックエンドがここでは記録されてい"
+        "ない)。",
     },
     "answer.lengths": {"en": "{first}–{last}", "ja": "{first}〜{last}"},
     "answer.undecided": {
@@ -189,4 +196,41 @@ VERDICTS: dict[str, dict[str, str]] = {
         "プロファイラなしで呼び出しが戻るまでの CPU 時間です。行の間の差は、バリアントの差ではなくマシンの状態の"
         "揺れかもしれません。",
     },
+    # --- the answer beyond the decision table: training across lengths, masks, grouped heads ---
+    "verdict.extra": {
+        "en": "includes building the mask, {median} µs ({lo}–{hi}): it changes with every batch",
+        "ja": "マスクの構築 {median} µs ({lo}–{hi}) を含む (バッチごとに変わるため)",
+    },
+    "answer.scale": {
+        "en": "Training across lengths, head_dim {head_dim} (forward and backward of each forced backend; causal "
+        "mask, {dtype}, the tokens per batch fixed):",
+        "ja": "長さを変えた学習、head_dim {head_dim} (強制した各バックエンドのフォワードとバックワード。因果マスク、"
+        "{dtype}、バッチあたりのトークン数は一定):",
+    },
+    "answer.mask": {
+        "en": "{mask}, seq {seqs} (batch {batch}, {heads} heads, head_dim {head_dim}, {dtype}):",
+        "ja": "{mask}、系列長 {seqs} (バッチ {batch}、ヘッド {heads}、head_dim {head_dim}、{dtype}):",
+    },
+    "answer.rebuilt": {
+        "en": "{text}; the mask changes with every batch, so each step includes building it:",
+        "ja": "{text}。マスクはバッチごとに変わるため、各ステップにその構築を含めています:",
+    },
+    "answer.mask_part": {"en": "{kinds}, window {windows}", "ja": "{kinds}、ウィンドウ {windows}"},
+    "list.and": {"en": " and ", "ja": "と"},
+    "answer.gqa": {
+        "en": "Grouped heads (batch {batch}, {heads} query heads, seq {seq}, head_dim {head_dim}, {dtype}, causal "
+        "mask; refused by {refused}):",
+        "ja": "グループ化ヘッド (バッチ {batch}、クエリヘッド {heads}、系列長 {seq}、head_dim {head_dim}、{dtype}、"
+        "因果マスク。拒否したバックエンド: {refused}):",
+    },
+    "answer.kv_heads": {"en": "KV heads {n}", "ja": "KV ヘッド {n}"},
+    "answer.times": {"en": "{value}×", "ja": "{value} 倍"},
+    "col.size": {"en": "Where", "ja": "条件"},
+    "verdict.size.scale": {"en": "head_dim {head_dim}, seq {seq}", "ja": "head_dim {head_dim}、系列長 {seq}"},
+    "verdict.size.window": {
+        "en": "{mask}, window {window}, seq {seq}: {workload}",
+        "ja": "{mask}、ウィンドウ {window}、系列長 {seq}: {workload}",
+    },
+    "verdict.size.mask": {"en": "{mask}, seq {seq}: {workload}", "ja": "{mask}、系列長 {seq}: {workload}"},
+    "verdict.size.gqa": {"en": "{kv_heads} KV heads", "ja": "KV ヘッド {kv_heads}"},
 }
