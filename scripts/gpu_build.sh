@@ -49,7 +49,8 @@ if [ "$STAGE" = all ]; then
     rm -rf _build docs/auto_examples
     mkdir -p "$OUT/check/$1"
     local t0; t0=$(date +%s.%N)
-    ATTNPROF_SAMPLE_STACKS=${2:-} python3 -m nox --no-venv -s docs > "$OUT/check/$1/docs.log" 2>&1; local rc=$?
+    ATTNPROF_SAMPLE_STACKS=${2:-} timeout "${BUILD_TIMEOUT:-300}" python3 -m nox --no-venv -s docs \
+      > "$OUT/check/$1/docs.log" 2>&1; local rc=$?
     log "$1: rc=$rc took $(since $t0) s; $(grep -c WARNING "$OUT/check/$1/docs.log") warnings"
     log "$1: $(grep -h "^numbers of " "$OUT/check/$1/docs.log" | tail -1); $(grep -h "^library output on pages" "$OUT/check/$1/docs.log" | tail -1)"
     if [ -f _build/build-times.txt ]; then cat _build/build-times.txt >> "$OUT/summary.txt"; cp _build/build-times.* "$OUT/check/$1/"; fi

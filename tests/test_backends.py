@@ -129,3 +129,17 @@ def test_every_dtype_gets_an_answer_from_each_cpu_backend(dtype):
         v = a.verdict(backend)
         assert v.check in ("accepts", "refuses")
         assert v.agrees is True, (v.check, v.reason, v.call, v.call_reason)
+
+
+def test_a_cpp_warning_is_its_text_with_or_without_its_header():
+    from attnprof.measure.backends import _cpp_lines
+
+    text = (
+        "[W1203 09:54:01.123 sdp_utils.cpp:12] Warning: Flash attention requires q,k,v to have the same last "
+        "dimension (function check_head_dim_size_flash)\n"
+        "Warning: Both fused kernels do not support non-zero dropout.\n"
+    )
+    assert list(_cpp_lines(text)) == [
+        ("Flash attention requires q,k,v to have the same last dimension", "check_head_dim_size_flash"),
+        ("Both fused kernels do not support non-zero dropout.", None),
+    ]

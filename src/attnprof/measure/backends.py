@@ -130,7 +130,7 @@ def _cpp_lines(text: str) -> Iterator[tuple[str, str | None]]:
     """The C++ warnings in captured standard error, continuation lines joined to their warning."""
     entries: list[str] = []
     for line in text.splitlines():
-        if line.startswith("[W") or not entries:
+        if line.startswith(("[W", "Warning:")) or not entries:
             entries.append(line)
         else:
             entries[-1] += " " + line.strip()
@@ -138,8 +138,8 @@ def _cpp_lines(text: str) -> Iterator[tuple[str, str | None]]:
         m = _CPP_WARNING.match(entry)
         if m:
             yield m["text"], m["function"]
-        elif entry.strip():
-            yield entry.strip(), None
+        elif entry.strip():  # a warning printed without the "[W...]" header: its text, without the "Warning:" label
+            yield re.sub(r"^Warning:\s*", "", entry.strip()), None
 
 
 @contextlib.contextmanager
