@@ -151,7 +151,7 @@ MASK_WORDS: dict[str, dict[str, str]] = {
         "ms for SDPA and the naive code. The decision page adds each to its method's step.",
         "ja": "系列長 {seq} の{mask}: 文書とその境界はバッチごとに変わるため、学習ループはこのマスクを各ステップで"
         "作ります。FlexAttention のブロックマスクは {block} ms、SDPA と素朴な実装の密なマスクは {dense} ms "
-        "です。判断ページはそれぞれを各方法のステップに加えています。",
+        "です。判定のページはそれぞれを各方法のステップに加えています。",
     },
     "mask.builds.once": {
         "en": "The sliding window and the prefix-LM are the same for every batch of a given length: their masks are "

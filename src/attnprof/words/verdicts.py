@@ -160,7 +160,7 @@ VERDICTS: dict[str, dict[str, str]] = {
     "report.forcing.head": {
         "en": "Issue time of each call at every shape of the decision table, side by side ({device}, {seconds} s in "
         "all); 'over SDPA's choice' is the whole difference forcing makes, round by round",
-        "ja": "決定表の各形状での呼び出しごとの発行時間を並べて計測 ({device}、合計 {seconds} s)。"
+        "ja": "判定の表の各形状での呼び出しごとの発行時間を並べて計測 ({device}、合計 {seconds} s)。"
         "「SDPA の選択との差」は強制によって生じる差の全体 (ラウンドごと)",
     },
     "report.forcing.case": {
