@@ -177,3 +177,11 @@ def test_sphinx_arguments_warn_as_errors_and_replay_after_the_first_language():
     assert "attnprof_replay_measurements=1" in args
     assert args[-3:] == ["/o/src/ja/docs", "/o/html/ja", "-q"]
     assert "attnprof_replay_measurements=1" not in builder.sphinx_args(Path("/r"), Path("/o"), "en", Path("/r/docs"))
+
+
+def test_pages_are_read_by_one_process_per_core_unless_told_otherwise():
+    args = builder.sphinx_args(Path("/r"), Path("/o"), "en", Path("/r/docs"))
+    assert args[args.index("-j") + 1] == "auto"
+    told = builder.sphinx_args(Path("/r"), Path("/o"), "en", Path("/r/docs"), ["-j", "1"])
+    assert told.count("-j") == 1 and told[-2:] == ["-j", "1"]
+    assert "-j" not in builder.sphinx_args(Path("/r"), Path("/o"), "en", Path("/r/docs"), ["--jobs=3"])

@@ -1,4 +1,4 @@
-"""Compile ahead (attnprof.measure.precompile): the build's compiles as jobs, run in spawned workers whose on-disk
+"""Compile ahead (attnprof.measure.precompile): the build's compiles as jobs, run in worker processes whose on-disk
 caches the build then reads (a real compile on the CPU: Inductor's C++ backend)."""
 
 from __future__ import annotations
@@ -53,3 +53,15 @@ def test_what_a_worker_compiled_the_build_finds_in_the_cache(tmp_path: Path, mon
     precompile.KINDS["prefill"]("cpu", "compiled_naive")  # what script 09 compiles, in this process
     assert counters["inductor"]["fxgraph_cache_hit"] >= 1
     assert counters["inductor"]["fxgraph_cache_miss"] == 0
+
+
+def test_a_cache_filled_by_the_same_jobs_and_code_is_not_filled_again(tmp_path, monkeypatch):
+    monkeypatch.setenv(precompile.CACHE_ENV, str(tmp_path))
+    job = precompile.Job("prefill naive", "prefill", ("cpu", "naive"))  # a real job that compiles nothing: quick
+    first = precompile.warm("cpu", tmp_path, workers=1, todo=[job])
+    assert not first.skipped and [d.status for d in first.done] == ["ok"]
+    assert (tmp_path / precompile.STAMP).is_file()
+    again = precompile.warm("cpu", tmp_path, workers=1, todo=[job])
+    assert again.skipped and again.done == [] and again.workers == 0
+    other = precompile.warm("cpu", tmp_path, workers=1, todo=[job, precompile.Job("y", "prefill", ("cpu", "naive"))])
+    assert not other.skipped and len(other.done) == 2

@@ -33,9 +33,9 @@ def test_report_prints_every_family_in_both_languages(cpu_grid):
 
 
 def test_pytorchs_words_say_where_they_begin():
-    assert mapreport.recorded("Flash needs fp16.") == "Warning: Flash needs fp16."
+    assert mapreport.recorded("Flash needs fp16.") == "PyTorch: Flash needs fp16."
     assert mapreport.recorded("RuntimeError: No available kernel. | Both fused kernels do not support dropout.") == (
-        "RuntimeError: No available kernel. | Warning: Both fused kernels do not support dropout."
+        "RuntimeError: No available kernel. | PyTorch: Both fused kernels do not support dropout."
     )
     assert mapreport.recorded("UserWarning: x") == "UserWarning: x"
 

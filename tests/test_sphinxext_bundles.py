@@ -191,3 +191,33 @@ def test_the_builds_own_pages_and_verdicts_are_the_same_with_and_without_bundles
     claims_with = rows(tables(_parallel_page(project, tmp_path, empty, "en"), "attnprof-parallel-claims",
                               "guide/parallel")[0])  # fmt: skip
     assert claims_with == claims_without
+
+
+def test_a_rebuild_with_the_same_bundles_reads_no_page_and_a_new_bundle_reads_it_again(make_app, tmp_path):
+    """A page that shows other machines depends on the list of bundles and on each bundle, not on their folder (a
+    dependency that is not a file re-reads the page on every build: five pages of every H200 rebuild did)."""
+    from attnprof.records import buildtimes
+    from conftest import CONF
+
+    folder, src = tmp_path / "bundles", tmp_path / "src"
+    folder.mkdir()
+    src.mkdir()
+    shutil.copy(COMMITTED, folder)
+    extra = f"attnprof_bundles_dir = {str(folder)!r}"
+    (src / "conf.py").write_text(CONF.format(results=str(tmp_path / "results"), extra=extra))
+    (src / "index.md").write_text(ELSEWHERE)
+    apps: list = []
+
+    def pages_read() -> list[str]:
+        if apps:
+            apps[-1].cleanup()
+        apps.append(make_app("html", srcdir=src, builddir=src / "_build"))
+        apps[-1].build()
+        assert apps[-1].warning.getvalue() == ""
+        return buildtimes.load(apps[-1].doctreedir).read_docs
+
+    assert pages_read() == ["index"]
+    assert pages_read() == []
+    h200_bundle(folder / "h200.tar.gz")
+    assert pages_read() == ["index"]
+    assert pages_read() == []

@@ -151,7 +151,7 @@ def _prepare_flex(seq: int, device: str) -> Attention:
         return q_idx >= kv_idx
 
     block_mask = create_block_mask(causal, None, None, seq, seq, device=device)
-    compiled = torch.compile(flex_attention)
+    compiled = torch.compile(flex_attention, dynamic=False)  # one kernel per shape, each compiled for that shape
     return lambda q, k, v: compiled(q, k, v, block_mask=block_mask)
 
 

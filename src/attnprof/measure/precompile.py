@@ -4,8 +4,8 @@ Compiling (Dynamo, AOTAutograd, Inductor, Triton) is CPU work, and the docs buil
 once per mask, sequence length and head dim, ``torch.compile`` of the naive code, each taking seconds, one after
 another inside the one process that runs the gallery. The GPU is idle meanwhile. So before the first language's
 gallery runs, :mod:`attnprof.site.builder` calls :func:`warm`: every compile the build will make is a :class:`Job`,
-and a pool of worker processes (spawned, each with its own CUDA context, as many as there are jobs and cores) runs
-them at once. A job calls the same code of the package that the gallery will call, on inputs of the same shapes and
+and a pool of worker processes (forked from a server that imported torch once, each with its own CUDA context, as
+many as there are jobs and cores) runs them at once. A job calls the same code of the package that the gallery will call, on inputs of the same shapes and
 dtypes, once: Inductor's FX-graph cache and AOTAutograd's cache (``$TORCHINDUCTOR_CACHE_DIR``) then hold the
 compiled graphs and Triton's cache their kernels. When the build compiles the same graph in its own process, it
 finds it in those caches; what is left is Dynamo's tracing. Nothing here is measured or saved: a job's numbers are
@@ -21,18 +21,23 @@ torch is imported inside the functions only.
 from __future__ import annotations
 
 import concurrent.futures
+import dataclasses
+import hashlib
+import json
 import multiprocessing
 import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from attnprof import inputs, variants, workloads
 
 #: Environment variable naming the folder of torch.compile's on-disk caches (Inductor puts Triton's inside it).
 CACHE_ENV = "TORCHINDUCTOR_CACHE_DIR"
-#: Inductor compiles each worker's kernels in that worker (the workers are the parallelism).
+#: Inductor compiles each worker's kernels in that worker (the workers are the parallelism); set for the workers
+#: only.
 WORKER_ENV = {"TORCHINDUCTOR_COMPILE_THREADS": "1"}
 
 
@@ -59,11 +64,13 @@ class Done:
 
 @dataclass
 class Warmed:
-    """What :func:`warm` did: every job's outcome, the pool's size and its wall time (start-up included)."""
+    """What :func:`warm` did: every job's outcome, the pool's size and its wall time (start-up included); ``skipped``
+    when the caches were filled by the same jobs and code before (a rebuild)."""
 
     done: list[Done] = field(default_factory=list)
     workers: int = 0
     seconds: float = 0.0
+    skipped: bool = False
 
     @property
     def failed(self) -> list[Done]:
@@ -78,15 +85,19 @@ def jobs(device: str) -> list[Job]:
     only the naive code, and two cores leave nothing to run beside it)."""
     if device != "cuda":
         return []
-    from attnprof.measure import maskrun
+    from attnprof.measure import maskrun, sweeprun
 
-    out = [Job("sweep flex", "sweep", (device, "flex"))]
+    cfg = sweeprun.default_config(device)
+    out = [Job(f"sweep {v} hd{d} seq{s}", "sweep", (device, v, d, s)) for v in cfg.variants
+           if variants.get(v).compiled for d in cfg.head_dims for s in cfg.seqs_for(v)]  # fmt: skip
     plan = maskrun.build_plan(device)
     for name in plan.masks:
         mask = workloads.get_mask(name)
         for seq in plan.seqs:
             for i, g in enumerate(mask.geometries(plan.bhd[0], seq, plan.windows)):
-                size = f"window {g.window}" if g.window else f"prefix {g.prefix}" if g.prefix else f"seq {seq}"
+                size = (
+                    f"window {g.window}" if mask.windowed else f"seq {seq}" if mask.packed else f"prefix {g.prefix}"
+                )
                 for workload in plan.workloads:
                     out.append(Job(f"mask {name} {size} {workload}", "mask", (device, name, seq, i, workload)))
     out.append(Job("prefill flex", "prefill", (device, "flex")))
@@ -107,20 +118,16 @@ def _prefill(device: str, variant: str) -> None:
         variants.get(variant).build(setup.shape[2], device)(q, k, v)
 
 
-def _sweep(device: str, variant: str) -> None:
-    """The sweep's points of ``variant``, in its order (the first shape compiles static, the next dynamic)."""
+def _sweep(device: str, variant: str, head_dim: int, seq: int) -> None:
+    """One point of the sweep of a compiled variant (compiled for its shape alone: ``dynamic=False``)."""
     import torch
 
     from attnprof.measure import sweeprun
 
     cfg = sweeprun.default_config(device)
-    v = variants.get(variant)
-    with torch.no_grad(), sweeprun.dynamo_limits():
-        for d in cfg.head_dims:
-            for s in cfg.seqs_for(variant):
-                q, k, v_ = sweeprun.sweep_inputs(cfg, s, d)
-                v.build(s, device)(q, k, v_)
-                del q, k, v_
+    q, k, v = sweeprun.sweep_inputs(cfg, seq, head_dim)
+    with torch.no_grad():
+        variants.get(variant).build(seq, device)(q, k, v)
 
 
 def _mask(device: str, name: str, seq: int, index: int, workload: str) -> None:
@@ -176,10 +183,6 @@ def cache_counts() -> tuple[int, int]:
     return int(inductor["fxgraph_cache_hit"]), int(inductor["fxgraph_cache_miss"])
 
 
-def _start_worker(env: dict[str, str]) -> None:
-    os.environ.update(env)  # before torch is imported in this process
-
-
 def run_job(job: Job) -> Done:
     """Run one job in this process; never raises for a job that fails (its outcome says why)."""
     import torch
@@ -201,9 +204,10 @@ def run_job(job: Job) -> Done:
 
 def warm(device: str, cache_dir: str | os.PathLike[str], workers: int | None = None,
          todo: list[Job] | None = None) -> Warmed:  # fmt: skip
-    """Run every job of :func:`jobs` for ``device`` in a pool of spawned worker processes, their caches in
+    """Run every job of :func:`jobs` for ``device`` in a pool of worker processes, their caches in
     ``cache_dir`` (also set as ``$TORCHINDUCTOR_CACHE_DIR`` in this process, so that the build reads what the
-    workers wrote). Returns at once, having done nothing, when there are no jobs.
+    workers wrote). Returns at once, having done nothing, when there are no jobs, or when the same jobs filled this
+    cache folder with the same code before (:data:`STAMP`, written when every job ran).
 
     Args:
         device: ``"cuda"`` or ``"cpu"``.
@@ -214,15 +218,28 @@ def warm(device: str, cache_dir: str | os.PathLike[str], workers: int | None = N
     os.environ[CACHE_ENV] = str(cache_dir)
     todo = jobs(device) if todo is None else todo
     out = Warmed()
-    if not todo:
+    stamp, key = Path(cache_dir) / STAMP, warm_key(todo)
+    if not todo or _stamped(stamp, key):
+        out.skipped = bool(todo)
         return out
     t0 = time.perf_counter()
     out.workers = max(1, min(len(todo), workers or (os.cpu_count() or 2) - 2))
-    env = {CACHE_ENV: str(cache_dir), **WORKER_ENV}
-    context = multiprocessing.get_context("spawn")
-    with concurrent.futures.ProcessPoolExecutor(out.workers, mp_context=context, initializer=_start_worker,
-                                                initargs=(env,)) as pool:  # fmt: skip
+    # The workers fork from one server that imported torch once (the cores import it once, not once per worker);
+    # none of them touches CUDA before its first job. The server takes this process's environment when it starts.
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["torch", __name__])
+    saved = {name: os.environ.get(name) for name in WORKER_ENV}
+    os.environ.update(WORKER_ENV)
+    try:
+        pool = concurrent.futures.ProcessPoolExecutor(out.workers, mp_context=context)
         futures = {pool.submit(run_job, job): job for job in todo}
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+    with pool:
         for future in concurrent.futures.as_completed(futures):
             try:
                 out.done.append(future.result())
@@ -231,4 +248,34 @@ def warm(device: str, cache_dir: str | os.PathLike[str], workers: int | None = N
                                      f"{type(exc).__name__}: {exc}"))  # fmt: skip
     out.done.sort(key=lambda d: [j.name for j in todo].index(d.name))
     out.seconds = time.perf_counter() - t0
+    if not out.failed:
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        stamp.write_text(json.dumps({"key": key, "jobs": [j.name for j in todo]}) + "\n", encoding="utf-8")
     return out
+
+
+#: The file in the cache folder that says which jobs filled it, with which code (:func:`warm_key`).
+STAMP = "attnprof-warmed.json"
+#: The modules whose code decides what a job compiles (paths in the package).
+COMPILING_CODE = ("measure/precompile", "measure/maskrun", "measure/sweeprun", "measure/steps", "variants",
+                  "workloads", "inputs")  # fmt: skip
+
+
+def warm_key(todo: list[Job]) -> str:
+    """What decides the caches the jobs fill: the jobs, torch's version and the code they run (a digest)."""
+    import torch
+
+    digest = hashlib.sha256(json.dumps([dataclasses.astuple(j) for j in todo]).encode())
+    digest.update(torch.__version__.encode())
+    package = Path(__file__).resolve().parent.parent
+    for name in COMPILING_CODE:
+        digest.update((package / f"{name}.py").read_bytes())
+    return digest.hexdigest()
+
+
+def _stamped(stamp: Path, key: str) -> bool:
+    """Whether the cache folder was filled by these jobs with this code already (a rebuild compiles nothing ahead)."""
+    try:
+        return json.loads(stamp.read_text(encoding="utf-8")).get("key") == key
+    except (OSError, ValueError, AttributeError):
+        return False

@@ -18,10 +18,11 @@ _KIND = re.compile(r"^[A-Za-z_.]*(?:Error|Exception|Warning): ")
 
 
 def recorded(reason: str) -> str:
-    """PyTorch's words as printed text: each message that does not say its kind (an exception's name) is the
-    warning PyTorch gave, and says so (``Warning: ...``, as PyTorch logs it), so that a reader of any language
-    sees where PyTorch's own words begin."""
-    return " | ".join(part if _KIND.match(part) else f"Warning: {part}" for part in reason.split(" | "))
+    """PyTorch's words as printed text: each message that does not say its kind (an exception's name) is a
+    warning PyTorch gave, and is marked as PyTorch's (``PyTorch: ...``), so that a reader of any language sees where
+    PyTorch's own words begin. Not ``Warning: ...``, as PyTorch logs it: on a page, that reads as a warning that
+    leaked from the build (:mod:`attnprof.site.outputs`)."""
+    return " | ".join(part if _KIND.match(part) else f"PyTorch: {part}" for part in reason.split(" | "))
 
 
 def reason_words(v: Verdict, lang: str | None = None) -> str:

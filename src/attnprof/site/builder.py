@@ -58,9 +58,11 @@ STACKS_ENV = "ATTNPROF_SAMPLE_STACKS"
 
 def sphinx_args(root: Path, out: Path, lang: str, source: Path, extra: Sequence[str] = ()) -> list[str]:
     """The ``sphinx-build`` arguments of one language's HTML build (the languages after the first replay the first
-    one's measurements)."""
+    one's measurements). Pages are read and written by one process per core (``-j auto``; every extension of the
+    site is parallel-safe) unless ``extra`` says otherwise: the gallery runs before, in this process."""
     replay = [] if lang == words.LANGUAGES[0] else ["-D", "attnprof_replay_measurements=1"]
-    return ["-b", "html", "-W", "--keep-going", "-c", str(root), "-D", f"language={lang}", *replay, "-d",
+    jobs = [] if any(a == "-j" or a.startswith(("-j", "--jobs")) for a in extra) else ["-j", "auto"]
+    return ["-b", "html", "-W", "--keep-going", *jobs, "-c", str(root), "-D", f"language={lang}", *replay, "-d",
             str(out / "doctrees" / lang), str(source), str(out / "html" / lang), *extra]  # fmt: skip
 
 
@@ -89,6 +91,7 @@ def build(root: Path, out: Path, extra: Sequence[str] = (), languages: Sequence[
     t0 = time.perf_counter()
     warmed = precompile.warm(precompile.build_device(), out / COMPILE_CACHE)
     times.precompile_s, times.precompile_workers = time.perf_counter() - t0, warmed.workers
+    times.precompile_skipped = warmed.skipped
     times.precompiled = [dataclasses.asdict(done) for done in warmed.done]
     times.budgets_s = timetable.declared_budgets(root / "examples")
     status = 0

@@ -35,6 +35,7 @@ from attnprof.analysis.crossgpu import Group, Machine
 from attnprof.records import bundle, files, published
 from attnprof.records.bundle import Bundle
 from attnprof.records.parallel import ParallelRun
+from attnprof.records.results import write_if_changed
 from attnprof.settings import BUNDLES_ENV
 from attnprof.sphinxext import lookup
 from attnprof.sphinxext.nodes import TABLE_OPTIONS, AttnprofDirective, para
@@ -52,6 +53,8 @@ class Loaded:
     skipped: list[str] = field(default_factory=list)
 
 
+#: The file, in each build's doctree folder, that lists the bundles a page read (its dependency, with each bundle).
+BUNDLES_LISTING = "attnprof-bundles-listing.txt"
 #: folder -> ((name, size, mtime) of each bundle, what was loaded)
 _CACHE: dict[str, tuple[tuple[tuple[str, int, int], ...], Loaded]] = {}
 
@@ -68,8 +71,8 @@ def load(env: BuildEnvironment) -> Loaded:
     """
     folder = bundles_dir(env)
     paths = bundle.find(folder)
-    if folder.is_dir():
-        env.note_dependency(str(folder))
+    # the list of bundles (write_listing), not the folder: a dependency that is not a file re-reads the page always
+    env.note_dependency(str(Path(env.doctreedir) / BUNDLES_LISTING))
     stamp = tuple((p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in paths)
     hit = _CACHE.get(str(folder))
     if hit is not None and hit[0] == stamp:
@@ -236,10 +239,18 @@ def _on_config_inited(app: Sphinx, config: object) -> None:
     )
 
 
+def write_listing(app: Sphinx) -> None:
+    """Write the names of the bundles of the folder into :data:`BUNDLES_LISTING` when they changed (before Sphinx
+    looks for pages to read again: a page that read the bundles depends on it)."""
+    paths = bundle.find(Path(app.config.attnprof_bundles_dir))
+    write_if_changed(Path(app.doctreedir) / BUNDLES_LISTING, "".join(f"{p.name}\n" for p in paths).encode())
+
+
 def setup_bundles(app: Sphinx) -> None:
     """Register the configuration value and the directives of figures from other machines."""
     app.add_config_value("attnprof_bundles_dir", "", "env", types=frozenset({str}))
     app.add_config_value("attnprof_bundles_shown", "", "env", types=frozenset({str}))
     app.connect("config-inited", _on_config_inited)
+    app.connect("builder-inited", write_listing)
     app.add_directive("cross-gpu", CrossGpu)
     app.add_directive("measured-elsewhere", MeasuredElsewhere)
