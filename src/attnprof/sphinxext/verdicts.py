@@ -92,10 +92,11 @@ class VerdictWords(BuildDirective):
                 return self.say("advice.keep.unmeasured", picked=picked)
             if f.lo <= 0 <= f.hi:
                 return self.say("advice.keep.zero", picked=picked, lo=fmt.number(f.lo), hi=fmt.number(f.hi))
-            regime = a.regime or "gpu"
-            fields = dict(picked=picked, gpu=fmt.number(a.auto.cost.gpu.median), **self.band_fields(f))
-            share = fmt.signed_percent(a.forcing_share.median) if a.forcing_share else ""
-            return self.say(f"advice.keep.{regime}", share=share, **fields)
+            c = a.auto.cost
+            regime = a.regime or ("gpu" if c.on_gpu else "none")
+            fields = dict(picked=picked, gpu=fmt.number(c.gpu.median), **self.band_fields(f))
+            share = a.forcing_share.median if a.forcing_share else (f.median / c.step.median if not c.on_gpu else 0)
+            return self.say(f"advice.keep.{regime}", share=fmt.signed_percent(share), **fields)
         assert a.best is not None
         return self.say(f"advice.{a.advice}", picked=picked, best=a.best.variant, **self.saving_fields(a))
 
@@ -368,8 +369,7 @@ class DecisionSummary(VerdictWords):
             key = "answer.segment_tie" if v.too_close else "answer.segment"
             names = dict.fromkeys(self.option_name(r.verdict.runner_up) for r in rows if r.verdict.runner_up)
             text = self.say(key, next="/".join(names), margin=self.margins(margins), **fields)
-        advice = self.short_advice(last.advice)
-        return f"{text} {advice}".strip()
+        return self.say("answer.join", text=text, advice=self.short_advice(last.advice))
 
     def link(self, text: str) -> nodes.Node:
         target = self.options.get("link")

@@ -66,6 +66,13 @@ VERDICTS: dict[str, dict[str, str]] = {
         "ja": "SDPA はここで既に {picked} を選んでいます。強制すると呼び出しごとに CPU 時間が {median} µs "
         "({lo}–{hi}) 増え、発行時間は GPU の {gpu} µs とほぼ同じです。強制しないでください。",
     },
+    "advice.keep.none": {
+        "en": "SDPA already picks {picked} here; forcing it adds {median} µs per call ({lo}–{hi}), {share} of the "
+        "call "
+        "on this CPU, which does all the work: do not force.",
+        "ja": "SDPA はここで既に {picked} を選んでいます。強制すると呼び出しごとに {median} µs ({lo}–{hi}) 増え、"
+        "すべての処理をこの CPU が行う呼び出しの {share} にあたります。強制しないでください。",
+    },
     "advice.keep.zero": {
         "en": "SDPA already picks {picked} here; forcing it adds no CPU time this build can tell apart from zero "
         "({lo} to {hi} µs per call): nothing to gain by forcing.",
@@ -151,6 +158,7 @@ VERDICTS: dict[str, dict[str, str]] = {
         "ja": "バックエンドを強制すべきか: 判定しない (SDPA 自身の選択かその選んだバックエンドがここでは記録されてい"
         "ない)。",
     },
+    "answer.join": {"en": "{text} {advice}", "ja": "{text}{advice}"},
     "answer.lengths": {"en": "{first}–{last}", "ja": "{first}〜{last}"},
     "answer.undecided": {
         "en": "{lengths}: not decided, every option measured with a band too wide to decide anything.",

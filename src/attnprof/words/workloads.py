@@ -80,8 +80,8 @@ WORKLOADS: dict[str, dict[str, str]] = {
     "col.winner": {"en": "Fastest", "ja": "最速"},
     "col.runner_up": {"en": "Runner-up (slower by)", "ja": "次点 (遅い分)"},
     "col.winner_memory": {
-        "en": "Fastest's peak memory above its inputs (MiB)",
-        "ja": "最速のピークメモリ (入力を除く, MiB)",
+        "en": "Best's peak memory above its inputs (MiB)",
+        "ja": "最良のピークメモリ (入力を除く, MiB)",
     },
     "col.sdpa_forcing": {"en": "SDPA's choice; force a backend?", "ja": "SDPA の選択、バックエンドを強制すべきか"},
     "col.flex": {"en": "FlexAttention vs fastest", "ja": "FlexAttention と最速の比"},
