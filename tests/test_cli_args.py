@@ -90,3 +90,13 @@ def test_the_parser_leaves_defaults_that_depend_on_the_device_unset():
     )
     parsed = args.parser().parse_args(["compare", "naive", "sdpa_flash", "--json"])
     assert parsed.variants == ["naive", "sdpa_flash"] and parsed.json and not parsed.force and not parsed.dry_run
+
+
+def test_a_value_that_starts_with_a_minus_reaches_the_options_own_check():
+    found = args.parser().parse_args(["profile", "naive", "--shape", "-1,4,256,64", "--kv-len", "-5"])
+    assert found.shape == "-1,4,256,64" and found.kv_len == "-5"
+    assert args.parser().parse_args(["why", "--dropout", "-.5"]).dropout == "-.5"
+    with pytest.raises(BadInput, match="--dtype: expected one argument"):  # an option is still an option
+        args.parser().parse_args(["profile", "naive", "--dtype", "--help"])
+    with pytest.raises(BadInput, match="unrecognized arguments: -1"):  # and a stray value still a stray value
+        args.parser().parse_args(["profile", "naive", "--json", "-1"])

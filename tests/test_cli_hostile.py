@@ -341,7 +341,7 @@ ACCEPTED: list[tuple[str, list[str], str, bool]] = [
      "dry run; would ask the checks and one call of each backend, timed: [1, 4, 256, 64] bfloat16, boolean mask",
      False),
     ("any case sweep", ["sweep", "--device", "CPU", "--variants", "NAIVE", "--dtype", "FP32", "--dry-run"],
-     "dry run; would run sweep: 1 variants", False),
+     "dry run; would run sweep: 1 variant,", False),
     ("any case command", ["PROFILE", "naive", *TINY, "--dry-run"], "dry run; would run profile: naive at", False),
     ("any case shape separator", ["profile", "naive", "--device", "cpu", "--shape", "1X1X8X8", "--dry-run"],
      "dry run; would run profile: naive at [1, 1, 8, 8]", False),
@@ -388,7 +388,7 @@ def test_writes_only_the_file_asked_for_even_over_a_truncated_gzip_or_through_a_
 def test_a_sweep_writes_its_file_and_a_dry_run_writes_nothing(arena):
     before = snapshot(arena)
     run = attnprof_cli("sweep", "--dry-run", "--out", "file.txt", *HUGE_SWEEP, cwd=arena)
-    assert run.returncode == 0 and run.stdout.startswith("dry run; would run sweep: 1 variants") and run.stderr == ""
+    assert run.returncode == 0 and run.stdout.startswith("dry run; would run sweep: 1 variant,") and run.stderr == ""
     assert snapshot(arena) == before
     run = attnprof_cli("sweep", "--out", "s.json", *HUGE_SWEEP, cwd=arena)
     assert run.returncode == 0, run.stderr
@@ -442,7 +442,7 @@ def test_ctrl_c_during_a_sweep_leaves_no_file_and_no_temporary_file(arena):
     before = snapshot(arena)
     argv = ["sweep", "--device", "cpu", "--variants", "naive", "--seqs", "1024", "2048", "--batch", "8", "--heads",
             "16", "--out", "s.json"]  # fmt: skip
-    proc, err, _ = _interrupt_after_progress(arena, argv, "sweep: 1 variants")
+    proc, err, _ = _interrupt_after_progress(arena, argv, "sweep: 1 variant,")
     assert proc.returncode == 130, err
     assert err.rstrip().endswith("attnprof: interrupted (Ctrl-C)") and "Traceback" not in err
     assert snapshot(arena) == before
@@ -512,7 +512,7 @@ STOPS: list[tuple[str, int, list[str], str]] = [
     ("SIGHUP during profile --trace", signal.SIGHUP, ["profile", "naive", *SLOW_PROFILE, "--trace", "t.json"],
      "[1/1] naive"),
     ("SIGTERM during a sweep", signal.SIGTERM, ["sweep", "--device", "cpu", "--variants", "naive", "--seqs", "1024",
-     "2048", "--batch", "8", "--heads", "16", "--out", "s.json"], "sweep: 1 variants"),
+     "2048", "--batch", "8", "--heads", "16", "--out", "s.json"], "sweep: 1 variant,"),
     ("SIGHUP during compare", signal.SIGHUP, ["compare", "naive", "sdpa_math", *SLOW_PROFILE], "[1/2] naive"),
 ]  # fmt: skip
 STOPPED = {signal.SIGTERM: "attnprof: terminated (SIGTERM)", signal.SIGHUP: "attnprof: hung up (SIGHUP)"}
@@ -684,3 +684,357 @@ def test_an_explain_page_whose_folder_vanished_is_one_line(tmp_path, monkeypatch
     code = cli.main(["explain", str(trace), "--no-why", "--json", str(folder / "r.json")], out=out, err=err)
     assert code == 1 and "Traceback" not in err.getvalue(), err.getvalue()
     assert err.getvalue().splitlines()[-1].startswith(f"attnprof: cannot write '{folder / 'r.json'}'")
+
+
+# --- a reader that never destroys or misreads (issue 31) -----------------------------------------------------------
+
+H200 = SRC.parent / "tests" / "data" / "foreign" / "h200"
+GOOD = H200 / "hf_sdpa_train.json.gz"
+#: A small GPU trace: a step, an op, its launch and the kernel it launched. A case replaces one field's raw text.
+_STEP = {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 5e12, "dur": 50.0,
+         "args": {"External id": 1}}  # fmt: skip
+_MM = {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 5e12 + 1, "dur": 8.0,
+       "args": {"External id": 2}}  # fmt: skip
+_LAUNCH = {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 5e12 + 2,
+           "dur": 4.0, "args": {"correlation": 9, "External id": 2}}  # fmt: skip
+_KERNEL = {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 5e12 + 10, "dur": 3.0,
+           "args": {"device": 0, "correlation": 9}}  # fmt: skip
+
+
+def _small(field: str | None = None) -> bytes:
+    """The small trace, with the kernel's ``"ts": ...`` or ``"dur": ...`` replaced by ``field`` (raw JSON text)."""
+    text = json.dumps({"traceEvents": [_STEP, _MM, _LAUNCH, _KERNEL]})
+    if field is not None:
+        key = field.split(":")[0]
+        head, tail = text.rsplit(f"{key}: {json.dumps(_KERNEL[key.strip(chr(34))])}", 1)
+        text = head + field + tail
+    return text.encode()
+
+
+def _tar_gz() -> bytes:
+    import tarfile
+
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        tar.add(GOOD, arcname="trace.json.gz")
+    return buf.getvalue()
+
+
+#: (file name, content) of the traces the cases read.
+READER_FILES = {
+    "ts-10e400.json": _small('"ts": 1' + "0" * 400),
+    "ts-nan.json": _small('"ts": NaN'),
+    "dur-infinity.json": _small('"dur": Infinity'),
+    "dur-minus-5.json": _small('"dur": -5'),
+    "ts-minus-5.json": _small('"ts": -5'),
+    "ts-1e300.json": _small('"ts": 1e300'),
+    "ts-far.json": _small('"ts": 9e16'),
+    "tar.json.gz": _tar_gz(),
+    "perfetto.json.gz": gzip.compress(b"\x0a\x8c\x01\x12\x0b\x0a\x09\x08\x01" + bytes(range(140))),
+    "zip.json": b"PK\x03\x04" + b"\0" * 60,
+    "report.json": b"<!DOCTYPE html><html><body>a report, not a trace</body></html>",
+    "empty.json": b"",
+    "cut.json": _small()[:-40],
+}
+
+
+@pytest.fixture
+def shelf(arena):
+    """The arena, with a real trace (gzip and plain), links and a hard link to it, the traces above, two exports
+    of one run in one file, the JSON array form, and a trace of one step with one call."""
+    (arena / "good.json.gz").write_bytes(GOOD.read_bytes())
+    plain = gzip.decompress(GOOD.read_bytes())
+    (arena / "good.json").write_bytes(plain)
+    (arena / "trace-link").symlink_to(arena / "good.json.gz")
+    (arena / "out-link").symlink_to(arena / "a.out")  # a link to a file not yet there
+    os.link(arena / "good.json.gz", arena / "hard.json.gz")
+    for name, content in READER_FILES.items():
+        (arena / name).write_bytes(content)
+    doc = json.loads(plain)
+    (arena / "twice.json").write_text(json.dumps({**doc, "traceEvents": doc["traceEvents"] * 2}))
+    (arena / "array.json").write_text(json.dumps(doc["traceEvents"]))
+    one = json.loads(gzip.decompress((SRC.parent / "tests" / "data" / "traces" / "sdpa_flash.json.gz").read_bytes()))
+    marks = [e for e in one["traceEvents"] if str(e.get("name")).startswith("ProfilerStep#")]
+    first = min(marks, key=lambda e: e["ts"])
+    start, end = first["ts"], first["ts"] + first["dur"]
+    kept = [e for e in one["traceEvents"] if e.get("ph") != "X" or e.get("cat") in ("kernel", "gpu_memcpy",
+            "gpu_memset") or start <= e["ts"] <= end]  # fmt: skip
+    launched = {e["args"].get("correlation") for e in kept if e.get("cat") == "cuda_runtime"}
+    kept = [e for e in kept if e.get("cat") not in ("kernel", "gpu_memcpy", "gpu_memset")
+            or e["args"].get("correlation") in launched]  # fmt: skip
+    (arena / "one-step.json").write_text(json.dumps({**one, "traceEvents": kept}))  # its first step alone
+    (arena / "b.tar.gz").write_bytes(gzip.compress(b"not a bundle"))
+    (arena / "dir" / "sub").mkdir()
+    yield arena
+
+
+def _in_process(folder: Path, argv: list[str], monkeypatch) -> tuple[int, str, str]:
+    """``attnprof ARGV`` in this process, in ``folder``: the exit status, standard output and standard error."""
+    from helpers import run_cli
+
+    monkeypatch.chdir(folder)
+    return run_cli(*[a.replace("{t}", str(folder)) for a in argv])
+
+
+#: (id, arguments, words of the one line): an output that is an input, or another output, refused before anything
+#: is read (no "reading" line), whatever --force says.
+CLASHES: list[tuple[str, list[str], list[str]]] = [
+    ("json over its gzip trace", ["explain", "good.json.gz", "--json", "good.json.gz"],
+     ["--json 'good.json.gz' is the file TRACE reads", "never writes over its input"]),
+    ("html over its plain trace", ["explain", "good.json", "--html", "good.json"],
+     ["--html 'good.json' is the file"]),
+    ("json over its trace, --force", ["explain", "good.json.gz", "--json", "good.json.gz", "--force"],
+     ["is the file TRACE reads"]),
+    ("json and html one file", ["explain", "good.json.gz", "--json", "same.out", "--html", "same.out"],
+     ["--html 'same.out' is the same file as --json; give each output a file of its own"]),
+    ("json over its trace through a link", ["explain", "good.json.gz", "--json", "trace-link", "--force"],
+     ["--json 'trace-link' is the file TRACE reads"]),
+    ("trace through a link, json the file", ["explain", "trace-link", "--json", "good.json.gz"],
+     ["--json 'good.json.gz' is the file TRACE reads"]),
+    ("json over its trace through ..", ["explain", "good.json.gz", "--json", "dir/sub/../../good.json.gz"],
+     ["--json 'dir/sub/../../good.json.gz' is the file TRACE reads"]),
+    ("json over its trace through a hard link", ["explain", "good.json.gz", "--json", "hard.json.gz"],
+     ["--json 'hard.json.gz' is the file TRACE reads"]),
+    ("absolute trace, relative html", ["explain", "{t}/good.json.gz", "--html", "good.json.gz"],
+     ["--html 'good.json.gz' is the file TRACE reads"]),
+    ("json and html through a link to a new file", ["explain", "good.json.gz", "--json", "a.out", "--html",
+     "out-link"], ["--html 'out-link' is the same file as --json"]),
+    ("bundle over its input", ["bundle", "create", "--from", "b.tar.gz", "--out", "b.tar.gz"],
+     ["--out 'b.tar.gz' is the file --from b.tar.gz reads"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("argv", "words"), [c[1:] for c in CLASHES], ids=[c[0] for c in CLASHES])
+def test_an_output_that_is_an_input_or_another_output_is_refused_before_reading(shelf, monkeypatch, argv, words):
+    before = snapshot(shelf)
+    code, out, err = _in_process(shelf, argv, monkeypatch)
+    assert code == 2 and out == "", err
+    assert err.count("\n") == 1 and err.startswith("attnprof: ") and "reading" not in err, err
+    for w in words:
+        assert w in err, err
+    assert snapshot(shelf) == before
+
+
+#: (id, the trace, words of the refusal): read, then refused in one line naming the first bad event or what the
+#: file is instead.
+BAD_TRACES: list[tuple[str, str, list[str]]] = [
+    ("ts 10**400", "ts-10e400.json", ["event 4 ('k'): 'ts' is 10000000… (401 digits), past any clock"]),
+    ("ts NaN", "ts-nan.json", ["event 4 ('k'): 'ts' is nan, not a finite number of microseconds"]),
+    ("dur Infinity", "dur-infinity.json", ["event 4 ('k'): 'dur' is inf, not a finite number"]),
+    ("dur -5", "dur-minus-5.json", ["event 4 ('k'): 'dur' is -5, negative"]),
+    ("kernel ts -5", "ts-minus-5.json", ["event 4 ('k'): 'ts' is -5, negative"]),
+    ("ts 1e300", "ts-1e300.json", ["event 4 ('k'): 'ts' is 1e+300, past any clock"]),
+    ("ts 2854 years away", "ts-far.json", ["event 4 ('k'): 'ts' 9e+16 lies 2854 years from the rest of the trace"]),
+    ("two exports concatenated", "twice.json", ["repeats event", "two exports in one file"]),
+    ("tar.gz named .json.gz", "tar.json.gz", ["not a trace: the file is a gzip-compressed tar archive (first "
+                                              "member 'trace.json.gz')"]),
+    ("Perfetto protobuf", "perfetto.json.gz", ["the file is a Perfetto protobuf trace"]),
+    ("zip", "zip.json", ["the file is a zip archive"]),
+    ("an HTML report", "report.json", ["the file is an HTML page"]),
+    ("empty file", "empty.json", ["the file is empty"]),
+    ("cut short", "cut.json", ["it ends before the JSON does", "a trace cut short"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("trace", "words"), [c[1:] for c in BAD_TRACES], ids=[c[0] for c in BAD_TRACES])
+def test_a_trace_with_times_that_are_no_times_or_that_is_no_trace_is_refused_naming_why(shelf, monkeypatch, trace,
+                                                                                         words):  # fmt: skip
+    before = snapshot(shelf)
+    code, out, err = _in_process(shelf, ["explain", trace, "--json", "r.json", "--html", "r.html"], monkeypatch)
+    assert code == 2 and out == "", err
+    progress, line = err.splitlines()
+    assert progress == f"reading {trace}" and line.startswith(f"attnprof: {trace}: "), err
+    for w in words:
+        assert w in line, line
+    if "two exports" not in " ".join(words) and "event" in " ".join(words):
+        assert line.endswith(
+            (
+                "microseconds",
+                "never negative",
+                "written with (at most 1e+17 µs)",
+                "not a time of this trace",
+                "more than a day; a profiler records seconds to minutes",
+            )
+        )
+    else:
+        assert "event" in line or line.endswith("expected a .json or .json.gz file from torch.profiler's "
+                                                "export_chrome_trace")  # fmt: skip
+    assert snapshot(shelf) == before
+
+
+#: (id, arguments, what standard output holds, what standard error holds): read as what they are, exit 0.
+READS: list[tuple[str, list[str], list[str], list[str]]] = [
+    ("the JSON array form names its GPU", ["explain", "array.json", "--no-why"],
+     ["array.json: 2 profiler steps, 6293 events, GPU 0 (its name is not in this form of trace", "cudnn"], []),
+    ("one step, one call", ["explain", "one-step.json", "--no-why"], ["one-step.json: 1 profiler step, "],
+     ["found 1 attention call in 1 step"]),
+    ("Japanese progress", ["explain", "good.json.gz", "--no-why", "--lang", "ja"], ["プロファイラのステップ"],
+     ["good.json.gz を読み込み中", "を 0.", "ステップ 2 個にアテンションの呼び出し 8 回が見つかりました"]),
+    ("why skipped where the trace's GPU is not", ["explain", "good.json.gz"],
+     ["PyTorch cannot be asked here: the trace ran on NVIDIA H200, and PyTorch"],
+     ["not asking PyTorch why: the trace ran on NVIDIA H200, and PyTorch", "(torch not imported)"]),
+    ("decode at a cache of 10**11, dry run", ["compare", "--workload", "decode", "--lengths", "100000000000",
+     "--device", "cpu", "--dry-run"], ["KV cache [1, 2, 100000000000, 64]", "at most 239 TiB at once",
+     "would be refused: sdpa_math at"], []),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("argv", "stdout", "stderr"), [c[1:] for c in READS], ids=[c[0] for c in READS])
+def test_what_ran_is_read_as_it_is_and_nothing_is_written(shelf, monkeypatch, argv, stdout, stderr):
+    before = snapshot(shelf)
+    code, out, err = _in_process(shelf, argv, monkeypatch)
+    assert code == 0, err
+    for w in stdout:
+        assert w in out, w
+    for w in stderr:
+        assert w in err, (w, err)
+    assert "no GPU in the trace" not in out
+    assert snapshot(shelf) == before
+
+
+def test_the_why_of_a_gpu_trace_on_this_cpu_machine_imports_no_torch(shelf):
+    probe = ("import sys, io; from attnprof import cli; err = io.StringIO(); "
+             "code = cli.main(['explain', 'good.json.gz', '--json', '-'], out=io.StringIO(), err=err); "
+             "print(code, 'torch' in sys.modules)")  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    run = subprocess.run([sys.executable, "-c", probe], cwd=shelf, env=env, capture_output=True, text=True,
+                         timeout=120)  # fmt: skip
+    assert run.stdout.split() == ["0", "False"], run.stderr
+
+
+#: (id, arguments, words of the one line): refused in one line, before any work, touching nothing.
+MORE_REFUSALS: list[tuple[str, list[str], list[str]]] = [
+    ("negative shape", ["profile", "naive", "--device", "cpu", "--shape", "-1,4,256,64"],
+     ["attnprof: bad shape '-1,4,256,64'; expected four positive integers"]),
+    ("negative shape, compare", ["compare", "--device", "cpu", "--shape", "-1,4,256,64"],
+     ["bad shape '-1,4,256,64'"]),
+    ("negative number, why", ["why", "--device", "cpu", "--dropout", "-0.5"], ["bad dropout '-0.5'"]),
+    ("decode at a cache of 10**11", ["compare", "--workload", "decode", "--lengths", "100000000000", "--device",
+     "cpu"], ["KV cache [1, 2, 100000000000, 64] needs about 239 TiB (estimated)", "--force"]),
+    ("decode profile at a cache of 10**11", ["profile", "sdpa_flash", "--workload", "decode", "--kv-len",
+     "100000000000", "--device", "cpu"], ["needs about 46.6 TiB (estimated)"]),
+    ("5000-character output name", ["explain", "good.json.gz", "--json", "x" * 5000], ["File name too long", "…"]),
+    ("control characters in a trace name", ["explain", "no\x1b[2Jtrace\x07.json"],
+     ["no trace file 'no\\x1b[2Jtrace\\x07.json'"]),
+    ("control characters in an output name", ["explain", "good.json.gz", "--html", "missing/\x1b]0;x\x07.html"],
+     ["'missing/\\x1b]0;x\\x07.html' does not exist"]),
+    ("a line break in an output name", ["explain", "good.json.gz", "--json", "missing/a\nb.json"], ["a\\nb.json"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("argv", "words"), [c[1:] for c in MORE_REFUSALS], ids=[c[0] for c in MORE_REFUSALS])
+def test_more_bad_input_is_one_escaped_shortened_line_exit_2(shelf, monkeypatch, argv, words):
+    before = snapshot(shelf)
+    code, out, err = _in_process(shelf, argv, monkeypatch)
+    assert code == 2 and out == "", err
+    assert err.count("\n") == 1 and err.startswith("attnprof: "), err
+    assert len(err) < 1000 and "\x1b" not in err and "\x07" not in err
+    for w in words:
+        assert w in err, err
+    assert snapshot(shelf) == before
+
+
+# --- streams and signals, where the process matters ---------------------------------------------------------------
+
+
+def _run(argv: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "attnprof", *argv], cwd=cwd, capture_output=True, timeout=180,
+                          env={**os.environ, "PYTHONPATH": str(SRC), **env})  # fmt: skip
+
+
+#: (id, arguments): each on a terminal that takes ASCII alone, exit 0, standard output and error in ASCII.
+ASCII: list[tuple[str, list[str]]] = [
+    ("ascii terminal, explain", ["explain", "good.json.gz", "--no-why"]),
+    ("ascii terminal, explain in Japanese", ["explain", "good.json.gz", "--no-why", "--lang", "ja"]),
+    ("ascii terminal, explain why", ["explain", "good.json.gz"]),
+    ("ascii terminal, profile", ["profile", "naive", *TINY]),
+    ("ascii terminal, compare dry run", ["compare", "--device", "cpu", "--dry-run"]),
+]
+
+
+@pytest.mark.parametrize("argv", [c[1] for c in ASCII], ids=[c[0] for c in ASCII])
+def test_a_terminal_that_takes_ascii_alone_gets_ascii_spellings_not_a_traceback(shelf, argv):
+    before = snapshot(shelf)
+    run = _run(argv, shelf, PYTHONIOENCODING="ascii")
+    assert run.returncode == 0, run.stderr.decode("ascii", "replace")[-2000:]
+    out, err = run.stdout.decode("ascii"), run.stderr.decode("ascii")  # raises if anything is not ASCII
+    assert "Traceback" not in err and "UnicodeEncodeError" not in err
+    if argv[0] == "explain":
+        assert " us" in out and "GPU 0" not in out  # µs spelt as us; the GPU named
+        assert ("\\u" in out) == ("ja" in argv)  # Japanese, escaped; English needs no escape
+    assert snapshot(shelf) == before
+
+
+def test_json_on_an_ascii_terminal_is_the_same_json(shelf):
+    argv = ["explain", "good.json.gz", "--json", "-", "--no-why"]
+    run = _run(argv, shelf, PYTHONIOENCODING="ascii")
+    assert run.returncode == 0, run.stderr
+    utf8 = _run(argv, shelf)
+    text = utf8.stdout.decode("utf-8")
+    assert json.loads(run.stdout.decode("ascii")) == json.loads(text)
+    assert any(c > "\x7f" for c in text) and "\\u" in run.stdout.decode("ascii")  # the same data, escaped
+
+
+def test_a_cpu_torch_without_numpy_warns_nothing(shelf):
+    probe = ("import sys; sys.modules['numpy'] = None; from attnprof import cli; "
+             "sys.argv = ['attnprof', 'list', '--device', 'cpu', '--no-compile']; sys.exit(cli.main())")  # fmt: skip
+    run = subprocess.run([sys.executable, "-c", probe], cwd=shelf, capture_output=True, text=True, timeout=180,
+                         env={**os.environ, "PYTHONPATH": str(SRC)})  # fmt: skip
+    assert run.returncode == 0 and run.stderr == "", run.stderr
+    assert "naive" in run.stdout
+    bare = subprocess.run([sys.executable, "-c", "import sys; sys.modules['numpy'] = None; import torch"],
+                          capture_output=True, text=True, timeout=180)  # fmt: skip
+    assert "Failed to initialize NumPy" in bare.stderr  # what the command keeps off the terminal
+
+
+def test_a_bad_list_device_is_refused_before_torch_is_imported():
+    probe = ("import sys, io; from attnprof import cli; err = io.StringIO(); "
+             "code = cli.main(['list', '--device', 'xx'], out=io.StringIO(), err=err); "
+             "print(code, 'torch' in sys.modules, err.getvalue().strip())")  # fmt: skip
+    run = subprocess.run([sys.executable, "-c", probe], env={**os.environ, "PYTHONPATH": str(SRC)},
+                         capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert run.stdout.strip() == "2 False attnprof: unknown device 'xx'; choose one of: cuda, cpu", run.stderr
+
+
+#: Runs explain with the HTML page's making slowed and Ctrl-C sent while it is made (after the JSON is made).
+CTRL_C_IN_HTML = """
+import os, signal, sys
+from attnprof import cli
+from attnprof.render import explainhtml
+real = explainhtml.page
+def page(*args, **kwargs):
+    os.kill(os.getpid(), signal.SIGINT)
+    return real(*args, **kwargs)
+explainhtml.page = page
+sys.argv = ["attnprof", "explain", "good.json.gz", "--no-why", "--json", sys.argv[1], "--html", "r.html"]
+sys.exit(cli.main())
+"""
+
+
+@pytest.mark.parametrize("json_file", ["r.json", "file.txt"])
+def test_ctrl_c_while_the_html_is_made_leaves_neither_file_and_keeps_the_old_one(shelf, json_file):
+    before = snapshot(shelf)
+    run = subprocess.run([sys.executable, "-c", CTRL_C_IN_HTML, json_file], cwd=shelf, capture_output=True,
+                         text=True, timeout=180, env={**os.environ, "PYTHONPATH": str(SRC)})  # fmt: skip
+    assert run.returncode == 130, run.stderr
+    assert run.stderr.splitlines()[-1] == "attnprof: interrupted (Ctrl-C)" and "Traceback" not in run.stderr
+    assert snapshot(shelf) == before  # no r.json, no r.html, file.txt as it was, no temporary file
+
+
+def test_both_outputs_are_written_together_and_said(shelf, monkeypatch):
+    code, _, err = _in_process(shelf, ["explain", "good.json.gz", "--no-why", "--json", "r.json", "--html",
+                                       "r.html"], monkeypatch)  # fmt: skip
+    assert code == 0 and "JSON written to r.json" in err and "HTML page written to r.html" in err
+    assert json.loads((shelf / "r.json").read_text())["version"] == 2
+    assert not [p for p in shelf.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_the_reader_tables_cover_every_case_of_issue_31():
+    ids = " ".join(c[0] for c in [*CLASHES, *BAD_TRACES, *READS, *MORE_REFUSALS, *ASCII])
+    for word in ("over its gzip trace", "over its plain trace", "one file", "through a link", "through ..",
+                 "hard link", "--force", "bundle", "10**400", "NaN", "Infinity", "-5", "1e300", "years away",
+                 "two exports", "tar.gz", "Perfetto", "zip", "HTML", "empty", "cut short", "array form", "one step",
+                 "Japanese progress", "why skipped", "decode at a cache of 10**11", "negative shape",
+                 "5000-character", "control characters", "ascii terminal"):  # fmt: skip
+        assert word in ids, word
+    assert len(CLASHES) + len(BAD_TRACES) + len(READS) + len(MORE_REFUSALS) + len(ASCII) == 44

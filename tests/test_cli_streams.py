@@ -63,3 +63,22 @@ def test_program_streams_drop_the_profilers_lines_and_keep_the_rest():
     run = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=60)
     assert run.returncode == 0 and run.stdout == "table\n"
     assert sorted(run.stderr.splitlines()) == ["a warning", "kept from C", "progress"]
+
+
+def test_a_stream_that_takes_ascii_alone_gets_spellings_and_json_gets_escapes():
+    raw = io.BytesIO()
+    stream = io.TextIOWrapper(raw, encoding="ascii")
+    out = streams.Output(stream)
+    out.write("8×8 µs → 1 ms; 日本\n")
+    out.write_data('{"k": "µ × 𝔸"}\n')
+    stream.flush()
+    text = raw.getvalue().decode("ascii")
+    assert text.splitlines()[0] == "8x8 us -> 1 ms; \\u65e5\\u672c"
+    import json
+
+    assert json.loads(text.splitlines()[1]) == {"k": "µ × 𝔸"}  # a character beyond the first plane: a pair
+    err_raw = io.BytesIO()
+    err = streams.BestEffort(io.TextIOWrapper(err_raw, encoding="latin-1"))
+    err.write("µs → ×\n")  # latin-1 has µ and ×, not the arrow
+    err.flush()
+    assert err_raw.getvalue().decode("latin-1") == "µs -> ×\n"

@@ -78,3 +78,20 @@ def test_human_units():
     assert cost.human_bytes(17179869184) == "16 GiB" and cost.human_bytes(512) == "512 B"
     assert cost.human_seconds(42.1) == "42 s" and cost.human_seconds(400) == "6.7 min"
     assert cost.human_seconds(11000) == "3.1 h"
+
+
+def test_a_decoding_step_holds_its_kv_cache_and_the_copy_some_variants_make_of_it():
+    q, cache = (1, 8, 1, 64), (1, 2, 10**11, 64)  # one token against a cache of 10**11 positions, 2 KV heads
+    flash = cost.variant_bytes("sdpa_flash", q, "bfloat16", cache)
+    assert flash == (2 * 8 * 64 + 2 * 2 * 10**11 * 64) * 2  # the query and output, the keys and values
+    naive = cost.variant_bytes("naive", q, "bfloat16", cache)
+    assert naive > flash + 2 * 8 * 10**11 * 64 * 2  # and the cache repeated up to the 8 query heads, and its scores
+    assert cost.variant_bytes("sdpa_flash", q, "bfloat16") == 4 * 8 * 64 * 2  # without a cache: as before
+    setup = inputs.make_setup("1,8,1,64", "bf16", "cpu", kv_heads=2, kv_len=10**11)
+    e = cost.estimate("sdpa_flash", setup)
+    assert e.bytes == flash and e.reference_bytes > 2 * 2 * 10**11 * 64 * 4 and e.seconds > 3600
+    with pytest.raises(cost.TooCostly, match=r"KV cache \[1, 2, 100000000000, 64\] needs about 46.6 TiB"):
+        cost.check([e], cost.Limit(64 << 30, "test"))
+    short = cost.estimate("sdpa_flash", inputs.make_setup("1,8,1,64", "bf16", "cpu", kv_heads=2, kv_len=1024))
+    cost.check([short], cost.Limit(64 << 30, "test"))  # a short cache fits
+    assert cost.human_seconds(950_000) == "264 h"

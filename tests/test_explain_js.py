@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from attnprof.analysis import attention, explain
-from attnprof.records import foreign
+from attnprof.records import files, foreign
 from attnprof.render import dropin
 from helpers import DATA
 
@@ -47,11 +47,11 @@ process.stdout.write(JSON.stringify(out));
 """
 STEP_FIELDS = ("index", "name", "wall_us", "span_us", "gpu_busy_us", "gpu_time_us", "gpu_busy_share", "idle_us",
                "gaps", "largest_gap_us", "waiting_us", "launch_bound", "attention_gpu_us", "attention_share",
-               "calls", "activities")  # fmt: skip
+               "calls", "activities", "generation")  # fmt: skip
 CALL_FIELDS = ("index", "step", "kind", "backend", "direction", "compiled", "op", "evidence", "thread", "start_us",
-               "cpu_us", "gpu_us", "inputs", "flags", "forward")  # fmt: skip
+               "cpu_us", "gpu_us", "inputs", "flags", "forward", "module", "phase", "projection_us")  # fmt: skip
 GROUP_FIELDS = ("kind", "backend", "direction", "compiled", "op", "inputs", "calls", "per_step", "cpu_us", "gpu_us",
-                "flags", "first")  # fmt: skip
+                "flags", "first", "module", "phase", "projection_us", "kv")  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -132,12 +132,30 @@ def test_the_transformers_training_trace_reads_as_the_model_ran(node, static):
         (b"[1, 2]", "not_object"),
         (b"42", "not_trace"),
         (b'{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": "soon"}]}', "not_number"),
+        (b'{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 1e400}]}', "bad_time"),
+        (b'{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 5, "dur": -5}]}', "bad_time"),
+        (b'{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 1e300}]}', "bad_time"),
+        (
+            b'{"traceEvents": ['
+            + b'{"ph": "X", "cat": "cpu_op", "name": "a", "ts": 5e12},' * 3
+            + b'{"ph": "X", "cat": "cpu_op", "name": "b", "ts": 9e16}]}',
+            "far_time",
+        ),
+        (
+            b'{"traceEvents": ['
+            + b'{"ph": "X", "cat": "cpu_op", "name": "a", "ts": 5, "args": {"External id": 7}},' * 2
+            + b'{"ph": "M"}]}',
+            "twice",
+        ),
     ],
 )
 def test_a_bad_file_is_one_code(node, static, tmp_path, content, code):
     path = tmp_path / "bad.json"
     path.write_bytes(content)
     assert run_reader(node, static, path)["error"] == code
+    if code in ("bad_time", "far_time", "twice"):  # attnprof explain refuses the same file, naming the same event
+        with pytest.raises(files.UnreadableFile, match=r"event \d+ \("):
+            foreign.load(path)
 
 
 def test_a_trace_of_two_gpus_is_refused(node, static, tmp_path):

@@ -361,3 +361,41 @@ def test_write_output_into_a_folder_that_vanished_is_one_line(tmp_path):
     gone = tmp_path / "gone"
     with pytest.raises(BadPath, match=r"^the folder of output file '.*gone/s\.json' does not exist"):
         files.write_output(gone / "s.json", "{}")
+
+
+# --- outputs that are inputs, and outputs written together ------------------------------------------------------
+
+
+def test_an_output_that_is_an_input_or_another_output_is_found_through_links_dots_and_hard_links(tmp_path):
+    trace = tmp_path / "t.json"
+    trace.write_text("{}")
+    (tmp_path / "link").symlink_to(trace)
+    os.link(trace, tmp_path / "hard.json")
+    (tmp_path / "sub").mkdir()
+    assert files.clash({"--json": str(trace)}, {"TRACE": str(trace)}).startswith("--json ")
+    for other in ("link", "hard.json", "sub/../t.json"):
+        why = files.clash({"--json": str(tmp_path / other)}, {"TRACE": str(trace)})
+        assert why is not None and "is the file TRACE reads; attnprof never writes over its input" in why
+    assert "is the same file as --json" in files.clash({"--json": "new.out", "--html": "./new.out"})
+    assert files.clash({"--json": "-", "--html": "-", "--out": None}, {"TRACE": str(trace)}) is None
+    assert files.clash({"--json": str(tmp_path / "r.json")}, {"TRACE": str(trace)}) is None
+
+
+def test_staged_outputs_replace_nothing_until_committed_and_leave_nothing_when_discarded(tmp_path):
+    old = tmp_path / "old.json"
+    old.write_text("old")
+    staged = [files.stage_output(tmp_path / "new.json.gz", "{}"), files.stage_output(old, "new")]
+    assert old.read_text() == "old" and not (tmp_path / "new.json.gz").exists()
+    files.discard(staged)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["old.json"] and old.read_text() == "old"
+    staged = [files.stage_output(tmp_path / "new.json.gz", "{}"), files.stage_output(old, "new")]
+    files.commit(staged)
+    files.discard(staged)  # nothing left to remove
+    assert gzip.decompress((tmp_path / "new.json.gz").read_bytes()) == b"{}" and old.read_text() == "new"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["new.json.gz", "old.json"]
+
+
+def test_a_long_path_is_quoted_shortened_in_a_refusal(tmp_path):
+    with pytest.raises(BadPath) as exc:
+        files.check_output(str(tmp_path / ("x" * 5000)))
+    assert len(str(exc.value)) < 400 and "…" in str(exc.value)

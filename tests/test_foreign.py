@@ -84,7 +84,7 @@ def one_line(exc: pytest.ExceptionInfo) -> str:
 @pytest.mark.parametrize(
     ("content", "expected"),
     [
-        (b"\x00\x01 not json at all", "not valid JSON"),
+        (b"\x00\x01 not json at all", "not a trace: the file is binary data"),
         (b'{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "a", "ts": 1, "dur"', "not valid JSON"),
         (b'{"traceEvents": 5}', "no traceEvents list"),
         (b'{"other": []}', "no traceEvents list"),
@@ -165,7 +165,7 @@ def test_only_the_ops_asked_for_keep_their_inputs():
 # --- any value in any field: a trace or one UnreadableFile ----------------------------------------------------------
 
 JSON = st.recursive(
-    st.none() | st.booleans() | st.integers(-3, 3) | st.floats(allow_nan=False) | st.text(max_size=3),
+    st.none() | st.booleans() | st.integers(-3, 3) | st.floats() | st.text(max_size=3),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
     max_leaves=5,
 )
@@ -204,3 +204,129 @@ def test_a_list_where_a_thread_id_belongs_is_named(tmp_path):
     path = write(tmp_path / "t.json", {"traceEvents": [op, {**op, "tid": ["a"]}]})
     with pytest.raises(files.UnreadableFile, match=r"^t.json: event 2 \('aten::mm'\): 'tid' is \"\['a'\]\", not"):
         foreign.load(path)
+
+
+# --- times that are no times, events seen twice, files that are not JSON --------------------------------------------
+
+KERNEL = {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 5e12 + 10, "dur": 3.0,
+          "args": {"device": 0, "correlation": 9}}  # fmt: skip
+LAUNCH = {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 5e12 + 2,
+          "dur": 4.0, "args": {"correlation": 9, "External id": 3}}  # fmt: skip
+STEP = {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 5e12, "dur": 50.0,
+        "args": {"External id": 1}}  # fmt: skip
+MM = {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 5e12 + 1, "dur": 8.0,
+      "args": {"External id": 2}}  # fmt: skip
+#: (id, the raw text of the kernel's bad field, the words the one line must hold)
+BAD_TIMES = [
+    ("NaN start", '"ts": NaN', "event 4 ('k'): 'ts' is nan, not a finite number"),
+    ("infinite duration", '"dur": Infinity', "event 4 ('k'): 'dur' is inf, not a finite number"),
+    ("minus infinity", '"ts": -Infinity', "'ts' is -inf, not a finite number"),
+    ("negative duration", '"dur": -5', "event 4 ('k'): 'dur' is -5, negative"),
+    ("negative start", '"ts": -5', "event 4 ('k'): 'ts' is -5, negative"),
+    ("1e300", '"ts": 1e300', "'ts' is 1e+300, past any clock"),
+    ("10**400", '"ts": 1' + "0" * 400, "'ts' is 10000000… (401 digits), past any clock"),
+    ("a duration of years", '"dur": 1e15', "'dur' is 1e+15 µs, more than a day"),
+    ("a start years away", '"ts": 9e16', "event 4 ('k'): 'ts' 9e+16 lies 2854 years from the rest"),
+]
+
+
+def _with(tmp_path: Path, field: str, first: dict | None = None) -> Path:
+    text = json.dumps({"traceEvents": [first or STEP, MM, LAUNCH, KERNEL]})
+    key = field.split(":")[0]
+    old = f"{key}: {json.dumps(KERNEL[key.strip(chr(34))])}"
+    head, tail = text.rsplit(old, 1)
+    path = tmp_path / "t.json"
+    path.write_text(head + field + tail)
+    return path
+
+
+@pytest.mark.parametrize(("field", "words"), [c[1:] for c in BAD_TIMES], ids=[c[0] for c in BAD_TIMES])
+def test_a_time_that_is_no_time_is_refused_naming_its_event(tmp_path, field, words):
+    with pytest.raises(files.UnreadableFile) as exc:
+        foreign.load(_with(tmp_path, field))
+    assert words in one_line(exc), str(exc.value)
+
+
+def test_when_the_first_event_is_the_odd_one_it_is_named(tmp_path):
+    path = write(tmp_path / "t.json", {"traceEvents": [dict(STEP, ts=1.0), MM, LAUNCH, KERNEL]})
+    with pytest.raises(files.UnreadableFile) as exc:
+        foreign.load(path)
+    assert "event 1 ('ProfilerStep#1'): 'ts' 1 lies 57.9 days from the rest" in one_line(exc)
+
+
+def test_the_events_of_two_exports_in_one_file_are_refused_naming_the_first_repeat(tmp_path):
+    doc = json.loads(gzip.decompress((DATA / "foreign" / "h200" / "hf_sdpa_train.json.gz").read_bytes()))
+    n = len(doc["traceEvents"])
+    doc["traceEvents"] += doc["traceEvents"]
+    with pytest.raises(files.UnreadableFile) as exc:
+        foreign.load(write(tmp_path / "t.json", doc))
+    first = next(k for k, e in enumerate(doc["traceEvents"], 1) if e.get("cat") in ("cpu_op", "user_annotation")
+                 and "External id" in e.get("args", {}))  # fmt: skip
+    line = one_line(exc)
+    assert f"event {n + first} (" in line and f"repeats event {first} (the same External id" in line
+    cpu = json.loads(gzip.decompress((DATA / "foreign" / "cpu" / "mha_train.json.gz").read_bytes()))
+    cpu["traceEvents"] += cpu["traceEvents"]
+    with pytest.raises(files.UnreadableFile, match="two exports in one file"):
+        foreign.load(write(tmp_path / "c.json", cpu))
+    launches = [LAUNCH, dict(LAUNCH, ts=LAUNCH["ts"] + 1, args={"correlation": 9})]
+    with pytest.raises(files.UnreadableFile, match=r"event 2 \('cudaLaunchKernel'\) repeats event 1 \(the same corr"):
+        foreign.load(write(tmp_path / "l.json", {"traceEvents": launches}))
+
+
+def test_every_recorded_trace_has_unique_ids_and_plausible_times():
+    for path in sorted(DATA.glob("**/*.json.gz")):
+        head = gzip.decompress(path.read_bytes())[:200]
+        if b"traceEvents" in head or head.lstrip().startswith(b"["):
+            foreign.load(path)  # no refusal: the checks take nothing real for two exports or a bad time
+
+
+def _tar(tmp_path: Path) -> bytes:
+    import io
+    import tarfile
+
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        data = (DATA / "foreign" / "h200" / "flex.json.gz").read_bytes()
+        info = tarfile.TarInfo("trace.json.gz")
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+#: (id, the file's content, the words of its one line)
+NOT_JSON = [
+    ("gzip of a tar", lambda t: gzip.compress(_tar(t)), "gzip-compressed tar archive (first member 'trace.json.gz')"),
+    ("a tar", _tar, "the file is a tar archive (first member"),
+    ("Perfetto protobuf", lambda t: b"\x0a\x8c\x01\x12\x0b\x0a\x09\x08\x01" + bytes(range(140)), "Perfetto protobuf"),
+    ("zip", lambda t: b"PK\x03\x04" + b"\0" * 40, "a zip archive"),
+    ("xz", lambda t: b"\xfd7zXZ\x00\x00\x04", "xz-compressed"),
+    ("zstd", lambda t: b"\x28\xb5\x2f\xfd" + b"\0" * 9, "zstd-compressed"),
+    ("html", lambda t: b"<!DOCTYPE html><html><body>report</body></html>", "an HTML page"),
+    ("empty", lambda t: b"", "the file is empty"),
+    ("gzip of nothing", lambda t: gzip.compress(b""), "gzip of an empty file"),
+    ("twice gzip", lambda t: gzip.compress(gzip.compress(b"{}")), "gzip inside gzip"),
+    ("sqlite", lambda t: b"SQLite format 3\x00" + b"\0" * 84, "an SQLite database"),
+    ("cut short", lambda t: b'{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm"', "a trace cut short"),
+    ("prose", lambda t: b"hello, this is not a trace\n", "not valid JSON (unexpected character"),
+]
+
+
+@pytest.mark.parametrize(("content", "words"), [c[1:] for c in NOT_JSON], ids=[c[0] for c in NOT_JSON])
+def test_a_file_that_is_not_json_is_named_for_what_it_is_and_says_what_is_accepted(tmp_path, content, words):
+    path = tmp_path / "trace.json.gz"
+    path.write_bytes(content(tmp_path))
+    with pytest.raises(files.UnreadableFile) as exc:
+        foreign.load(path)
+    line = one_line(exc)
+    assert words in line and line.endswith(f"; {foreign.ACCEPTED}")
+    assert foreign.ACCEPTED == "expected a .json or .json.gz file from torch.profiler's export_chrome_trace"
+
+
+def test_the_json_array_form_is_marked_as_such():
+    doc = json.loads(gzip.decompress((DATA / "foreign" / "h200" / "flex.json.gz").read_bytes()))
+    assert foreign.load(DATA / "foreign" / "h200" / "flex.json.gz").layout == "object"
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        trace = foreign.load(write(Path(tmp) / "a.json", doc["traceEvents"]))
+    assert trace.layout == "array" and not trace.device_properties and trace.gpu

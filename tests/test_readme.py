@@ -54,6 +54,7 @@ NOT_RUN: dict[str, str] = {
     'python3 -m pip install sphinx==9.0.4 "docutils<0.23" myst-nb==1.4.0 sphinx-gallery==0.22.1 '
     "furo==2025.12.19 sphinx-copybutton sphinx-intl matplotlib-fontja nox setuptools": "installs the toolchain",
     "python3 -m pip install -e . --no-deps --no-build-isolation": "installs attnprof",
+    "python3 -m pip install .": "installs attnprof (test_the_install_step_comes_before_the_first_attnprof_command)",
     "python3 -m nox --no-venv -s docs": "needs a GPU: builds the site on a GPU builder (scripts/gpu_build.sh)",
     "apt-get install -y chromium fonts-ipafont-gothic": "installs system packages",
     "nox -s docs && nox -s browser": "builds the site and drives Chromium (CI runs it)",
@@ -214,3 +215,12 @@ def test_the_python_snippet_runs_and_says_why_a_variant_cannot_run_here(tmp_path
         assert run.stdout.splitlines()[0].split()[0] == "kernel"
     else:  # README's next sentence: a variant that cannot run returns a result that says why
         assert run.stdout.startswith("sdpa_cudnn: no_cuda - ") and "cuda" in run.stdout.lower()
+
+
+def test_the_install_step_comes_before_the_first_attnprof_command():
+    lines = [line for _, block in code_blocks(README.read_text()) for line in block]
+    install = lines.index("python3 -m pip install .   # puts attnprof on PATH: attnprof --help")
+    first = next(k for k, line in enumerate(lines) if line.startswith("attnprof "))
+    assert install < first
+    text = README.read_text()
+    assert text.index("pip install .") < text.index("`attnprof ")

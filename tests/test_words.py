@@ -99,3 +99,11 @@ def test_limiters_name_every_resource_of_a_tie():
         words.limiters(["registers", "threads", "blocks per SM"], "ja") == "レジスタ、スレッド数とSM あたりブロック数"
     )
     assert words.limiters(["grid"], "ja") == "グリッド" and words.limiters([], "en") == ""
+
+
+def test_counted_says_one_thing_in_the_singular():
+    assert words.counted("explain.progress.steps", 1) == "1 step"
+    assert words.counted("explain.progress.steps", 2) == words.counted("explain.progress.steps", 2, "en") == "2 steps"
+    assert words.counted("explain.progress.steps", 0) == "0 steps"
+    assert words.counted("explain.progress.steps", 1, "ja") == "ステップ 1 個"
+    assert words.counted("explain.flags", 1) == words.text("explain.flags")  # no singular of its own: the key's

@@ -19,6 +19,8 @@
 
   const MAX_BYTES = 512 * 1024 * 1024; // as records/foreign.py's MAX_BYTES
   const MAX_EVENTS = 4000000; // as records/foreign.py's MAX_EVENTS
+  const MAX_SPAN_US = 86400e6; // as records/foreign.py's MAX_SPAN_US: a day
+  const MAX_TS_US = 1e17; // as records/foreign.py's MAX_TS_US
   const EPS = 1e-3;
   const LAUNCH_BOUND_BUSY = 0.5;
   const LAUNCH_BOUND_WAIT = 0.5;
@@ -88,7 +90,8 @@
   const SHAPED = new Set([SDPA_OP, MHA_OP, ...Object.keys(BACKEND_OPS), ...Object.keys(BACKWARD_OPS),
     ...MATMUL_OPS, ...SOFTMAX_OPS, "aten::expand", "aten::repeat_interleave", "aten::reshape", "aten::to",
     "aten::_to_copy", "aten::copy_", "aten::clone", "aten::contiguous"]);
-  const wantsInputs = (name) => SHAPED.has(name) || name.startsWith("ScaledDotProduct");
+  const isFlex = (name) => name.toLowerCase().includes("flex_attention") || name.toLowerCase().includes("flexattention");
+  const wantsInputs = (name) => SHAPED.has(name) || name.startsWith("ScaledDotProduct") || isFlex(name);
   const startsWithAny = (s, prefixes) => prefixes.some((p) => s.startsWith(p));
   const removePrefix = (s, p) => (s.startsWith(p) ? s.slice(p.length) : s);
 
@@ -104,9 +107,13 @@
       top = doc;
     } else throw new Unreadable("not_trace", { what: doc === null ? "null" : typeof doc });
     const t = { name: name, cpu: [], gpu: [], threads: new Map(), categories: new Map(), events: 0, shapes: false,
-      deviceProperties: [], meta: {} };
+      deviceProperties: [], meta: {}, layout: Array.isArray(doc) ? "array" : "object" };
     const flowsS = new Map();
     const flowsF = new Map();
+    // the window every start must lie in, anchored at the first kept event; ids seen, per kind and process
+    let lo = 0, hi = MAX_TS_US, anchor = null;
+    const far = [];
+    const seen = new Map();
     let n = 0;
     for (const e of events) {
       n += 1;
@@ -119,7 +126,23 @@
         if (!kind) continue;
         const ts = e.ts === undefined ? 0 : e.ts;
         const dur = e.dur === undefined ? 0 : e.dur;
-        if (!isNum(ts) || !isNum(dur)) throw new Unreadable("not_number", { n: n, field: isNum(ts) ? "dur" : "ts" });
+        if (!isNum(ts) || !isNum(dur)) {
+          if (typeof ts === "number" && typeof dur === "number") {  // Infinity: JSON's 1e400 or 10**400
+            throw new Unreadable("bad_time", { n: n, field: Number.isFinite(ts) ? "dur" : "ts" });
+          }
+          throw new Unreadable("not_number", { n: n, field: isNum(ts) ? "dur" : "ts" });
+        }
+        if (anchor === null && ts >= 0 && ts <= MAX_TS_US) {
+          anchor = n;
+          lo = Math.max(0, ts - MAX_SPAN_US);
+          hi = Math.min(MAX_TS_US, ts + MAX_SPAN_US);
+        }
+        if (!(dur >= 0 && dur <= MAX_SPAN_US && ts >= lo && ts <= hi)) {
+          if (dur < 0 || ts < 0 || dur > MAX_SPAN_US || ts > MAX_TS_US) {
+            throw new Unreadable("bad_time", { n: n, field: dur < 0 || dur > MAX_SPAN_US ? "dur" : "ts" });
+          }
+          far.push(n);
+        }
         const args = isDict(e.args) ? e.args : {};
         const ename = typeof e.name === "string" ? e.name : String(e.name);
         const corr = intOf(args.correlation);
@@ -128,6 +151,15 @@
           const ev = { name: ename, kind: kind, pid: e.pid, tid: e.tid, ts: ts, dur: dur, correlation: corr,
             sequence: intOf(args["Sequence number"]), backward: Boolean(args["Fwd thread id"]), dims: null,
             types: null, concrete: null, strides: null };
+          const launch = kind === "runtime" || kind === "driver";
+          const id = launch ? corr : intOf(args["External id"]);
+          if (id !== null) {  // unique within one process's export
+            const where = kind + " " + JSON.stringify(e.pid === undefined ? null : e.pid);
+            if (!seen.has(where)) seen.set(where, new Map());
+            const first = seen.get(where).get(id);
+            if (first !== undefined) throw new Unreadable("twice", { n: n, first: first });
+            seen.get(where).set(id, n);
+          }
           const dims = truthy(args["Input Dims"]) ? args["Input Dims"] : args["Input dims"];
           if (truthy(dims)) {
             t.shapes = true;
@@ -158,6 +190,10 @@
       }
     }
     t.events = n;
+    if (far.length) {
+      const kept = t.cpu.length + t.gpu.length;
+      throw new Unreadable("far_time", { n: far.length > kept / 2 ? anchor : far[0] });
+    }
     if (flowsS.size) {
       const starts = new Map();
       for (const [k, v] of flowsS) starts.set(v, k);
@@ -470,7 +506,7 @@
 
     function add(kind, backend, direction, roots, op, evidence, parts) {
       const call = { kind: kind, backend: backend, direction: direction, compiled: compiled(roots[0]), roots: roots,
-        op: op, evidence: evidence, parts: parts || {}, forward: null };
+        op: op, evidence: evidence, parts: parts || {}, forward: null, module: null, projections: [] };
       calls.push(call);
       return call;
     }
@@ -501,14 +537,26 @@
           { impl: inner === undefined ? i : inner });
       }
       if (own(BACKWARD_OPS, name)) return add("sdpa", BACKWARD_OPS[name], "bwd", [i], name, "op", { impl: i });
-      const low = name.toLowerCase();
-      if (low.includes("flex_attention") || low.includes("flexattention")) {
+      if (isFlex(name)) {
         const k = INDUCTOR_KIND.exec(name);
-        if (k && k[1] !== "tem") return null;
-        const direction = low.includes("backward") || inBackward(i) ? "bwd" : "fwd";
-        return add("flex", "flex", direction, [i], name, "op");
+        if (k && k[1] !== "tem") return null;  // a helper kernel of the call, not the call
+        const direction = name.toLowerCase().includes("backward") || inBackward(i) ? "bwd" : "fwd";
+        const helpers = direction === "bwd" ? flexHelpers(i) : [];
+        return add("flex", "flex", direction, [...helpers, i], name, "op", { impl: i });
       }
       return null;
+    }
+
+    function flexHelpers(i) {
+      const out = [];
+      let p = previous(i);
+      while (p !== null && out.length < 2) {
+        const k = INDUCTOR_KIND.exec(cpu[p].name);
+        if (!(k && k[1] !== "tem" && cpu[p].name.includes("flex_attention_backward"))) break;
+        out.unshift(p);
+        p = previous(p);
+      }
+      return out;
     }
 
     function siblings(i, n) {
@@ -620,7 +668,7 @@
         const fwd = calls[k];
         const roots = nodes.get(k).sort((a, b) => cpu[a].ts - cpu[b].ts || a - b);
         calls.push({ kind: fwd.kind, backend: fwd.backend, direction: "bwd", compiled: false, roots: roots,
-          op: fwd.op, evidence: "sequence", parts: {}, forward: k });
+          op: fwd.op, evidence: "sequence", parts: {}, forward: k, module: null, projections: [] });
       }
     }
 
@@ -703,7 +751,62 @@
     const renumber = new Map(order.map((old, n) => [old, n]));
     const calls = order.map((k) => f.calls[k]);
     for (const c of calls) if (c.forward !== null) c.forward = renumber.get(c.forward);
+    modules(tree, calls);
     return calls;
+  }
+
+  const ENCODER_OP = "aten::_transformer_encoder_layer_fwd";
+  const PROJECTION_OPS = new Set(["aten::linear", "aten::addmm", "aten::_addmm_activation", "aten::mm", "aten::matmul"]);
+  const IN_PROJECTION_LOOKBACK = 24;
+  const OUT_PROJECTION_LOOKAHEAD = 6;
+
+  function inProjection(tree, i) {
+    const cpu = tree.trace.cpu;
+    const before = previousOps(tree, i, IN_PROJECTION_LOOKBACK, new Set());
+    const names = before.map((j) => cpu[j].name);
+    for (let k = 0; k < names.length - 1; k++) {
+      if (names[k] === "aten::unflatten" && names[k + 1] === "aten::linear") {
+        const linears = [before[k + 1]];
+        if (k + 2 < names.length && names[k + 2] === "aten::linear") linears.push(before[k + 2]);
+        return linears;
+      }
+      if (names[k] === "aten::linear" && names[k + 1] === "aten::linear" && names[k + 2] === "aten::linear" &&
+          names[k + 3] === "aten::chunk") return [before[k + 2], before[k + 1], before[k]];
+    }
+    return [];
+  }
+
+  function outProjection(tree, last) {
+    const cpu = tree.trace.cpu;
+    let s = tree.nextSibling(last);
+    for (let k = 0; k < OUT_PROJECTION_LOOKAHEAD; k++) {
+      if (s === null || MATMUL_OPS.has(cpu[s].name) || cpu[s].name === SDPA_OP) return [];
+      if (cpu[s].name === "aten::linear") return [s];
+      s = tree.nextSibling(s);
+    }
+    return [];
+  }
+
+  function modules(tree, calls) {
+    const cpu = tree.trace.cpu;
+    for (const c of calls) {
+      if (c.direction !== "fwd") continue;
+      if (c.kind === "mha") {
+        const encoder = tree.ancestors(c.roots[0]).some((a) => cpu[a].name === ENCODER_OP);
+        c.module = encoder ? "TransformerEncoderLayer" : "MultiheadAttention";
+        c.projections = tree.descendants(c.roots[0])
+          .filter((d) => tree.parent[d] === c.roots[0] && PROJECTION_OPS.has(cpu[d].name));
+      } else if ((c.kind === "handwritten" || c.kind === "sdpa") && !c.compiled) {
+        const found = inProjection(tree, c.roots[0]);
+        if (found.length) {
+          let last = c.roots[0];
+          for (const r of c.roots) if (cpu[r].ts > cpu[last].ts) last = r;
+          c.module = "MultiheadAttention";
+          c.projections = [...found, ...outProjection(tree, last)];
+        }
+      }
+    }
+    for (const c of calls) if (c.direction === "bwd" && c.forward !== null) c.module = calls[c.forward].module;
   }
 
   // --- analysis/attnflags.py ------------------------------------------------------------------------------------
@@ -767,10 +870,10 @@
       return Object.assign(none, { query: shapeOf(m1, first), key: shapeOf(m1, first + 1), value: shapeOf(m2, 1),
         dtype: types.length > first ? dtypeName(types[first]) : null, op: m1.name });
     }
-    const r = cpu[call.roots[0]];
+    const r = cpu[call.kind !== "flex" || !("impl" in call.parts) ? call.roots[0] : call.parts.impl];
     const e = r.dims && r.dims.length ? r : cpu["impl" in call.parts ? call.parts.impl : call.roots[0]];
     if (!e.dims || !e.dims.length) return Object.assign(none, { op: e.name });
-    if (call.direction === "bwd") {
+    if (call.direction === "bwd" && call.kind !== "flex") {
       return Object.assign(none, { query: shapeOf(e, 1), key: shapeOf(e, 2), value: shapeOf(e, 3),
         dtype: dtypeName((e.types || [null, null])[1]), op: e.name });
     }
@@ -832,7 +935,8 @@
     const all = new Set([...copied, ...memcpy]);
     const time = sum(Array.from(all).map((j) => tree.trace.gpu[j].dur));
     const names = [...new Set(paths), ...memcpy.slice(0, 1).map((j) => tree.trace.gpu[j].name)];
-    return { code: "hidden_copy", ops: names.slice(0, 3), count: found.length + memcpy.length, gpu_us: r3(time) };
+    return { code: "hidden_copy", ops: names.slice(0, 3), count: found.length + memcpy.length,
+      gpu_us: tree.trace.gpu.length ? r3(time) : null };
   }
 
   function fp32Softmax(tree, call, model, decode) {
@@ -858,7 +962,7 @@
         why = e.name + ": fp32 in (" + model + " model)";
       }
     }
-    return why ? { code: "fp32_softmax", ops: [why], count: 1, gpu_us: 0 } : null;
+    return why ? { code: "fp32_softmax", ops: [why], count: 1, gpu_us: null } : null;
   }
 
   function previousOps(tree, i, n, stop) {
@@ -897,7 +1001,7 @@
     if (!found.length) return null;
     const names = [...new Set(found.map((j) => cpu[j].name))];
     return { code: "kv_expand", ops: names, count: found.filter((j) => cpu[j].name !== "aten::expand").length,
-      gpu_us: r3(gpuUs(tree, found)) };
+      gpu_us: tree.trace.gpu.length ? r3(gpuUs(tree, found)) : null };
   }
 
   function flags(tree, calls, k, given, roots, decode) {
@@ -906,7 +1010,7 @@
       hiddenCopies(tree, call),
       fp32Softmax(tree, call, given.dtype, decode),
       (call.kind === "sdpa" || call.kind === "mha") && call.backend === "math"
-        ? { code: "math_backend", ops: [call.op], count: 1, gpu_us: 0 } : null,
+        ? { code: "math_backend", ops: [call.op], count: 1, gpu_us: null } : null,
       call.direction === "fwd" ? kvExpand(tree, call, roots) : null,
     ];
     return out.filter((f) => f !== null);
@@ -941,10 +1045,13 @@
     const roots = new Set(found.flatMap((c) => c.roots));
     const perStepGpu = tree.steps.map(() => 0);
     const perStepCalls = tree.steps.map(() => ({ fwd: 0, bwd: 0 }));
+    const backwardProjections = projectionNodes(tree, found);
     const calls = found.map((c, k) => {
       const first = trace.cpu[c.roots[0]];
       const step = tree.main && first.pid === tree.main[0] ? tree.stepOf(first.ts) : null;
-      const gpu = tree.launched(tree.under(c.roots));
+      const projected = c.projections.length ? c.projections : backwardProjections.get(k) || [];
+      const proj = new Set(projected.length ? tree.launched(tree.under(projected)) : []);
+      const gpu = tree.launched(tree.under(c.roots)).filter((j) => !proj.has(j));
       const kernels = new Map();
       for (const j of gpu) {
         if (inStep.has(j)) kernels.set(trace.gpu[j].name, (kernels.get(trace.gpu[j].name) || 0) + 1);
@@ -962,8 +1069,12 @@
         compiled: c.compiled, op: c.op, evidence: c.evidence, thread: threadName(tree, first),
         start_us: r3(first.ts - t0), cpu_us: r3(cpuUs), gpu_us: gpuTotal, kernels: Array.from(kernels.entries()),
         inputs: given.query === null ? null : given, flags: flags(tree, found, k, given, roots, decode),
-        forward: c.forward };
+        forward: c.forward, module: c.module, phase: null,
+        projection_us: projected.length && trace.gpu.length ? r3(sum(Array.from(proj).map((j) => trace.gpu[j].dur)))
+          : null };
     });
+    const phase = phases(calls);
+    calls.forEach((c, k) => { c.phase = phase[k]; });
     const steps = tree.steps.map((s, k) => {
       const gpu = s.gpu.length > 0;
       const gaps = s.gaps.map((g) => g[1]);
@@ -974,7 +1085,7 @@
         largest_gap_us: gpu ? r3(gaps.reduce((a, b) => Math.max(a, b), 0)) : null, waiting_us: gpu ? r3(s.waiting_us) : null,
         launch_bound: s.launch_bound, attention_gpu_us: gpu ? att : null,
         attention_share: gpu && s.gpu_us > 0 ? r4(att / s.gpu_us) : null, calls: perStepCalls[k],
-        activities: s.gpu.length };
+        activities: s.gpu.length, generation: passes(calls.filter((c) => c.step === k)) };
     });
     const n = steps.length;
     const inside = calls.filter((c) => c.step !== null);
@@ -995,13 +1106,16 @@
       if (hit.length) {
         flagSummary[code] = { calls: hit.length,
           steps: Array.from(new Set(hit.map(([c]) => c.step).filter((s) => s !== null))).sort((a, b) => a - b),
-          gpu_us: r3(sum(hit.map(([, f]) => f.gpu_us))) };
+          gpu_us: hit.some(([, f]) => f.gpu_us !== null)
+            ? r3(sum(hit.filter(([, f]) => f.gpu_us !== null).map(([, f]) => f.gpu_us))) : null };
       }
     }
     const info = isDict(trace.meta.distributedInfo) ? trace.meta.distributedInfo : {};
     return {
       schema: "attnprof.explain",
       trace: { name: name, events: trace.events, cpu_events: trace.cpu.length, gpu_events: trace.gpu.length,
+        layout: trace.layout, gpus: Array.from(new Set(trace.gpu.filter((g) => g.kind === "kernel")
+          .map((g) => g.device))).sort((a, b) => String(a).localeCompare(String(b))),
         device: props.name === undefined ? null : props.name,
         compute_capability: "computeMajor" in props ? props.computeMajor + "." + props.computeMinor : null,
         shapes: trace.shapes, rank: info.rank === undefined ? null : info.rank,
@@ -1038,9 +1152,11 @@
     const by = new Map();
     for (const c of calls) {
       const i = c.inputs || {};
-      const key = JSON.stringify([c.kind, c.backend, c.direction, c.compiled, c.op, i.query || null, i.key || null,
-        i.value || null, i.dtype || null, i.mask === undefined ? null : i.mask,
-        i.causal === undefined ? null : i.causal]);
+      const noLength = (s) => (!s || s.length < 2 ? null : [...s.slice(0, -2), null, s[s.length - 1]]);
+      const decoding = c.phase === "decode";
+      const key = JSON.stringify([c.kind, c.backend, c.direction, c.compiled, c.op, c.module, c.phase,
+        i.query || null, decoding ? noLength(i.key) : i.key || null, decoding ? noLength(i.value) : i.value || null,
+        i.dtype || null, i.mask === undefined ? null : i.mask, i.causal === undefined ? null : i.causal]);
       if (!by.has(key)) by.set(key, []);
       by.get(key).push(c);
     }
@@ -1053,13 +1169,78 @@
         if (n) flagCount[code] = n;
       }
       const first = members[0];
-      return { kind: first.kind, backend: first.backend, direction: first.direction, compiled: first.compiled,
+      const projected = members.filter((c) => c.projection_us !== null).map((c) => c.projection_us);
+      const kv = members.filter((c) => c.phase === "decode").map((c) => lengths(c.kind, c.inputs))
+        .filter((l) => l !== null).map((l) => l[1]);
+      return { module: first.module, phase: first.phase,
+        projection_us: projected.length ? r3(sum(projected) / projected.length) : null,
+        kv: kv.length ? [Math.min(...kv), Math.max(...kv)] : null,
+        kind: first.kind, backend: first.backend, direction: first.direction, compiled: first.compiled,
         op: first.op, inputs: first.inputs, calls: members.length, per_step: r4(members.length / Math.max(nSteps, 1)),
         cpu_us: r3(sum(members.map((c) => c.cpu_us)) / members.length),
         gpu_us: r3(sum(members.map((c) => c.gpu_us)) / members.length),
         kernels: Array.from(kernels.entries()).map(([k, n]) => [k, r4(n / members.length)]),
         flags: flagCount, first: first.index };
     });
+  }
+
+  function projectionNodes(tree, found) {
+    const cpu = tree.trace.cpu;
+    const wanted = new Map();
+    found.forEach((c, k) => {
+      if (c.direction === "bwd" && c.forward !== null && found[c.forward].projections.length) {
+        for (const i of tree.under(found[c.forward].projections)) {
+          const key = key2(cpu[i].pid, cpu[i].sequence);
+          if (cpu[i].sequence !== null && !cpu[i].backward && !wanted.has(key)) wanted.set(key, k);
+        }
+      }
+    });
+    const out = new Map();
+    if (wanted.size) {
+      cpu.forEach((e, i) => {
+        if (e.sequence !== null && e.backward && e.name.startsWith(EVALUATE)) {
+          const k = wanted.get(key2(e.pid, e.sequence));
+          if (k !== undefined) {
+            if (!out.has(k)) out.set(k, []);
+            out.get(k).push(i);
+          }
+        }
+      });
+    }
+    return out;
+  }
+
+  // --- analysis/generation.py -----------------------------------------------------------------------------------
+
+  function lengths(kind, inputs) {
+    if (!inputs) return null;
+    const q = inputs.query, k = inputs.key;
+    if (!q || !k || q.length < 2 || k.length < 2) return null;
+    return [q[q.length - 2], kind === "handwritten" ? k[k.length - 1] : k[k.length - 2]];
+  }
+
+  function phases(calls) {
+    if (calls.some((c) => c.direction === "bwd")) return calls.map(() => null);
+    const found = calls.map((c) => (c.direction === "fwd" ? lengths(c.kind, c.inputs) : null));
+    if (!found.some((n) => n !== null && n[0] === 1 && n[1] > 1)) return calls.map(() => null);
+    return found.map((n) => (n === null ? null : n[0] === 1 ? "decode" : "prefill"));
+  }
+
+  function passes(calls) {
+    const runs = [];
+    for (const c of calls) {
+      if (c.phase === null) continue;
+      const n = lengths(c.kind, c.inputs);
+      const last = runs[runs.length - 1];
+      if (last && last[0] === c.phase && last[1][0] === n[0] && last[1][1] === n[1]) last[2] += 1;
+      else runs.push([c.phase, n, 1]);
+    }
+    if (!runs.length) return null;
+    const layers = runs[0][2];
+    const count = (p) => sum(runs.filter((r) => r[0] === p).map((r) => r[2]));
+    const kv = runs.filter((r) => r[0] === "decode").map((r) => r[1][1]);
+    return { prefill: Math.ceil(count("prefill") / layers), decode: Math.ceil(count("decode") / layers),
+      kv: kv.length ? [Math.min(...kv), Math.max(...kv)] : null, layers: layers };
   }
 
   // --- the file, in the browser ---------------------------------------------------------------------------------
@@ -1154,9 +1335,11 @@
       return el("div", { class: "attnprof-dropin-table" },
         [el("table", { class: cls }, [el("thead", {}, [head]), el("tbody", {}, body)])]);
     }
-    function inputsText(i) {
+    function inputsText(i, kv) {
       if (!i) return word("explain.inputs.none");
-      const shapes = [["q", i.query], ["k", i.key], ["v", i.value]].filter(([, s]) => s)
+      const cache = (s) => (!kv || kv[0] === kv[1] || !s || s.length < 2 ? s
+        : [...s.slice(0, -2), kv[0] + "\u2026" + kv[1], s[s.length - 1]]);
+      const shapes = [["q", i.query], ["k", cache(i.key)], ["v", cache(i.value)]].filter(([, s]) => s)
         .map(([n, s]) => n + " " + dims(s)).join(", ");
       const extra = [];
       if (i.causal) extra.push(word("explain.inputs.causal"));
@@ -1165,10 +1348,17 @@
       if (i.dropout) extra.push(word("explain.inputs.dropout", { p: String(i.dropout) }));
       return [(shapes + " " + (i.dtype || "?")).trim(), ...extra].join(", ");
     }
-    const kindText = (kind, compiled) => {
-      const t = word("explain.kind." + kind);
-      return compiled ? word("explain.compiled", { kind: t }) : t;
+    const kindText = (kind, compiled, module, phase) => {
+      let t = word("explain.kind." + kind);
+      if (compiled) t = word("explain.compiled", { kind: t });
+      if (module) t = word("explain.module", { module: word("explain.module." + module), kind: t });
+      if (phase) t = word("explain.with_phase", { kind: t, phase: word("explain.phase." + phase) });
+      return t;
     };
+    const counted = (key, n) => word(n === 1 && own(words, key + ".1") ? key + ".1" : key, { n: n });
+    const passesText = (g) => word("explain.gen.passes", { prefill: counted("explain.gen.prefill", g.prefill),
+      decode: counted("explain.gen.decode", g.decode), kv: g.kv ? word("explain.gen.kv", { lo: g.kv[0], hi: g.kv[1] })
+        : "" });
     const label = (name) => {
       const d = decode(name);
       return (d.text && (d.text[lang] || d.text.en)) || d.short || name;
@@ -1180,9 +1370,10 @@
       const h = (text) => el("h3", {}, [text]);
       const t = x.trace;
       const device = t.device ? word("explain.device", { name: t.device, cc: t.compute_capability || "?.?" })
-        : word("explain.no_device");
+        : t.gpu_events ? word("explain.unnamed_device", { ids: t.gpus.join(", ") }) : word("explain.no_device");
       out.push(h(word("explain.title", { name: t.name })));
-      out.push(p(word("explain.head", { name: t.name, steps: x.steps.length, events: t.events, device: device })));
+      out.push(p(word("explain.head", { name: t.name, steps: counted("explain.n_steps", x.steps.length),
+        events: t.events, device: device })));
       if (x.notes.length) {
         out.push(p(word("explain.notes")));
         out.push(el("ul", { class: "attnprof-dropin-notes" }, x.notes.map((n) => el("li", {},
@@ -1203,6 +1394,17 @@
       const sm = x.summary;
       out.push(p(word("explain.per_step", { fwd: count(sm.calls.fwd), bwd: count(sm.calls.bwd),
         share: pct(sm.attention_share) })));
+      const gens = x.steps.filter((s) => s.generation);
+      if (gens.length && gens.length === x.steps.length &&
+          new Set(gens.map((s) => JSON.stringify(s.generation))).size === 1) {
+        out.push(p(word("explain.generation", { passes: passesText(gens[0].generation),
+          layers: gens[0].generation.layers })));
+      } else {
+        for (const s of gens.slice(0, 50)) {
+          out.push(p(word("explain.generation.step", { step: s.name || String(s.index),
+            passes: passesText(s.generation) })));
+        }
+      }
       if (sm.outside_steps) out.push(p(word("explain.outside", { n: sm.outside_steps })));
       if (sm.launch_bound_steps.length) {
         out.push(p(word("explain.cpu_bound", { steps: sm.launch_bound_steps.map((k) => x.steps[k].name || String(k))
@@ -1212,11 +1414,15 @@
       out.push(h(word("explain.calls")));
       const flagNames = (codes) => FLAGS.filter((c) => codes[c]).map((c) => word("explain.flag." + c)).join(", ") ||
         "-";
+      const projected = x.groups.some((g) => g.projection_us !== null);
       out.push(table("attnprof-dropin-calls", ["group", "what", "backend", "direction", "per_step", "inputs",
-        "cpu_us", "gpu_us", "flags"].map((k) => word("explain.col." + k)), x.groups.map((g, n) => [String(n + 1),
-        kindText(g.kind, g.compiled), word("explain.backend." + g.backend), word("kernel.dir." + g.direction),
-        count(g.per_step), inputsText(g.inputs), number(g.cpu_us), t.gpu_events ? number(g.gpu_us) : na(),
-        flagNames(g.flags)])));
+        "cpu_us", "gpu_us", ...(projected ? ["projection_us"] : []), "flags"].map((k) => word("explain.col." + k)),
+      x.groups.map((g, n) => [String(n + 1),
+        kindText(g.kind, g.compiled, g.module, g.phase), word("explain.backend." + g.backend),
+        word("kernel.dir." + g.direction), count(g.per_step), inputsText(g.inputs, g.kv), number(g.cpu_us),
+        t.gpu_events ? number(g.gpu_us) : na(),
+        ...(projected ? [g.projection_us === null ? na() : number(g.projection_us)] : []), flagNames(g.flags)])));
+      if (projected) out.push(p(word("explain.projections")));
       // their kernels, decoded
       const kernelRows = [];
       x.groups.forEach((g, n) => {

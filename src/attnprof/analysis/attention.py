@@ -12,8 +12,9 @@ What counts as an attention call, by the CPU ops the trace recorded on one threa
     ``nn.TransformerEncoder`` (inside ``aten::_transformer_encoder_layer_fwd``), backend from the SDPA op inside it.
 ``flex``
     An op whose name holds ``flex_attention`` (Inductor's template kernel ``triton_tem_fused_flex_attention_0``, its
-    backward ``..._flex_attention_backward_0``; eager ``FlexAttentionAutogradOp``); Inductor's other kernels that
-    name it (pointwise, reductions) are parts of a call, not calls.
+    backward ``..._flex_attention_backward_1``; eager ``FlexAttentionAutogradOp``); Inductor's other kernels that
+    name it are parts of a call, not calls: the backward's pre-kernel (``triton_per_fused_flex_attention_backward_0``,
+    the sum of dO * O) belongs to the backward call after it.
 ``handwritten``
     A matrix product, a softmax, then a matrix product, as siblings on one thread with at most
     :data:`PATTERN_GAP` other ops between (masking, scaling, dropout, a dtype conversion), and shapes that fit where
@@ -21,6 +22,14 @@ What counts as an attention call, by the CPU ops the trace recorded on one threa
     product taking ``[..., M, N]``. The softmax may be an Inductor kernel that fused it (a compiled model). A softmax
     that no such products surround (a cross-entropy's ``log_softmax``, a router's or a sampler's softmax) is not
     attention.
+
+Which module made a call (:attr:`Call.module`): ``nn.TransformerEncoderLayer`` for the fast path inside
+``aten::_transformer_encoder_layer_fwd``, ``nn.MultiheadAttention`` for its own fast path and for the calls of
+``F.multi_head_attention_forward`` (its packed in-projection, ``aten::linear`` then ``aten::unflatten``, or the
+weights chunked then three ``aten::linear``, a few ops before the call). A call of those modules has its
+projections (:attr:`Call.projections`: the in- and out-projections' ``aten::linear``, inside the fast path's op or
+beside the call) apart from the attention itself, so that every path counts the same work as attention: the
+products, the softmax, the masking and scaling, and what they copy; never the projections.
 
 The backward of a call no op names (the math backend's, a hand-written one's) is found through autograd's sequence
 numbers: every autograd node (``autograd::engine::evaluate_function: XBackward0``) whose ``Sequence number`` is one
@@ -82,6 +91,8 @@ COMPILED_MARKS = ("Torch-Compiled Region", "CompiledFunction", "## Call Compiled
 #: Inductor's kernel names (``triton_per_fused__softmax_..._0``, ``graph_0_cpp_fused__softmax_..._2``).
 _INDUCTOR = re.compile(r"^(?:graph_\d+_)?(?:triton|cpp)_\w*?fused_(?P<ops>\w+?)_\d+$")
 _INDUCTOR_KIND = re.compile(r"^(?:graph_\d+_)?triton_([a-z]+)_")
+#: The kind of a FlexAttention call (a call's kind, not the variant of that name).
+FLEX = "flex"
 #: Backends that run one fused kernel.
 FUSED = ("flash", "mem_efficient", "cudnn", "flex")
 
@@ -89,11 +100,23 @@ FUSED = ("flash", "mem_efficient", "cudnn", "flex")
 SHAPED = frozenset({SDPA_OP, MHA_OP, *BACKEND_OPS, *BACKWARD_OPS, *MATMUL_OPS, *SOFTMAX_OPS, "aten::expand",
                     "aten::repeat_interleave", "aten::reshape", "aten::to", "aten::_to_copy", "aten::copy_",
                     "aten::clone", "aten::contiguous"})  # fmt: skip
+#: The op of the encoder layer's fast path, around its multi-head attention.
+ENCODER_OP = "aten::_transformer_encoder_layer_fwd"
+#: Ops that project (the in- and out-projections of multi-head attention).
+PROJECTION_OPS = frozenset({"aten::linear", "aten::addmm", "aten::_addmm_activation", "aten::mm", "aten::matmul"})
+#: How far before a call the in-projection of ``F.multi_head_attention_forward`` may lie (sibling ops), and how far
+#: after it its out-projection.
+IN_PROJECTION_LOOKBACK, OUT_PROJECTION_LOOKAHEAD = 24, 6
 
 
 def wants_inputs(name: str) -> bool:
     """Whether the analysis reads the input shapes of op ``name``."""
-    return name in SHAPED or name.startswith("ScaledDotProduct")
+    return name in SHAPED or name.startswith("ScaledDotProduct") or _is_flex(name)
+
+
+def _is_flex(name: str) -> bool:
+    low = name.lower()
+    return "flex_attention" in low or "flexattention" in low
 
 
 @dataclass
@@ -115,6 +138,10 @@ class Call:
         parts: Indexes of the parts a flag needs: ``softmax``, ``first``, ``second`` (the products), ``impl`` (the
             backend op).
         forward: For a backward call, the index (in the list of calls) of its forward call, when the trace has it.
+        module: The ``torch.nn`` module that made the call, when the trace shows it: ``MultiheadAttention`` or
+            ``TransformerEncoderLayer``; ``None`` otherwise.
+        projections: The CPU ops of the module's in- and out-projections (indexes into ``trace.cpu``): their GPU
+            work is shown apart from the call's attention time.
     """
 
     kind: str
@@ -126,6 +153,8 @@ class Call:
     evidence: str
     parts: dict[str, int] = field(default_factory=dict)
     forward: int | None = None
+    module: str | None = None
+    projections: list[int] = field(default_factory=list)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -197,14 +226,26 @@ class _Finder:
             return self.add("sdpa", NODE_BACKENDS[m[1] + m[2]], "bwd", [i], node, "op", impl=inner)
         if name in BACKWARD_OPS:
             return self.add("sdpa", BACKWARD_OPS[name], "bwd", [i], name, "op", impl=i)
-        low = name.lower()
-        if "flex_attention" in low or "flexattention" in low:
+        if _is_flex(name):
             m = _INDUCTOR_KIND.match(name)
             if m and m[1] != "tem":  # a helper kernel of the call (the backward's sum of dO * O), not the call
                 return None
-            direction = "bwd" if "backward" in low or self.in_backward(i) else "fwd"
-            return self.add("flex", "flex", direction, [i], name, "op")
+            direction = "bwd" if "backward" in name.lower() or self.in_backward(i) else "fwd"
+            helpers = self.flex_helpers(i) if direction == "bwd" else []
+            return self.add("flex", "flex", direction, [*helpers, i], name, "op", impl=i)
         return None
+
+    def flex_helpers(self, i: int) -> list[int]:
+        """The helper kernels of a compiled FlexAttention backward just before its template ``i`` (its sum of
+        dO * O), as ops of the same compiled graph, nearest last."""
+        out, p = [], self._previous(i)
+        while p is not None and len(out) < 2:
+            m = _INDUCTOR_KIND.match(self.cpu[p].name)
+            if not (m and m[1] != "tem" and "flex_attention_backward" in self.cpu[p].name):
+                break
+            out.insert(0, p)
+            p = self._previous(p)
+        return out
 
     def by_kernels(self, i: int, name: str) -> str:
         """The backend of an SDPA or MHA call without a backend op inside: its fused kernels' family, else math
@@ -393,6 +434,74 @@ def _shapes_fit(m1: Any, soft: Any, m2: Any) -> bool:
     return not (p and v and p[1] != v[0])
 
 
+def previous_ops(tree: Tree, i: int, n: int, stop: set[int] | frozenset[int] = frozenset()) -> list[int]:
+    """Up to ``n`` ops before ``i`` with the same parent, nearest first, not past any op in ``stop``."""
+    cpu, order, out = tree.trace.cpu, tree.thread(i), []
+    p = tree.pos[i] - 1
+    while p >= 0 and len(out) < n:
+        j = order[p]
+        if tree.pos[j] < tree.pos[i] < tree.stop[j]:
+            break  # the parent
+        if tree.parent[j] == tree.parent[i]:
+            if j in stop:
+                break
+            if cpu[j].kind == "op":
+                out.append(j)
+        p -= 1
+    return out
+
+
+def _in_projection(tree: Tree, i: int) -> list[int]:
+    """The in-projection of ``F.multi_head_attention_forward`` before the call starting at op ``i`` (its
+    ``aten::linear`` ops), or ``[]`` when none is there."""
+    cpu = tree.trace.cpu
+    before = previous_ops(tree, i, IN_PROJECTION_LOOKBACK)
+    names = [cpu[j].name for j in before]
+    for k, name in enumerate(names[:-1]):
+        if name == "aten::unflatten" and names[k + 1] == "aten::linear":  # packed: one linear, unflattened to q, k, v
+            linears = [before[k + 1]]
+            if k + 2 < len(names) and names[k + 2] == "aten::linear":  # q apart, k and v packed
+                linears.append(before[k + 2])
+            return linears
+        if name == "aten::linear" and names[k + 1 : k + 3] == ["aten::linear", "aten::linear"] and (
+                names[k + 3 : k + 4] == ["aten::chunk"]):  # fmt: skip
+            return [before[k + 2], before[k + 1], before[k]]  # the weights chunked, three linears
+    return []
+
+
+def _out_projection(tree: Tree, last: int) -> list[int]:
+    """The out-projection (an ``aten::linear`` a few ops after the call's last op), or ``[]``."""
+    cpu, s = tree.trace.cpu, tree.next_sibling(last)
+    for _ in range(OUT_PROJECTION_LOOKAHEAD):
+        if s is None or _is_matmul(cpu[s].name) or cpu[s].name == SDPA_OP:
+            return []
+        if cpu[s].name == "aten::linear":
+            return [s]
+        s = tree.next_sibling(s)
+    return []
+
+
+def _modules(tree: Tree, calls: list[Call]) -> None:
+    """Name the module of each call and find its projections (see the module docstring)."""
+    cpu = tree.trace.cpu
+    for c in calls:
+        if c.direction != "fwd":
+            continue
+        if c.kind == "mha":
+            encoder = any(cpu[a].name == ENCODER_OP for a in tree.ancestors(c.roots[0]))
+            c.module = "TransformerEncoderLayer" if encoder else "MultiheadAttention"
+            c.projections = [d for d in tree.descendants(c.roots[0])
+                             if tree.parent[d] == c.roots[0] and cpu[d].name in PROJECTION_OPS]  # fmt: skip
+        elif c.kind in ("handwritten", "sdpa") and not c.compiled:
+            found = _in_projection(tree, c.roots[0])
+            if found:
+                c.module = "MultiheadAttention"
+                c.projections = [*found, *_out_projection(tree, max(c.roots, key=lambda r: cpu[r].ts))]
+    for c in calls:
+        if c.direction == "bwd" and c.forward is not None:
+            c.module = calls[c.forward].module
+
+
 def find_calls(tree: Tree) -> list[Call]:
     """Every attention call of the trace (see the module docstring), in time order; a backward call's
     :attr:`Call.forward` indexes into the returned list."""
@@ -407,4 +516,5 @@ def find_calls(tree: Tree) -> list[Call]:
     for c in calls:
         if c.forward is not None:
             c.forward = new[c.forward]
+    _modules(tree, calls)
     return calls

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from attnprof.analysis import kernels
-from attnprof.analysis.attention import MATMUL_OPS, SDPA_OP, SOFTMAX_OPS, Call
+from attnprof.analysis.attention import FLEX, MATMUL_OPS, SDPA_OP, SOFTMAX_OPS, Call, previous_ops
 from attnprof.analysis.tracetree import Tree
 
 #: The flags, in the order reports list them.
@@ -143,11 +143,11 @@ def inputs(tree: Tree, calls: Sequence[Call], k: int) -> Inputs:
         types = m1.types or ()
         return Inputs(_shape(m1, first), _shape(m1, first + 1), _shape(m2, 1),
                       dtype_name(types[first]) if len(types) > first else None, op=m1.name)  # fmt: skip
-    root = cpu[call.roots[0]]
+    root = cpu[call.roots[0] if call.kind != FLEX else call.parts.get("impl", call.roots[0])]
     e = root if root.dims else cpu[call.parts.get("impl", call.roots[0])]
     if not e.dims:
         return Inputs(op=e.name)
-    if call.direction == "bwd":  # a backend's backward op: grad_out, query, key, value, ...
+    if call.direction == "bwd" and call.kind != FLEX:  # a backend's backward op: grad_out, query, key, value, ...
         return Inputs(_shape(e, 1), _shape(e, 2), _shape(e, 3), dtype_name((e.types or (None,) * 2)[1]), op=e.name)
     mask, dropout, causal, gqa = _ARGS.get(e.name, (None, None, None, None))
     masked = mask is not None and bool(_dims(e, mask))
@@ -180,13 +180,14 @@ class Flag:
         code: One of :data:`FLAGS`.
         ops: The ops that show it (``aten::matmul > aten::reshape > aten::clone``), at most a few.
         count: How many times it occurs in the call.
-        gpu_us: GPU time of the work it caused (the copies' kernels and memcpys), µs; 0 when none or CPU-only.
+        gpu_us: GPU time of the work it caused (the copies' kernels and memcpys), µs; ``None`` for a flag that
+            causes no work of its own (an fp32 softmax, the math backend) and in a trace without GPU work.
     """
 
     code: str
     ops: list[str] = field(default_factory=list)
     count: int = 1
-    gpu_us: float = 0.0
+    gpu_us: float | None = None
 
 
 def _path(tree: Tree, i: int, top: int) -> str:
@@ -228,7 +229,7 @@ def _hidden_copies(tree: Tree, call: Call) -> Flag | None:
         return None
     time = sum(tree.trace.gpu[j].dur for j in copied | set(memcpy))
     names = list(dict.fromkeys(paths)) + [tree.trace.gpu[j].name for j in memcpy[:1]]
-    return Flag("hidden_copy", names[:3], len(found) + len(memcpy), round(time, 3))
+    return Flag("hidden_copy", names[:3], len(found) + len(memcpy), round(time, 3) if tree.trace.gpu else None)
 
 
 def _softmax_op(tree: Tree, call: Call) -> int | None:
@@ -260,30 +261,13 @@ def _fp32_softmax(tree: Tree, call: Call, model: str | None) -> Flag | None:
     return Flag("fp32_softmax", [why]) if why else None
 
 
-def _previous_ops(tree: Tree, i: int, n: int, stop: set[int]) -> list[int]:
-    """Up to ``n`` ops before ``i`` with the same parent, nearest first, not past any op in ``stop``."""
-    cpu, order, out = tree.trace.cpu, tree.thread(i), []
-    p = tree.pos[i] - 1
-    while p >= 0 and len(out) < n:
-        j = order[p]
-        if tree.pos[j] < tree.pos[i] < tree.stop[j]:
-            break  # the parent
-        if tree.parent[j] == tree.parent[i]:
-            if j in stop:
-                break
-            if cpu[j].kind == "op":
-                out.append(j)
-        p -= 1
-    return out
-
-
 def _copies(tree: Tree, i: int) -> bool:
     return any(tree.trace.cpu[d].name in ("aten::clone", "aten::copy_") for d in tree.descendants(i))
 
 
 def _kv_expand(tree: Tree, call: Call, roots: set[int]) -> Flag | None:
     cpu = tree.trace.cpu
-    before = _previous_ops(tree, call.roots[0], EXPAND_LOOKBACK, roots)
+    before = previous_ops(tree, call.roots[0], EXPAND_LOOKBACK, roots)
     found: list[int] = []
     for n, j in enumerate(before):
         name = cpu[j].name
@@ -298,7 +282,7 @@ def _kv_expand(tree: Tree, call: Call, roots: set[int]) -> Flag | None:
         return None
     names = list(dict.fromkeys(cpu[j].name for j in found))
     count = sum(1 for j in found if cpu[j].name != "aten::expand")
-    return Flag("kv_expand", names, count, round(_gpu_us(tree, found), 3))
+    return Flag("kv_expand", names, count, round(_gpu_us(tree, found), 3) if tree.trace.gpu else None)
 
 
 def _grows_heads(e: Any) -> bool:

@@ -20,7 +20,9 @@ From Python (what ``attnprof explain`` does, without the command line)::
 ``schema``, ``version``
     ``"attnprof.explain"`` and :data:`VERSION`.
 ``trace``
-    ``name`` (the file's name), ``events``, ``cpu_events``, ``gpu_events``, ``device`` (the GPU's name, or ``null``),
+    ``name`` (the file's name), ``events``, ``cpu_events``, ``gpu_events``, ``layout`` (``object``, or ``array``:
+    the JSON array form, which has no ``deviceProperties``), ``gpus`` (the ids of the GPUs that ran kernels),
+    ``device`` (the GPU's name, or ``null``),
     ``compute_capability`` (``"9.0"`` or ``null``), ``shapes`` (whether ``record_shapes`` was on), ``rank`` and
     ``world_size`` (from ``distributedInfo``, or ``null``).
 ``notes``
@@ -31,19 +33,27 @@ From Python (what ``attnprof explain`` does, without the command line)::
 ``steps``
     One object per step: ``index``, ``name``, ``wall_us``, ``span_us``, ``gpu_busy_us``, ``gpu_time_us``,
     ``gpu_busy_share``, ``idle_us``, ``gaps``, ``largest_gap_us``, ``waiting_us``, ``launch_bound``,
-    ``attention_gpu_us``, ``attention_share``, ``calls`` (``{"fwd", "bwd"}``), ``activities``. GPU figures are
-    ``null`` in a step without GPU work.
+    ``attention_gpu_us``, ``attention_share``, ``calls`` (``{"fwd", "bwd"}``), ``activities``, ``generation`` (the
+    passes of a generate loop: ``{"prefill", "decode", "kv": [shortest, longest] or null, "layers"}``, or ``null``:
+    :mod:`.generation`). GPU figures are ``null`` in a step without GPU work.
 ``calls``
     Every attention call in time order: ``index``, ``step`` (or ``null``), ``kind``, ``backend``, ``direction``,
     ``compiled``, ``op``, ``evidence``, ``thread``, ``start_us`` (from its step's start), ``cpu_us``, ``gpu_us``,
     ``kernels`` (``[[kernel id, launches], ...]``), ``inputs`` (``query``, ``key``, ``value``, ``dtype``, ``mask``,
     ``causal``, ``dropout``, ``gqa``, ``op``, ``strides`` (of query, key and value, or ``null``); ``null`` when not
     recorded), ``flags`` (``[{"code", "ops", "count",
-    "gpu_us"}]``) and ``forward`` (a backward call's forward call, or ``null``).
+    "gpu_us"}]``, ``gpu_us`` ``null`` for a flag that causes no GPU work of its own), ``forward`` (a backward call's
+    forward call, or ``null``), ``module`` (``MultiheadAttention``, ``TransformerEncoderLayer`` or ``null``),
+    ``phase`` (``prefill``, ``decode`` or ``null``) and ``projection_us`` (the GPU time of the module's in- and
+    out-projections, never counted in ``gpu_us``, or ``null``).
 ``groups``
     The calls that look alike (kind, backend, direction, compiled, op, inputs), each with ``calls``, ``per_step``,
     ``cpu_us`` and ``gpu_us`` (means per call), ``kernels`` (``[{"id", "per_call", "avg_us"}]``, most time first),
-    ``flags`` (``{code: calls}``) and ``first`` (the index of its first call).
+    ``flags`` (``{code: calls}``), ``first`` (the index of its first call), ``module``, ``phase``,
+    ``projection_us`` (mean per call) and ``kv`` (a decode group's shortest and longest cache, or ``null``).
+
+Attention time (a call's ``gpu_us``, a step's ``attention_gpu_us``) is one thing on every path: the GPU work of the
+call's products, softmax, masking, scaling and what they copy; the projections of a module are shown apart.
 ``kernels``
     The kernel table of the steps (one row per name and launch configuration): ``id``, ``name``, ``kind``,
     ``family``, ``label`` (English), ``fields``, ``launches``, ``per_step``, ``total_us``, ``avg_us``,
@@ -69,7 +79,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from attnprof.analysis import attention, attnflags, explainjson, summary
+from attnprof.analysis import attention, attnflags, explainjson, generation, summary
 from attnprof.analysis.attention import Call
 from attnprof.analysis.attnflags import Flag, Inputs
 from attnprof.analysis.summary import KernelRow
@@ -99,6 +109,7 @@ class StepReading:
     step: Step
     attention_gpu_us: float
     calls: dict[str, int]
+    generation: generation.Generation | None = None
 
     @property
     def attention_share(self) -> float | None:
@@ -119,11 +130,14 @@ class CallReading:
     kernels: list[tuple[int, int]]
     inputs: Inputs
     flags: list[Flag]
+    projection_us: float | None = None
+    phase: str | None = None
 
 
 @dataclass
 class Group:
-    """Calls that look alike: the same kind, backend, direction, compiled or not, op and inputs."""
+    """Calls that look alike: the same kind, backend, direction, compiled or not, op, module, phase and inputs (the
+    decode calls of a generate loop alike whatever their cache's length: ``kv`` says its range)."""
 
     key: tuple
     calls: list[int]
@@ -132,6 +146,8 @@ class Group:
     gpu_us: float
     kernels: list[tuple[int, float, float]]  # (kernel id, launches per call, mean µs)
     flags: dict[str, int]
+    projection_us: float | None = None
+    kv: tuple[int, int] | None = None
 
 
 @dataclass
@@ -265,8 +281,14 @@ LAUNCHES = re.compile(r"Launch|Memcpy|Memset")
 
 def _group_key(c: CallReading) -> tuple:
     i = c.inputs
-    return (c.call.kind, c.call.backend, c.call.direction, c.call.compiled, c.call.op, i.query, i.key, i.value,
-            i.dtype, i.mask, i.causal)  # fmt: skip
+    key, value = (i.key, i.value) if c.phase != generation.DECODE else (_no_length(i.key), _no_length(i.value))
+    return (c.call.kind, c.call.backend, c.call.direction, c.call.compiled, c.call.op, c.call.module, c.phase,
+            i.query, key, value, i.dtype, i.mask, i.causal)  # fmt: skip
+
+
+def _no_length(shape: tuple | None) -> tuple | None:
+    """A cache's shape without its length (the axis that grows as a generate loop decodes)."""
+    return None if shape is None or len(shape) < 2 else (*shape[:-2], None, shape[-1])
 
 
 def _groups(calls: list[CallReading], rows: list[KernelRow], n_steps: int) -> list[Group]:
@@ -282,10 +304,34 @@ def _groups(calls: list[CallReading], rows: list[KernelRow], n_steps: int) -> li
         kern = sorted(((kid, n / len(members), rows[kid].avg_us) for kid, n in launches.items()),
                       key=lambda k: (-k[1] * k[2], k[0]))  # fmt: skip
         flags: Counter = Counter(f.code for c in members for f in c.flags)
+        projected = [c.projection_us for c in members if c.projection_us is not None]
+        decoded = [generation.lengths(c.call.kind, c.inputs) for c in members if c.phase == generation.DECODE]
+        kv = [n[1] for n in decoded if n is not None]
         out.append(Group(key, [c.index for c in members], len(members) / max(n_steps, 1),
                          _r(statistics.fmean(c.cpu_us for c in members)),
                          _r(statistics.fmean(c.gpu_us for c in members)), kern,
-                         {code: flags[code] for code in attnflags.FLAGS if flags[code]}))  # fmt: skip
+                         {code: flags[code] for code in attnflags.FLAGS if flags[code]},
+                         _r(statistics.fmean(projected)) if projected else None,
+                         (min(kv), max(kv)) if kv else None))  # fmt: skip
+    return out
+
+
+def _projection_nodes(tree: Tree, found: list[Call]) -> dict[int, list[int]]:
+    """For each backward call whose forward call has projections, the autograd nodes of those projections (the
+    nodes sharing their ops' sequence numbers): the projections' backward, shown apart as the forward's are."""
+    cpu, out = tree.trace.cpu, {}
+    wanted: dict[tuple[Any, int], int] = {}
+    for k, c in enumerate(found):
+        if c.direction == "bwd" and c.forward is not None and found[c.forward].projections:
+            for i in tree.under(found[c.forward].projections):
+                if cpu[i].sequence is not None and not cpu[i].backward:
+                    wanted.setdefault((cpu[i].pid, cpu[i].sequence), k)
+    if wanted:
+        for i, e in enumerate(cpu):
+            if e.sequence is not None and e.backward and e.name.startswith(attention.EVALUATE):
+                k = wanted.get((e.pid, e.sequence))
+                if k is not None:
+                    out.setdefault(k, []).append(i)
     return out
 
 
@@ -328,10 +374,13 @@ def _explain(trace: ForeignTrace, device: Any) -> Explanation:
     per_step_gpu = [0.0] * len(tree.steps)
     per_step_calls = [Counter() for _ in tree.steps]
     roots = {r for c in found for r in c.roots}
+    backward_projections = _projection_nodes(tree, found)
     for k, c in enumerate(found):
         first = trace.cpu[c.roots[0]]
         step = tree.step_of(first.ts) if first.pid == (tree.main or (None,))[0] else None
-        gpu = tree.launched(tree.under(c.roots))
+        projected = c.projections or backward_projections.get(k, [])
+        proj = set(tree.launched(tree.under(projected))) if projected else set()
+        gpu = [j for j in tree.launched(tree.under(c.roots)) if j not in proj]  # attention: never the projections
         counts: Counter = Counter()
         for j in gpu:
             g = trace.gpu[j]
@@ -345,13 +394,22 @@ def _explain(trace: ForeignTrace, device: Any) -> Explanation:
         given = attnflags.inputs(tree, found, k)
         t0 = tree.steps[step].start if step is not None else first.ts
         flags = attnflags.flags(tree, found, k, given, roots)
+        projection_us = _r(sum(trace.gpu[j].dur for j in proj)) if projected and trace.gpu else None
         calls.append(CallReading(k, c, step, _thread_name(tree, first), _r(first.ts - t0), _r(cpu_us), gpu_us,
-                                 sorted(counts.items()), given, flags))  # fmt: skip
+                                 sorted(counts.items()), given, flags, projection_us))  # fmt: skip
         if step is not None:
             per_step_gpu[step] += gpu_us
             per_step_calls[step][c.direction] += 1
-    steps = [StepReading(s, _r(per_step_gpu[k]), {d: per_step_calls[k][d] for d in ("fwd", "bwd")})
-             for k, s in enumerate(tree.steps)]  # fmt: skip
+    for c, phase in zip(calls, generation.phases(calls), strict=True):
+        c.phase = phase
+    by_step: dict[int | None, list[CallReading]] = {}
+    for c in calls:
+        by_step.setdefault(c.step, []).append(c)
+    steps = []
+    for k, s in enumerate(tree.steps):
+        mine = by_step.get(k, [])
+        steps.append(StepReading(s, _r(per_step_gpu[k]), {d: per_step_calls[k][d] for d in ("fwd", "bwd")},
+                                 generation.passes(mine, [c.phase for c in mine])))  # fmt: skip
     groups = _groups(calls, rows, len(tree.steps))
     return Explanation(trace, tree, steps, calls, rows, attention_rows, groups, _notes(tree, calls, props), props)
 

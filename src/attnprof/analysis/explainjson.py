@@ -20,7 +20,10 @@ from attnprof.records.results import CpuOp, GpuActivity, StepTrace
 Explanation = CallReading = Group = StepReading = Any
 
 SCHEMA = "attnprof.explain"
-VERSION = 1
+#: 2: calls and groups name their module, phase and projections' time (no longer counted as attention: the encoder
+#: fast path's ``gpu_us`` lost its projections); steps have ``generation``; a flag's ``gpu_us`` is ``null`` where it
+#: causes no GPU work of its own.
+VERSION = 2
 #: What a CPU event's kind is called in a Chrome trace (the viewer's lanes and tooltips use the categories).
 CATEGORY = {"op": "cpu_op", "annotation": "user_annotation", "runtime": "cuda_runtime", "driver": "cuda_driver"}
 
@@ -58,6 +61,7 @@ def _step(s: StepReading) -> dict[str, Any]:
         "attention_share": _share(s.attention_share),
         "calls": dict(s.calls),
         "activities": len(st.gpu),
+        "generation": s.generation.to_dict() if s.generation else None,
     }
 
 
@@ -88,6 +92,9 @@ def _call(c: CallReading) -> dict[str, Any]:
         "inputs": _inputs(c.inputs),
         "flags": [{"code": f.code, "ops": list(f.ops), "count": f.count, "gpu_us": _r(f.gpu_us)} for f in c.flags],
         "forward": k.forward,
+        "module": k.module,
+        "phase": c.phase,
+        "projection_us": c.projection_us,
     }
 
 
@@ -107,6 +114,10 @@ def _group(g: Group, x: Explanation) -> dict[str, Any]:
         "kernels": [{"id": kid, "per_call": _share(n), "avg_us": _r(us)} for kid, n, us in g.kernels],
         "flags": dict(g.flags),
         "first": first.index,
+        "module": first.call.module,
+        "phase": first.phase,
+        "projection_us": g.projection_us,
+        "kv": list(g.kv) if g.kv else None,
     }
 
 
@@ -144,7 +155,8 @@ def flag_summary(x: Explanation) -> dict[str, Any]:
         hit = [(c, f) for c in x.calls for f in c.flags if f.code == code]
         if hit:
             steps = sorted({c.step for c, _ in hit if c.step is not None})
-            out[code] = {"calls": len(hit), "steps": steps, "gpu_us": _r(sum(f.gpu_us for _, f in hit))}
+            timed = [f.gpu_us for _, f in hit if f.gpu_us is not None]
+            out[code] = {"calls": len(hit), "steps": steps, "gpu_us": _r(sum(timed)) if timed else None}
     return out
 
 
@@ -176,6 +188,8 @@ def to_dict(x: Explanation) -> dict[str, Any]:
             "events": t.events,
             "cpu_events": len(t.cpu),
             "gpu_events": len(t.gpu),
+            "layout": t.layout,
+            "gpus": sorted({g.device for g in t.gpu if g.kind == "kernel"}, key=str),
             "device": x.device,
             "compute_capability": cc,
             "shapes": t.shapes,

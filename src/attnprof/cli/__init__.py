@@ -49,8 +49,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import sys
+import warnings
 from collections.abc import Sequence
 from typing import IO
 
@@ -61,8 +63,9 @@ from attnprof.cli.checks import BadInput
 from attnprof.cli.commands import WriteFailed
 from attnprof.cli.explain import cmd_explain
 from attnprof.cli.progress import ProgressBar
-from attnprof.measure.interrupts import counting_interrupts, interrupts_seen, last_signal
+from attnprof.measure.interrupts import NUMPY_WARNING, counting_interrupts, interrupts_seen, last_signal
 from attnprof.measure.profiling import CHECK_SHAPE, check_variant
+from attnprof.words import fmt
 
 __all__ = ["CHECK_SHAPE", "INTERRUPTED", "USAGE_ERROR", "BadInput", "ProgressBar", "check_variant", "main", "parser"]
 
@@ -111,7 +114,8 @@ def main(argv: Sequence[str] | None = None, *, out: IO[str] | None = None, err: 
 def _run(argv: Sequence[str] | None, out: streams.Output, err: streams.BestEffort) -> int:
     since = interrupts_seen()
     try:
-        with counting_interrupts():
+        with counting_interrupts(), warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=NUMPY_WARNING, category=UserWarning)  # wherever torch loads
             try:
                 with contextlib.redirect_stdout(out):  # type: ignore[type-var]
                     args = parser().parse_args(argv)
@@ -130,7 +134,7 @@ def _run(argv: Sequence[str] | None, out: streams.Output, err: streams.BestEffor
                     raise KeyboardInterrupt from None
                 raise
     except BadInput as exc:
-        err.write(f"attnprof: {exc}\n")
+        err.write(f"attnprof: {one_line(str(exc))}\n")
         return USAGE_ERROR
     except KeyboardInterrupt:
         sig = last_signal() if interrupts_seen() > since else signal.SIGINT
@@ -138,7 +142,14 @@ def _run(argv: Sequence[str] | None, out: streams.Output, err: streams.BestEffor
         err.flush()
         return 128 + int(sig)
     except (WriteFailed, streams.OutputFailed) as exc:
-        err.write(f"attnprof: {exc}\n")
+        err.write(f"attnprof: {one_line(str(exc))}\n")
         return WRITE_ERROR
     except streams.OutputGone:
         return OUTPUT_GONE
+
+
+def one_line(message: str) -> str:
+    """A refusal as the terminal shows it: one line, characters a terminal would act on escaped, and any run of 120
+    or more characters without a space (a file name of thousands) shortened in its middle."""
+    text = fmt.printable(message)
+    return re.sub(r"\S{120,}", lambda m: fmt.shown(m.group(0), 100), text)

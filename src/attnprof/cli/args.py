@@ -34,11 +34,32 @@ class Parser(argparse.ArgumentParser):
         commands = getattr(self, "commands", {})
         if args and args[0] not in commands and args[0].lower() in commands:  # a command's name in any case
             args[0] = args[0].lower()
+        args = _glued(args, args[0] if args else None)
         found, extras = self.parse_known_args(args, namespace)
         if extras:
             where = commands.get(getattr(found, "command", None), self)
             where.error(f"unrecognized arguments: {shorten(' '.join(extras), 60)}")
         return found
+
+
+_NEGATIVE = re.compile(r"-[0-9.]")
+
+
+def _glued(args: list[str], command: str | None) -> list[str]:
+    """``--shape -1,4,256,64`` as ``--shape=-1,4,256,64``: argparse takes a value that starts with ``-`` and is not a
+    plain negative number for an option, and says "expected one argument"; glued, the value reaches the option's own
+    check, which names it."""
+    if command not in COMMANDS:
+        return args
+    options = COMMANDS[command][2]
+    takes_one = {flag for flag, kw in options if flag.startswith("-") and not {"nargs", "action"} & set(kw)}
+    out: list[str] = []
+    for k, a in enumerate(args):
+        if out and out[-1] in takes_one and "=" not in out[-1] and _NEGATIVE.match(a) and k > 0:
+            out[-1] = f"{out[-1]}={a}"
+            continue
+        out.append(a)
+    return out
 
 
 def _join(values: tuple[object, ...], sep: str = " ") -> str:

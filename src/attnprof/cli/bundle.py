@@ -14,6 +14,7 @@ import subprocess
 from pathlib import Path
 from typing import IO
 
+from attnprof.cli import checks
 from attnprof.cli.checks import BadInput
 from attnprof.cli.commands import WriteFailed
 from attnprof.records import bundle, files
@@ -44,9 +45,11 @@ def create(args: argparse.Namespace, out: IO[str]) -> int:
         raise BadInput("bundle create needs --from FOLDER_OR_FILE (one or more) and --out FILE.tar.gz")
     if not args.out.endswith(bundle.SUFFIX):
         raise BadInput(f"bad --out {args.out!r}; expected a file name ending in {bundle.SUFFIX}")
+    checks.distinct({"--out": args.out}, {f"--from {src}": src for src in args.sources})
     try:
         target = files.check_output(args.out, "bundle")
         paths = bundle.collect(args.sources, traces=not args.no_traces)
+        checks.distinct({"--out": args.out}, {f"--from {p.name}": str(p) for p in paths})  # a file in a folder given
         created = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
         commit = args.commit or git_commit(Path(__file__).parent)
         prov = bundle.provenance_of(paths, created, attnprof_commit=commit, label=args.label,

@@ -40,6 +40,15 @@ def text(accepted: str) -> Callable[[str], str]:
     return check
 
 
+def device_name(name: str | None) -> str | None:
+    """``--device`` checked as a name alone (``None`` when not given), without torch: what a command checks before
+    it imports torch to look at the device."""
+    try:
+        return None if name is None else inputs.canonical_device(name)
+    except ValueError as exc:
+        raise BadInput(str(exc)) from None
+
+
 def device(name: str | None) -> str:
     """The device to use: ``name`` if it is there, CUDA when available if ``None``."""
     if name is not None:
@@ -113,6 +122,15 @@ def output(value: str | None, what: str, force: bool = False, stdout: bool = Fal
         return files.check_output(value, what, force=force, stdout=stdout)
     except files.BadPath as exc:
         raise BadInput(str(exc)) from None
+
+
+def distinct(outputs: dict[str, str | None], inputs_: dict[str, str | None] | None = None) -> None:
+    """Refuse outputs that would overwrite an input of the same command, or each other (through links, ``..`` and
+    hard links: :func:`attnprof.records.files.clash`), before anything is read or written; ``--force`` does not
+    change this."""
+    why = files.clash(outputs, inputs_)
+    if why is not None:
+        raise BadInput(why)
 
 
 def sweep_config(args: argparse.Namespace) -> sweeprun.SweepConfig:

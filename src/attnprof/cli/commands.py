@@ -13,9 +13,10 @@ from attnprof import inputs, variants, workloads
 from attnprof.cli import checks, why, workload
 from attnprof.cli.progress import QUIET_BELOW_S, ProgressBar, Ticker
 from attnprof.measure import cost, profiling, sweeprun
-from attnprof.measure.interrupts import import_torch, raise_if_interrupted
+from attnprof.measure.interrupts import deferred_interrupts, import_torch, raise_if_interrupted
 from attnprof.records import files, results, sweep
 from attnprof.render import report, workloadreport
+from attnprof.words import fmt
 
 
 class WriteFailed(Exception):
@@ -31,13 +32,38 @@ def write(shown: str, data: bytes | str, force: bool, out: IO[str], since: int |
     try:
         files.write_output(shown, data, force=force, out=out)
     except (files.BadPath, files.UnreadableFile) as exc:
-        raise WriteFailed(f"cannot write {shown!r}: {exc}") from None
+        raise WriteFailed(f"cannot write {fmt.quoted_path(shown)}: {exc}") from None
     except OSError as exc:
-        raise WriteFailed(f"cannot write {shown!r}: {exc.strerror or exc}") from None
+        raise WriteFailed(f"cannot write {fmt.quoted_path(shown)}: {exc.strerror or exc}") from None
+
+
+def write_all(outputs: list[tuple[str, bytes | str]], force: bool, since: int | None = None) -> None:
+    """Write several output files together: each staged beside its target (:func:`attnprof.records.files.
+    stage_output`), then all renamed at once with Ctrl-C held for those microseconds, so that a run stopped or failing
+    on the way leaves none of them (and the files they would replace as they were). A failure is one line
+    (:class:`WriteFailed`)."""
+    if since is not None:
+        raise_if_interrupted(since)
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for shown, data in outputs:
+            try:
+                staged.append(files.stage_output(shown, data, force=force))
+            except (files.BadPath, files.UnreadableFile) as exc:
+                raise WriteFailed(f"cannot write {fmt.quoted_path(shown)}: {exc}") from None
+            except OSError as exc:
+                raise WriteFailed(f"cannot write {fmt.quoted_path(shown)}: {exc.strerror or exc}") from None
+        if since is not None:
+            raise_if_interrupted(since)
+        with deferred_interrupts():
+            files.commit(staged)
+    finally:
+        files.discard(staged)  # the temporary files still there: none after a commit
 
 
 def cmd_list(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     """``attnprof list``: every variant, where it can run, and whether it runs here."""
+    checks.device_name(args.device)  # a bad name is refused before torch is imported
     import_torch()
     device = checks.device(args.device)
     dtype = inputs.default_setup(device).dtype
@@ -138,8 +164,9 @@ def cmd_sweep(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     need, v, d, s = max(
         (cost.variant_bytes(v, (cfg.batch, cfg.heads, s, d), cfg.dtype), v, d, s) for v, d, s in points
     )
+    many = "s" if len(cfg.variants) != 1 else ""
     plan = (
-        f"sweep: {len(cfg.variants)} variants, seq {', '.join(map(str, cfg.seqs))}, head_dim "
+        f"sweep: {len(cfg.variants)} variant{many}, seq {', '.join(map(str, cfg.seqs))}, head_dim "
         f"{', '.join(map(str, cfg.head_dims))}, batch {cfg.batch}, {cfg.heads} heads, {cfg.dtype} on {cfg.device}; "
         f"time budget {cfg.budget_s:g} s; the largest point ({v} hd{d} seq{s}) needs about {cost.human_bytes(need)}"
     )

@@ -1,31 +1,38 @@
 """``attnprof explain TRACE``: read any PyTorch profiler trace (:mod:`attnprof.analysis.explain`), print the reading
 (:mod:`attnprof.render.explain`), and optionally write it as JSON and as one self-contained HTML page.
 
-Checks first, each refusal one line with exit status 2: the trace (missing, unreadable, not a PyTorch trace, over the
-size bound), the options, the output paths. Progress goes to standard error. Where the trace recorded the inputs of
-SDPA calls, PyTorch on this machine is asked why each backend would or would not take them
-(:func:`attnprof.measure.backends.ask`, the one place this command asks; ``--no-why`` skips it and the torch import
-it needs).
+Checks first, each refusal one line with exit status 2: the options, the output paths (an output that is the trace
+itself, or the same file as the other output, is refused before anything is read: :func:`.checks.distinct`), then the
+trace (missing, unreadable, not a PyTorch trace, over the size bound, an event whose time is no time). Progress goes
+to standard error, in the language of ``--lang``. Where the trace recorded the inputs of SDPA calls, PyTorch on this
+machine is asked why each backend would or would not take them (:func:`attnprof.measure.backends.ask`, the one place
+this command asks; ``--no-why`` skips it and the torch import it needs); where the trace's device cannot be here (no
+torch, a CPU-only torch, no GPU driver: :func:`absent_device`) it is skipped without importing torch, and a line
+says so. The output files are written together at the end (each staged, then all renamed): a run stopped on the way
+leaves none of them.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
+import os
+import re
 import time
 from pathlib import Path
 from typing import IO, Any
 
-from attnprof import inputs
+from attnprof import inputs, words
 from attnprof.analysis import attention
 from attnprof.analysis import explain as ex
 from attnprof.analysis.explain import Asked, Explanation
-from attnprof.cli import checks
+from attnprof.cli import checks, commands, streams
 from attnprof.cli.checks import BadInput
-from attnprof.cli.commands import write
 from attnprof.records import files, foreign
 from attnprof.render import explain as report
 from attnprof.render import explainhtml
+from attnprof.words import fmt
 from attnprof.words.fmt import quoted
 
 #: ``--lang`` values.
@@ -76,9 +83,7 @@ def load(path: str, max_bytes: int) -> foreign.ForeignTrace:
         return foreign.load(path, max_bytes=max_bytes, max_events=max(max_bytes // 128, 1000),
                             inputs_of=attention.wants_inputs)  # fmt: skip
     except FileNotFoundError:
-        raise BadInput(
-            f"no trace file {path!r}; expected a .json or .json.gz file from export_chrome_trace"
-        ) from None
+        raise BadInput(f"no trace file {fmt.quoted_path(path)}; {foreign.ACCEPTED}") from None
     except files.UnreadableFile as exc:
         raise BadInput(str(exc)) from None
 
@@ -87,6 +92,35 @@ def _operand(shape: Any, dtype: str | None, stride: Any = None) -> Any:
     from attnprof.records.eligibility import Operand
 
     return Operand(tuple(shape), TORCH_DTYPES.get(dtype or "", dtype or "float32"), tuple(stride) if stride else None)
+
+
+#: Where a driver of each kind of GPU shows itself, without any library loaded.
+DRIVER_FILES = {"cuda": ("/proc/driver/nvidia/version", "/dev/nvidiactl"), "hip": ("/dev/kfd",)}
+_BUILT = re.compile(r"^(__version__|cuda|hip)\b[^=\n]*=\s*['\"]([^'\"]+)['\"]", re.M)
+
+
+def absent_device(x: Explanation) -> str | None:
+    """Why PyTorch here cannot have the trace's device, found without importing torch (which takes seconds), or
+    ``None`` when it may: no torch at all, a build of torch without the trace's kind of GPU (its ``version.py`` says
+    ``cuda = None``), or no driver of that kind on this machine (:data:`DRIVER_FILES`)."""
+    spec = importlib.util.find_spec("torch")
+    if spec is None or not spec.submodule_search_locations:
+        return "torch is not installed here"
+    if not x.trace.gpu:
+        return None  # a CPU trace: the CPU is here
+    try:
+        folder = next(iter(spec.submodule_search_locations))
+        with open(os.path.join(folder, "version.py"), encoding="utf-8") as f:
+            built = dict(_BUILT.findall(f.read(1 << 16)))
+    except (OSError, StopIteration, UnicodeDecodeError):
+        return None  # cannot tell: ask torch
+    where = f"the trace ran on {x.device or 'a GPU'}"
+    kinds = [k for k in ("cuda", "hip") if k in built]
+    if not kinds:
+        return f"{where}, and PyTorch {built.get('__version__', '')} here is a CPU-only build".replace("  ", " ")
+    if not any(os.path.exists(f) for k in kinds for f in DRIVER_FILES[k]):
+        return f"{where}, and this machine has no GPU driver ({' '.join(DRIVER_FILES[kinds[0]])}: absent)"
+    return None
 
 
 def ask(x: Explanation) -> Asked:
@@ -131,27 +165,46 @@ def dumps(data: dict[str, Any]) -> str:
     return orjson.dumps(data, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2).decode() + "\n"
 
 
+def _found(calls: int, steps: int, lang: str) -> str:
+    return words.text("explain.progress.found", lang, calls=words.counted("explain.progress.calls", calls, lang),
+                      steps=words.counted("explain.progress.steps", steps, lang))  # fmt: skip
+
+
+def why(x: Explanation, err: IO[str], lang: str) -> Asked:
+    """PyTorch's answers (:func:`ask`), or, without importing torch, why it cannot be asked here, said on ``err``
+    too."""
+    absent = absent_device(x) if ex.questions(x) else None
+    if absent is not None:
+        err.write(words.text("explain.progress.not_asking", lang, reason=absent) + "\n")
+        return Asked(
+            note=("no_torch", {"error": absent}) if "not installed" in absent else ("no_gpu", {"reason": absent})
+        )
+    if ex.questions(x):
+        err.write(words.text("explain.progress.asking", lang) + "\n")
+        err.flush()
+    return ask(x)
+
+
 def cmd_explain(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     """``attnprof explain``: the reading of any PyTorch profiler trace."""
     lang, gpu, max_bytes = _options(args)
+    checks.distinct({"--json": args.json, "--html": args.html}, {"TRACE": args.trace})  # before any other check
     json_to, html_to = _out(args.json, "JSON file", args.force), _out(args.html, "HTML file", args.force)
+    if not os.path.exists(args.trace):  # one line, before the progress line of a read that cannot start
+        raise BadInput(f"no trace file {fmt.quoted_path(args.trace)}; {foreign.ACCEPTED}")
     started = time.perf_counter()
-    err.write(f"reading {args.trace}\n")
+    err.write(words.text("explain.progress.reading", lang, name=fmt.shown(args.trace)) + "\n")
     err.flush()
     trace = load(args.trace, max_bytes)
-    err.write(f"read {trace.events} events ({len(trace.cpu)} on the CPU, {len(trace.gpu)} on the GPU) in "
-              f"{time.perf_counter() - started:.1f} s\n")  # fmt: skip
+    err.write(words.text("explain.progress.read", lang, events=trace.events, cpu=len(trace.cpu), gpu=len(trace.gpu),
+                         seconds=f"{time.perf_counter() - started:.1f}") + "\n")  # fmt: skip
     try:
         x = ex.explain(trace, gpu)
     except ValueError as exc:
-        raise BadInput(f"{Path(args.trace).name}: {exc}") from None
-    err.write(f"found {len(x.calls)} attention calls in {len(x.steps)} steps\n")
-    asked = None
-    if not args.no_why:
-        if ex.questions(x):
-            err.write("asking PyTorch on this machine about each kind of SDPA call (imports torch)\n")
-            err.flush()
-        asked = ask(x)
+        raise BadInput(f"{fmt.shown(Path(args.trace).name)}: {exc}") from None
+    err.write(_found(len(x.calls), len(x.steps), lang) + "\n")
+    asked = None if args.no_why else why(x, err, lang)
+    written: list[tuple[str, str, str]] = []  # (the option's value, the content, its progress line's key)
     if json_to is not None:
         data = x.to_dict()
         if asked is not None:
@@ -160,19 +213,17 @@ def cmd_explain(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
                 "answers": {str(k): [list(v) for v in vs] for k, vs in sorted(asked.answers.items())},
                 "picks": {str(k): v for k, v in sorted(asked.picks.items())},
             }
-        text = dumps(data)
-        if json_to == "-":
-            out.write(text)
-        else:
-            write(args.json, text, args.force, out)
-            err.write(f"JSON written to {args.json}\n")
+        written.append((args.json, dumps(data), "explain.progress.json"))
     if html_to is not None:
-        page = explainhtml.page(x, asked, lang)
-        if html_to == "-":
-            out.write(page)
-        else:
-            write(args.html, page, args.force, out)
-            err.write(f"HTML page written to {args.html}\n")
+        written.append((args.html, explainhtml.page(x, asked, lang), "explain.progress.html"))
+    to_files = [(name, text) for name, text, _ in written if name != files.STDOUT]
+    commands.write_all(to_files, args.force, args.interrupts_seen)  # all or none
+    for name, text, key in written:
+        if name == files.STDOUT:
+            streams.write_data(out, text) if key == "explain.progress.json" else out.write(text)
+    for name, _, key in written:
+        if name != files.STDOUT:
+            err.write(words.text(key, lang, name=fmt.shown(name)) + "\n")
     if json_to != "-" and html_to != "-":
         out.write(report.text(x, asked, lang))
     return 0

@@ -1,6 +1,9 @@
 """The program's standard streams: standard output that fails in one line (a full device, a closed stream) or
 silently (a reader that went away: ``attnprof compare | head -1``), standard error that never breaks a run, and the
-profiler's own chatter on standard error (Kineto's ``USDT:`` lines) kept out of the user's terminal. No torch here.
+profiler's own chatter on standard error (Kineto's ``USDT:`` lines) kept out of the user's terminal. A terminal
+whose encoding cannot write a character (``PYTHONIOENCODING=ascii``, a ``C`` locale) gets its ASCII spelling
+(:func:`attnprof.words.fmt.ascii_spelling`: ``µs`` as ``us``, ``×`` as ``x``, an escape for the rest) and JSON gets
+``\\uXXXX`` escapes, so that it still parses to the same data. No torch here.
 
 :func:`program_streams` is what the ``attnprof`` program runs in; :func:`attnprof.cli.main` called with streams of
 its own (the tests) wraps them in :class:`Output` and :class:`BestEffort` alone.
@@ -8,6 +11,7 @@ its own (the tests) wraps them in :class:`Output` and :class:`BestEffort` alone.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import errno
 import os
@@ -17,9 +21,49 @@ import threading
 from collections.abc import Iterator
 from typing import IO
 
+from attnprof.words import fmt
+
 #: Lines the profiler's C++ side writes straight to file descriptor 2: Kineto's probes and stage marks. They say
 #: nothing to the user of a command that has its own progress lines.
 NOISE = ("USDT:", "STAGE:")
+
+
+def _spell(exc: UnicodeError) -> tuple[str, int]:
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    return fmt.ascii_spelling(exc.object[exc.start : exc.end]), exc.end
+
+
+def _json_escape(exc: UnicodeError) -> tuple[str, int]:
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    out = []
+    for c in exc.object[exc.start : exc.end]:
+        n = ord(c)
+        if n > 0xFFFF:  # a surrogate pair, as JSON spells a character beyond the first plane
+            n -= 0x10000
+            out.append(f"\\u{0xD800 + (n >> 10):04x}\\u{0xDC00 + (n & 0x3FF):04x}")
+        else:
+            out.append(f"\\u{n:04x}")
+    return "".join(out), exc.end
+
+
+#: The error handlers: a character the stream's encoding lacks, spelt in ASCII (text) or escaped (JSON).
+SPELL, JSON_ESCAPE = "attnprof.ascii", "attnprof.json"
+codecs.register_error(SPELL, _spell)
+codecs.register_error(JSON_ESCAPE, _json_escape)
+
+
+def _fallback(stream: IO[str], text: str, errors: str) -> str:
+    """``text`` as ``stream``'s encoding can write it (``errors``: :data:`SPELL` or :data:`JSON_ESCAPE`)."""
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    return text.encode(encoding, errors).decode(encoding)
+
+
+def write_data(out: IO[str], text: str) -> None:
+    """Write JSON text to ``out``: through :meth:`Output.write_data` when it is one (escapes where its encoding
+    lacks a character), plainly otherwise."""
+    getattr(out, "write_data", out.write)(text)
 
 
 class OutputFailed(Exception):
@@ -41,13 +85,21 @@ class Output:
             return OutputGone()
         return OutputFailed(f"cannot write to standard output: {exc.strerror or exc}")
 
-    def write(self, text: str) -> int:
+    def write(self, text: str, errors: str = SPELL) -> int:
+        """Write ``text``; characters the stream's encoding lacks are spelt in ASCII (``errors``)."""
         if self.stream is None:
             raise OutputFailed("cannot write to standard output: it is closed")
         try:
-            return self.stream.write(text)
+            try:
+                return self.stream.write(text)
+            except UnicodeEncodeError:
+                return self.stream.write(_fallback(self.stream, text, errors))
         except OSError as exc:
             raise self._fail(exc) from None
+
+    def write_data(self, text: str) -> int:
+        """Write JSON text: characters the stream's encoding lacks become ``\\uXXXX`` escapes, the same JSON."""
+        return self.write(text, JSON_ESCAPE)
 
     def flush(self) -> None:
         if self.stream is None:
@@ -71,7 +123,10 @@ class BestEffort:
     def write(self, text: str) -> int:
         if self.stream is not None:
             try:
-                self.stream.write(text)
+                try:
+                    self.stream.write(text)
+                except UnicodeEncodeError:
+                    self.stream.write(_fallback(self.stream, text, SPELL))
             except (OSError, ValueError):
                 self.stream = None
         return len(text)
@@ -173,7 +228,8 @@ def program_streams() -> Iterator[tuple[Output, BestEffort]]:
     os.dup2(write_fd, 2)
     os.close(write_fd)
     flt = _Filter(read_fd, saved)
-    real = os.fdopen(os.dup(saved), "w", buffering=1, encoding="utf-8", errors="backslashreplace", closefd=True)
+    encoding = getattr(sys.stderr, "encoding", None) or "utf-8"
+    real = os.fdopen(os.dup(saved), "w", buffering=1, encoding=encoding, errors=SPELL, closefd=True)
     err = BestEffort(real if stderr_open else None)
     try:
         yield out, err

@@ -4,8 +4,11 @@ machine has.
 Memory, per variant (:func:`variant_bytes`): the inputs ``q, k, v`` and the output (``4 * B * H * S * D`` elements
 of the dtype), plus, for a variant that materialises the scores, :attr:`~attnprof.variants.Variant.score_copies`
 ``[B, H, S, S]`` matrices (in float32 at least when the variant computes them so) and the ``[S, S]`` boolean mask.
-The float64 reference check (:func:`reference_bytes`) holds float64 copies of the inputs and the output and three
-float64 score matrices at its peak. Measured peaks on the CPU (``ru_maxrss``) are within 10 % of these.
+A decoding step (a setup with a KV cache: :attr:`attnprof.inputs.Setup.kv_shape`) holds the cache instead, keys and
+values of ``[B, Hkv, L, D]``, its scores are ``[B, H, 1, L]``, and a variant that writes its scores out (the naive
+code, the math backend) also repeats the cache up to the query heads. The float64 reference check
+(:func:`reference_bytes`) holds float64 copies of the inputs and the output and three float64 score matrices at its
+peak (float32, against a cache). Measured peaks on the CPU (``ru_maxrss``) are within 10 % of these.
 
 Time, on the CPU only (:func:`call_seconds`): the number of score elements times ``head_dim / 64`` times a cost per
 element and dtype (:data:`NAIVE_NS_PER_ELEMENT`, measured for the naive code on one core), shared by the cores
@@ -92,33 +95,42 @@ def human_bytes(n: float) -> str:
 
 
 def human_seconds(s: float) -> str:
-    """``42.1`` -> ``42 s``; ``400`` -> ``6.7 min``; ``11000`` -> ``3.1 h``."""
+    """``42.1`` -> ``42 s``; ``400`` -> ``6.7 min``; ``11000`` -> ``3.1 h``; ``950000`` -> ``264 h`` (never in
+    scientific notation)."""
     if s < 60:
         return f"{s:.0f} s" if s >= 1 else f"{s:.1f} s"
     if s < 3600:
         return f"{s / 60:.2g} min"
-    return f"{s / 3600:.2g} h"
+    return f"{s / 3600:.2g} h" if s < 360_000 else f"{s / 3600:.0f} h"
 
 
 # --- memory ---------------------------------------------------------------------------------------------------------
 
 
-def variant_bytes(variant: str, shape: Iterable[int], dtype: str) -> int:
-    """Peak memory of one call of ``variant`` at ``shape`` and ``dtype`` (see the module docstring), bytes."""
+def variant_bytes(variant: str, shape: Iterable[int], dtype: str, kv_shape: Iterable[int] | None = None) -> int:
+    """Peak memory of one call of ``variant`` at ``shape`` and ``dtype`` (see the module docstring), bytes; against
+    a KV cache of ``kv_shape`` when given (a decoding step)."""
     v = variants.get(variant)
     b, h, s, d = (int(x) for x in shape)
+    _, hk, n, _ = (int(x) for x in kv_shape) if kv_shape is not None else (b, h, s, d)
     size = element_bytes(dtype)
-    total = 4 * b * h * s * d * size
+    total = (2 * b * h * s * d + 2 * b * hk * n * d) * size
     if v.score_copies:
         score_size = max(size, 4) if v.scores_in_float32 else size
-        total += v.score_copies * b * h * s * s * score_size + s * s
+        total += v.score_copies * b * h * s * n * score_size + s * n
+        if hk < h:  # the cache repeated up to the query heads before the products
+            total += 2 * b * h * n * d * size
     return total
 
 
-def reference_bytes(shape: Iterable[int]) -> int:
-    """Peak memory of the float64 reference check (:func:`attnprof.inputs.reference_attention` and the error)."""
+def reference_bytes(shape: Iterable[int], kv_shape: Iterable[int] | None = None) -> int:
+    """Peak memory of the reference check (:func:`attnprof.inputs.reference_attention` and the error, in float64;
+    against a KV cache of ``kv_shape``, :func:`attnprof.measure.steps.decode_reference` in float32)."""
     b, h, s, d = (int(x) for x in shape)
-    return 4 * b * h * s * d * 8 + 3 * b * h * s * s * 8 + s * s
+    if kv_shape is None:
+        return 4 * b * h * s * d * 8 + 3 * b * h * s * s * 8 + s * s
+    _, hk, n, _ = (int(x) for x in kv_shape)
+    return (2 * b * h * s * d + 2 * b * hk * n * d) * 4 + 3 * b * h * s * n * 4
 
 
 def _meminfo_available(path: Path = Path("/proc/meminfo")) -> int | None:
@@ -160,33 +172,35 @@ def cpu_threads() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def _naive_seconds(shape: Iterable[int], dtype: str) -> float:
-    """The naive code's time for one call at ``shape``: score elements x head_dim/64 x a cost per element."""
+def _naive_seconds(shape: Iterable[int], dtype: str, kv_len: int | None = None) -> float:
+    """The naive code's time for one call at ``shape`` (against ``kv_len`` keys when given): score elements x
+    head_dim/64 x a cost per element."""
     b, h, s, d = (int(x) for x in shape)
     per_element = NAIVE_NS_PER_ELEMENT[canonical_dtype(dtype)] * 1e-9 * max(d, 16) / 64
-    return float(b) * h * s * s * per_element / cpu_threads()
+    return float(b) * h * s * (kv_len or s) * per_element / cpu_threads()
 
 
-def call_seconds(variant: str, shape: Iterable[int], dtype: str) -> float:
+def call_seconds(variant: str, shape: Iterable[int], dtype: str, kv_len: int | None = None) -> float:
     """Estimated time of one call of ``variant`` on the CPU (see the module docstring)."""
     v = variants.get(variant)
-    naive = _naive_seconds(shape, dtype)
+    naive = _naive_seconds(shape, dtype, kv_len)
     if not v.materializes_scores:
         return naive * FUSED_FACTOR
     return naive * (FLOAT32_SCORES_FACTOR if v.scores_in_float32 else 1.0)
 
 
-def reference_seconds(shape: Iterable[int]) -> float:
+def reference_seconds(shape: Iterable[int], kv_len: int | None = None) -> float:
     """Estimated time of the float64 reference check on the CPU."""
-    return _naive_seconds(shape, "float64") * REFERENCE_FACTOR
+    return _naive_seconds(shape, "float64", kv_len) * REFERENCE_FACTOR
 
 
-def profile_seconds(variant: str, shape: Iterable[int], dtype: str, *, reference: bool = True) -> float:
+def profile_seconds(variant: str, shape: Iterable[int], dtype: str, *, reference: bool = True,
+                    kv_len: int | None = None) -> float:  # fmt: skip
     """Estimated time of :func:`attnprof.measure.profiling.profile` of ``variant`` on the CPU."""
-    call = call_seconds(variant, shape, dtype)
+    call = call_seconds(variant, shape, dtype, kv_len)
     total = UNTIMED_CALLS * call + max(TIMED_CALLS * call, TIMED_BUDGET_S) + PROFILE_OVERHEAD_S
     if reference:
-        total += reference_seconds(shape)
+        total += reference_seconds(shape, kv_len)
     if variants.get(variant).compiled:
         total += COMPILE_S
     return total
@@ -200,12 +214,14 @@ def estimate(variant: str, setup: Setup, *, limit: Limit | None = None) -> Estim
 
     The reference check is left out of the time when it will be skipped (its memory over ``limit``).
     """
-    ref = reference_bytes(setup.shape)
+    cache = setup.kv_shape if setup.kv_len is not None or setup.kv_heads is not None else None
+    ref = reference_bytes(setup.shape, cache)
     seconds = None
     if setup.device == "cpu":
         with_ref = limit is None or ref <= limit.bytes
-        seconds = profile_seconds(variant, setup.shape, setup.dtype, reference=with_ref)
-    return Estimate(variant, setup, variant_bytes(variant, setup.shape, setup.dtype), ref, seconds)
+        seconds = profile_seconds(variant, setup.shape, setup.dtype, reference=with_ref,
+                                  kv_len=cache[2] if cache else None)  # fmt: skip
+    return Estimate(variant, setup, variant_bytes(variant, setup.shape, setup.dtype, cache), ref, seconds)
 
 
 def check(estimates: Iterable[Estimate], limit: Limit | None, *, max_seconds: float = MAX_CPU_SECONDS) -> None:

@@ -5,6 +5,7 @@ measuring code)."""
 from __future__ import annotations
 
 import signal
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -117,13 +118,20 @@ def deferred_interrupts() -> Iterator[None]:
         raise KeyboardInterrupt
 
 
+#: What torch warns at import where numpy is missing (a CPU build of torch installed alone): it says nothing to a
+#: user of attnprof, which needs no numpy.
+NUMPY_WARNING = "Failed to initialize NumPy"
+
+
 def import_torch(*, dynamo: bool = False) -> None:
-    """Import torch (and ``torch._dynamo``) with Ctrl-C held until the import is done (a second or two).
+    """Import torch (and ``torch._dynamo``) with Ctrl-C held until the import is done (a second or two), without
+    torch's warning about a missing numpy (:data:`NUMPY_WARNING`).
 
     An interrupt that lands inside torch's import can be swallowed by its C extension, abort the process, or leave
     Python resolved to end by SIGINT at exit; held, it stops the run right after the import instead.
     """
-    with deferred_interrupts():
+    with deferred_interrupts(), warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=NUMPY_WARNING, category=UserWarning)
         import torch
 
         if dynamo:

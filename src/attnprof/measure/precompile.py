@@ -5,11 +5,12 @@ once per mask, sequence length and head dim, ``torch.compile`` of the naive code
 another inside the one process that runs the gallery. The GPU is idle meanwhile. So before the first language's
 gallery runs, :mod:`attnprof.site.builder` calls :func:`warm`: every compile the build will make is a :class:`Job`,
 and a pool of worker processes (forked from a server that imported torch once, each with its own CUDA context, as
-many as there are jobs and cores) runs them at once. A job calls the same code of the package that the gallery will call, on inputs of the same shapes and
-dtypes, once: Inductor's FX-graph cache and AOTAutograd's cache (``$TORCHINDUCTOR_CACHE_DIR``) then hold the
-compiled graphs and Triton's cache their kernels. When the build compiles the same graph in its own process, it
-finds it in those caches; what is left is Dynamo's tracing. Nothing here is measured or saved: a job's numbers are
-thrown away, and the build measures one script at a time.
+many as there are jobs and cores) runs them at once. A job calls the same code of the package that the gallery will
+call, on inputs of the same shapes and dtypes, once: Inductor's FX-graph cache and AOTAutograd's cache
+(``$TORCHINDUCTOR_CACHE_DIR``) then hold the compiled graphs and Triton's cache their kernels. When the build
+compiles the same graph in its own process, it finds it in those caches; what is left is Dynamo's tracing. Nothing
+here is measured or saved: a job's numbers are thrown away, and the build measures one script at a time. Meanwhile
+the build's own process sets up its CUDA side (:func:`warm_here`), which its first script would otherwise pay for.
 
 A job that fails says why (:class:`Warmed` holds every job's outcome) and costs the build nothing more than the
 compile it would have made anyway. The jobs mirror the build's plans (:func:`jobs`): a change to what a script
@@ -65,12 +66,14 @@ class Done:
 @dataclass
 class Warmed:
     """What :func:`warm` did: every job's outcome, the pool's size and its wall time (start-up included); ``skipped``
-    when the caches were filled by the same jobs and code before (a rebuild)."""
+    when the caches were filled by the same jobs and code before (a rebuild); ``here_s``, the seconds this process
+    spent meanwhile setting up its own CUDA side (:func:`warm_here`)."""
 
     done: list[Done] = field(default_factory=list)
     workers: int = 0
     seconds: float = 0.0
     skipped: bool = False
+    here_s: float = 0.0
 
     @property
     def failed(self) -> list[Done]:
@@ -164,6 +167,33 @@ KINDS: dict[str, Callable[..., None]] = {"prefill": _prefill, "sweep": _sweep, "
 # --- running them ---------------------------------------------------------------------------------------------------
 
 
+def warm_here(device: str) -> float:
+    """Set up what this process's first measurement would otherwise pay for, while the workers compile: the CUDA
+    context, the libraries of SDPA's backends and of the matrix products (loaded at their first call), and the
+    profiler's CUDA side (CUPTI). Nothing is measured; returns the seconds it took (0 on the CPU)."""
+    if device != "cuda":
+        return 0.0
+    import torch
+    import torch.nn.functional as F
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    from torch.profiler import ProfilerActivity, profile
+
+    from attnprof.measure.failure import attempt
+
+    t0 = time.perf_counter()
+    x = torch.randn(2, 4, 256, 64, device="cuda", dtype=torch.bfloat16)
+    for backend in (SDPBackend.CUDNN_ATTENTION, SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION,
+                    SDPBackend.MATH):  # fmt: skip
+        with attempt(), sdpa_kernel(backend):
+            F.scaled_dot_product_attention(x, x, x, is_causal=True)
+    x @ x.transpose(-1, -2)
+    with attempt(), profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]):
+        (x + 1).sum()
+        torch.cuda.synchronize()
+    torch.cuda.synchronize()
+    return time.perf_counter() - t0
+
+
 def build_device() -> str:
     """Where the build measures: ``"cuda"`` when a CUDA device is there, else ``"cpu"`` (as the scripts decide)."""
     import torch
@@ -240,6 +270,7 @@ def warm(device: str, cache_dir: str | os.PathLike[str], workers: int | None = N
             else:
                 os.environ[name] = value
     with pool:
+        out.here_s = warm_here(device)  # meanwhile, this process, idle otherwise
         for future in concurrent.futures.as_completed(futures):
             try:
                 out.done.append(future.result())

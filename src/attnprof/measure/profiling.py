@@ -152,7 +152,8 @@ def _checked(compute: Callable[[], tuple[float, float | None]],
     """
     import torch
 
-    need, limit = cost.reference_bytes(setup.shape), cost.available(setup.device)
+    cache = setup.kv_shape if setup.kv_len is not None or setup.kv_heads is not None else None
+    need, limit = cost.reference_bytes(setup.shape, cache), cost.available(setup.device)
     if limit is not None and need > limit.bytes:
         reason = (
             f"not run: the float64 reference needs about {cost.human_bytes(need)} (estimated), more than the "

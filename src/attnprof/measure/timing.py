@@ -210,7 +210,7 @@ class Plan:
     reps: int = 10
     budget_ms: float = 50.0
     max_reps: int = 100
-    reps_slow: int = 7
+    reps_slow: int = 5
     slow_ms: float = 20.0
     retries: int = 1
 

@@ -76,6 +76,15 @@ def _kind(mode: int) -> str | None:
     return "not a regular file"
 
 
+def _q(path: object, width: int = 80) -> str:
+    """A path as a message quotes it: its ``repr`` (control characters escaped), shortened in the middle when long
+    (as :func:`attnprof.words.fmt.quoted_path`, which this floor cannot import)."""
+    text = str(path)
+    if len(text) > width:
+        text = text[: width // 2] + "…" + text[-(width // 2 - 1) :]
+    return repr(text)
+
+
 _ACCEPTED = "expected a regular file, or a new file in an existing folder you can write to"
 
 
@@ -88,7 +97,7 @@ def _stat(path: Path) -> os.stat_result | None:
     except NotADirectoryError:
         return None  # a parent is a file: reported by the folder check
     except (OSError, ValueError) as exc:
-        raise BadPath(f"cannot use {str(path)!r}: {_why(exc)}; {_ACCEPTED}") from None
+        raise BadPath(f"cannot use {_q(path)}: {_why(exc)}; {_ACCEPTED}") from None
 
 
 def _why(exc: BaseException) -> str:
@@ -117,7 +126,7 @@ def check_output(
     if not str(text).strip():
         raise BadPath(f"empty {what} path; {_ACCEPTED}")
     if "\0" in str(text):
-        raise BadPath(f"bad {what} path {text!r}: it contains a NUL character; {_ACCEPTED}")
+        raise BadPath(f"bad {what} path {_q(text)}: it contains a NUL character; {_ACCEPTED}")
     if text == STDOUT:
         if stdout:
             return Path(STDOUT)
@@ -127,26 +136,26 @@ def check_output(
     if st is not None:
         kind = _kind(st.st_mode)
         if kind is not None:
-            raise BadPath(f"{what} {text!r} is {kind}; {_ACCEPTED}")
+            raise BadPath(f"{what} {_q(text)} is {kind}; {_ACCEPTED}")
         if not force and (not stat.S_IMODE(st.st_mode) & 0o222 or not os.access(target, os.W_OK)):
-            raise BadPath(f"{what} {text!r} is read-only (mode {stat.S_IMODE(st.st_mode):04o}); make it writable, "
+            raise BadPath(f"{what} {_q(text)} is read-only (mode {stat.S_IMODE(st.st_mode):04o}); make it writable, "
                           "choose another name, or add --force to replace it")  # fmt: skip
     folder = target.parent
     fst = _stat(folder)
     if fst is None:
         missing = next((p for p in (folder, *folder.parents) if _stat(p) is not None), None)
         if missing is not None and not stat.S_ISDIR(os.stat(missing).st_mode):
-            raise BadPath(f"{what} {text!r} is under {str(missing)!r}, which is a file, not a folder; {_ACCEPTED}")
-        raise BadPath(f"the folder of {what} {text!r} does not exist ({str(folder)!r}); {_ACCEPTED}")
+            raise BadPath(f"{what} {_q(text)} is under {_q(missing)}, which is a file, not a folder; {_ACCEPTED}")
+        raise BadPath(f"the folder of {what} {_q(text)} does not exist ({_q(folder)}); {_ACCEPTED}")
     if not stat.S_ISDIR(fst.st_mode):
-        raise BadPath(f"{what} {text!r} is under {str(folder)!r}, which is not a folder; {_ACCEPTED}")
+        raise BadPath(f"{what} {_q(text)} is under {_q(folder)}, which is not a folder; {_ACCEPTED}")
     if not force and os.path.islink(text):
-        raise BadPath(f"{what} {text!r} is a symbolic link to {str(target)!r}; attnprof does not write through a "
+        raise BadPath(f"{what} {_q(text)} is a symbolic link to {_q(target)}; attnprof does not write through a "
                       "link: name the file itself, or add --force to write the file it points to")  # fmt: skip
     try:  # the real test: create a file there (permission bits, read-only mounts and /proc all answer here)
         fd, probe = tempfile.mkstemp(prefix=".attnprof-", suffix=".probe", dir=folder)
     except OSError as exc:
-        raise BadPath(f"cannot create {what} {text!r} in {str(folder)!r}: {_why(exc)}; {_ACCEPTED}") from None
+        raise BadPath(f"cannot create {what} {_q(text)} in {_q(folder)}: {_why(exc)}; {_ACCEPTED}") from None
     os.close(fd)
     os.unlink(probe)
     return target
@@ -171,7 +180,21 @@ def atomic_write(path: str | os.PathLike[str], data: bytes) -> None:
     target = Path(os.path.realpath(os.fspath(path)))
     st = _stat(target)
     if st is not None and _kind(st.st_mode) is not None:
-        raise BadPath(f"{str(path)!r} is {_kind(st.st_mode)}; {_ACCEPTED}")
+        raise BadPath(f"{_q(path)} is {_kind(st.st_mode)}; {_ACCEPTED}")
+    tmp = _stage(target, data)
+    try:
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _sync_folder(target.parent)
+
+
+def _stage(target: Path, data: bytes) -> Path:
+    """``data`` in a temporary file beside ``target``, flushed to disk, with the mode ``target`` has (or a new
+    file's); removed again on any failure or interrupt."""
+    st = _stat(target)
     mode = stat.S_IMODE(st.st_mode) if st is not None else _new_file_mode()
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:64]}.", suffix=".tmp", dir=target.parent)
     try:
@@ -180,12 +203,11 @@ def atomic_write(path: str | os.PathLike[str], data: bytes) -> None:
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, mode)
-        os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    _sync_folder(target.parent)
+    return Path(tmp)
 
 
 def _sync_folder(folder: Path) -> None:
@@ -262,10 +284,74 @@ def write_output(
     if os.fspath(path) == STDOUT:
         if out is None:
             raise BadPath(f"{what} '-' (standard output) is not accepted here; give a file name")
-        out.write(bytes(encoded("out.json", raw)).decode("utf-8"))
+        getattr(out, "write_data", out.write)(bytes(encoded("out.json", raw)).decode("utf-8"))  # JSON: escapes kept
         return
     target = check_output(path, what, force=force)
     atomic_write(target, encoded(path, raw))
+
+
+def stage_output(path: str | os.PathLike[str], data: bytes | str, *, force: bool = False,
+                 what: str = "output file") -> tuple[Path, Path]:  # fmt: skip
+    """The first half of :func:`write_output` for a command with several output files: the path checked again, the
+    content (in the format the name asks for) written to a temporary file beside it and flushed to disk; returns
+    ``(temporary file, target)`` for :func:`commit` (or :func:`discard`). Nothing is replaced yet, so a command
+    stopped before it has committed every output leaves none of them behind.
+
+    Raises:
+        BadPath: if the path cannot be written.
+        OSError: if writing fails (a full disk, ...); the temporary file is removed.
+    """
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    target = check_output(path, what, force=force)
+    return _stage(target, encoded(path, raw)), target
+
+
+def commit(staged: list[tuple[Path, Path]]) -> None:
+    """Rename each staged temporary file over its target (:func:`stage_output`): renames only, microseconds."""
+    for tmp, target in staged:
+        os.replace(tmp, target)
+        _sync_folder(target.parent)
+
+
+def discard(staged: list[tuple[Path, Path]]) -> None:
+    """Remove the staged temporary files that are still there."""
+    for tmp, _ in staged:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+
+
+def _identity(path: str | os.PathLike[str]) -> tuple[str, tuple[int, int] | None]:
+    """Where ``path`` leads: its real path (links and ``..`` resolved) and, when it exists, its device and inode
+    (a hard link to the same file has other names but the same inode)."""
+    real = os.path.realpath(os.fspath(path))
+    try:
+        st = os.stat(real)
+    except (OSError, ValueError):
+        return real, None
+    return real, (st.st_dev, st.st_ino)
+
+
+def clash(outputs: dict[str, str | os.PathLike[str] | None],
+          inputs: dict[str, str | os.PathLike[str] | None] | None = None) -> str | None:  # fmt: skip
+    """Why these outputs cannot be written, or ``None``: an output that is one of the inputs, or the same file as
+    another output, resolved through symbolic links, ``..`` and hard links. Keys name each path as the command line
+    does (``--json``, ``TRACE``); ``None`` and ``-`` (standard output) are left out. A command refuses this before
+    it reads or writes anything; ``--force`` does not override it: a file is never read and written by one run."""
+    seen: list[tuple[str, str, tuple[str, tuple[int, int] | None]]] = []
+    for role, group in (("input", inputs or {}), ("output", outputs)):
+        for name, path in group.items():
+            if path is None or os.fspath(path) == STDOUT:
+                continue
+            me = _identity(path)
+            for other_role, other, them in seen:
+                if me[0] == them[0] or (me[1] is not None and me[1] == them[1]):
+                    shown = _q(os.fspath(path))
+                    if other_role == "input":
+                        return (f"{name} {shown} is the file {other} reads; attnprof never writes over its input: "
+                                "name another file")  # fmt: skip
+                    return f"{name} {shown} is the same file as {other}; give each output a file of its own"
+            seen.append((role, name, me))
+    return None
 
 
 # --- reading --------------------------------------------------------------------------------------------------------

@@ -21,8 +21,10 @@ peak), with the garbage collector off (building the events otherwise sets it off
 the time). orjson parses when it is installed, the standard library's json otherwise; with the collector off the two
 read a 100 MB trace within 10 % of each other, so orjson is not a dependency.
 Every problem is one :class:`~attnprof.records.files.UnreadableFile` line naming the file and what is wrong: not
-JSON, a truncated file, a Chrome trace that is not PyTorch's, an event that is not an object or has a time that is
-not a number.
+JSON (and what the file is instead: a tar archive, a Perfetto protobuf trace, ...), a truncated file, a Chrome trace
+that is not PyTorch's, an event that is not an object, a time that is not a number or no time at all (NaN, infinite,
+negative, a day away from the rest), the events of two exports in one file; each names the first bad event
+(:mod:`attnprof.records.eventcheck`, checked in the same pass as the reading).
 
 No torch here.
 """
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import json
 import os
 import re
 from collections import Counter
@@ -39,7 +42,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from attnprof.records import files
+from attnprof.records import eventcheck, files
+from attnprof.records.eventcheck import MAX_SPAN_US
 
 try:  # the fast parser; the standard library's json is the fallback
     import orjson as _orjson
@@ -47,9 +51,7 @@ try:  # the fast parser; the standard library's json is the fallback
     _loads: Callable[[bytes], Any] = _orjson.loads
     _DecodeError: type[Exception] = _orjson.JSONDecodeError
 except ImportError:  # pragma: no cover - exercised where orjson is missing
-    import json as _json
-
-    _loads = _json.loads
+    _loads = json.loads
     _DecodeError = ValueError
 
 #: Default bound on the JSON read from one trace (decompressed), bytes: every reader's
@@ -81,7 +83,11 @@ CATEGORIES: dict[str, str] = {
 #: The kinds of CPU-side events, and of GPU-side ones.
 CPU_KINDS = ("op", "annotation", "runtime", "driver")
 GPU_KINDS = ("kernel", "memcpy", "memset")
+#: What a reader of traces accepts (:data:`attnprof.records.eventcheck.ACCEPTED`).
+ACCEPTED = eventcheck.ACCEPTED
 _CHUNK = 4 << 20
+#: The key :func:`_whole` marks the JSON Array Format with, in the top-level keys it returns.
+ARRAY = "\0array"
 _BOUNDARY = re.compile(rb"\}\s*,\s*\{")
 _KEY = re.compile(rb'"traceEvents"\s*:\s*\[')
 
@@ -143,6 +149,8 @@ class ForeignTrace:
         events: How many events the trace holds.
         shapes: Whether the trace recorded input shapes (``record_shapes=True``); only the ops ``inputs_of``
             asked for (:func:`load`) keep theirs.
+        layout: ``"object"`` (``traceEvents`` inside an object, as ``export_chrome_trace`` writes it) or
+            ``"array"`` (the JSON Array Format: the events alone, without ``deviceProperties``).
     """
 
     name: str
@@ -154,6 +162,7 @@ class ForeignTrace:
     categories: Counter = field(default_factory=Counter)
     events: int = 0
     shapes: bool = False
+    layout: str = "object"
 
 
 # --- the bytes ------------------------------------------------------------------------------------------------------
@@ -166,19 +175,25 @@ def read_document(path: Path, max_bytes: int) -> bytearray:
     return files.read_document(path, max_bytes, gz=None, hint=RAISE_HINT)
 
 
-def _bad(path: Path, what: str) -> files.UnreadableFile:
-    return files.UnreadableFile(f"{path.name}: {what}", path)
+_bad = eventcheck.bad
 
 
-def _parse(data: bytes, path: Path) -> Any:
+def _parse(data: bytes, path: Path, gzipped: bool = False) -> Any:
     try:
         return _loads(data)
     except _DecodeError as exc:
-        raise _bad(path, f"not valid JSON ({exc}); a trace cut short ends like this too") from None
+        error = str(exc)
     except RecursionError:
         raise _bad(path, "not valid JSON: nested too deeply") from None
     except UnicodeDecodeError as exc:
-        raise _bad(path, f"not UTF-8 text: {exc.reason} at byte {exc.start}") from None
+        error = f"not UTF-8 text: {exc.reason} at byte {exc.start}"
+        raise eventcheck.not_json(data, path, error, gzipped) from None
+    if "end of data" not in error:
+        try:
+            return eventcheck.lenient(data, _loads)
+        except (ValueError, RecursionError):
+            pass
+    raise eventcheck.not_json(data, path, error, gzipped) from None
 
 
 def _top(head: bytes, tail: bytes) -> dict[str, Any] | None:
@@ -195,7 +210,7 @@ def _top(head: bytes, tail: bytes) -> dict[str, Any] | None:
     return before | after
 
 
-def _chunks(data: bytes, path: Path) -> tuple[dict[str, Any], Iterator[list[Any]]]:
+def _chunks(data: bytes, path: Path, gzipped: bool = False) -> tuple[dict[str, Any], Iterator[list[Any]]]:
     """The top-level object without its events, and the events a few megabytes at a time.
 
     The list is cut where ``}`` ``,`` ``{`` meet; a cut that falls inside a string or a nested object leaves a piece
@@ -212,15 +227,15 @@ def _chunks(data: bytes, path: Path) -> tuple[dict[str, Any], Iterator[list[Any]
         if last in (b"}", b"["):
             top = _top(data[:key], data[end + 1 :])
     if m is None or top is None:
-        return _whole(data, path)
+        return _whole(data, path, gzipped)
     return top, _pieces(data, m.end(), end, path)
 
 
-def _whole(data: bytes, path: Path) -> tuple[dict[str, Any], Iterator[list[Any]]]:
+def _whole(data: bytes, path: Path, gzipped: bool = False) -> tuple[dict[str, Any], Iterator[list[Any]]]:
     """The trace parsed in one piece (a layout :func:`_chunks` does not cut)."""
-    doc = _parse(data, path)
+    doc = _parse(data, path, gzipped)
     if isinstance(doc, list):  # the JSON Array Format: the events alone
-        return {}, iter([doc])
+        return {ARRAY: True}, iter([doc])
     if not isinstance(doc, dict):
         raise _bad(path, f"not a Chrome trace: the JSON is {type(doc).__name__}, not an object with traceEvents")
     events = doc.pop("traceEvents", None)
@@ -248,6 +263,9 @@ def _pieces(data: bytes, start: int, stop: int, path: Path) -> Iterator[list[Any
                 got = _loads(b"[" + piece + b"]")
                 break
             except (_DecodeError, UnicodeDecodeError):
+                with contextlib.suppress(ValueError, RecursionError):
+                    got = eventcheck.lenient(b"[" + piece + b"]", _loads)  # NaN, Infinity, 10**400: named later
+                    break
                 if cut is None:
                     raise _Uncut from None
         yield got
@@ -278,6 +296,10 @@ class _Reader:
         self.flows_s: dict[int, tuple] = {}
         self.flows_f: dict[Any, int] = {}
         self.kind_of: dict[Any, str | None] = {}
+        # the checks of the events' times, and of events seen twice (an op's External id, a launch's correlation id)
+        self.times = eventcheck.Times(path)
+        self.seen: dict[str, dict[Any, int]] = {k: {} for k in CPU_KINDS}  # id (or (pid, id)) -> event number
+        self.main_pid: Any = None
 
     def share(self, v: Any) -> Any:
         """One object for equal values (shapes, type lists and names repeat thousands of times); lists become
@@ -300,6 +322,10 @@ class _Reader:
     def read(self, events: list[Any]) -> None:
         """Read one piece of the event list (every problem one :class:`~attnprof.records.files.UnreadableFile`)."""
         start = self.t.events
+        if self.times.anchor is None:
+            self.times.find_anchor(events, start, CATEGORIES)
+            if self.main_pid is None and self.times.anchor is not None:
+                self.main_pid = events[self.times.anchor[0] - start - 1].get("pid")  # ids of other pids keyed apart
         try:
             self._read(events, start, self.max_events - len(self.t.cpu) - len(self.t.gpu))
         except (TypeError, ValueError, AttributeError) as exc:  # a list or an object where a number or name belongs
@@ -315,6 +341,9 @@ class _Reader:
     ) -> None:  # the hot loop of a large trace: locals, few calls
         t, path, cats, share, shared = self.t, self.path, self.t.categories, self.share, self.shared
         kind_of, wanted_of, cpu, gpu = self.kind_of, self.wanted, t.cpu, t.gpu
+        times, seen_by = self.times, self.seen
+        lo, hi = times.lo, times.hi
+        main_pid = self.main_pid
         for e in events:
             n += 1
             t.events = n
@@ -338,6 +367,8 @@ class _Reader:
                     ts = _num(e, "ts", path, n)
                 if type(dur) is not float and type(dur) is not int:
                     dur = _num(e, "dur", path, n)
+                if not (0.0 <= dur <= MAX_SPAN_US and lo <= ts <= hi):  # NaN fails every comparison
+                    times.odd(e, n, ts, dur)
                 args = e.get("args")
                 if type(args) is not dict:
                     args = {}
@@ -361,6 +392,11 @@ class _Reader:
                     )
                     event = CpuEvent(name, kind, shared.setdefault(pid, pid), shared.setdefault(tid, tid), ts, dur,
                                      corr, seq if type(seq) is int else _int(seq), bool(fwd))  # fmt: skip
+                    key = corr if kind == "runtime" or kind == "driver" else args.get("External id")
+                    if type(key) is int:  # unique within one process's export (ranks merged: refused later)
+                        first = seen_by[kind].setdefault(key if pid == main_pid else (pid, key), n)
+                        if first != n:
+                            raise eventcheck.twice(path, e, n, first, key, key is corr)
                     dims = args.get("Input Dims") or args.get("Input dims")
                     if dims:
                         t.shapes = True
@@ -482,7 +518,9 @@ def load(
 
 def _load(path: Path, max_bytes: int, max_events: int, inputs_of: Callable[[str], bool]) -> ForeignTrace:
     data = read_document(path, max_bytes)
-    top, pieces = _chunks(data, path)
+    with open(path, "rb") as f:  # whether the file was gzip, for a refusal to say what was inside
+        gzipped = f.read(2) == b"\x1f\x8b"
+    top, pieces = _chunks(data, path, gzipped)
     trace = ForeignTrace(name=path.name)
     reader = _Reader(trace, path, max_events, inputs_of)
     try:
@@ -491,11 +529,13 @@ def _load(path: Path, max_bytes: int, max_events: int, inputs_of: Callable[[str]
     except _Uncut:  # start again from the whole document, which names the JSON error if there is one
         trace = ForeignTrace(name=path.name)
         reader = _Reader(trace, path, max_events, inputs_of)
-        top, pieces = _whole(data, path)
+        top, pieces = _whole(data, path, gzipped)
         for piece in pieces:
             reader.read(piece)
     del data
+    reader.times.finish(len(trace.cpu) + len(trace.gpu))
     reader.link_flows()
+    trace.layout = "array" if top.pop(ARRAY, False) else "object"
     props = top.pop("deviceProperties", None)
     trace.device_properties = [p for p in props if isinstance(p, dict)] if isinstance(props, list) else []
     trace.meta = {k: v for k, v in top.items() if not isinstance(v, (list, dict)) or k == "distributedInfo"}

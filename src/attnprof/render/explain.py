@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import textwrap
 from dataclasses import dataclass
+from typing import Any
 
 from attnprof import words
 from attnprof.analysis import attnflags
 from attnprof.analysis.attnflags import Inputs
-from attnprof.analysis.explain import Asked, Explanation, Group
+from attnprof.analysis.explain import Asked, CallReading, Explanation, Group
 from attnprof.render.report import table
 from attnprof.words import fmt
 
@@ -42,15 +43,20 @@ def _pct(share: float | None, lang: str | None) -> str:
 
 
 def head(x: Explanation, lang: str | None = None) -> str:
-    """One line: the file, its steps and events, the GPU."""
+    """One line: the file, its steps and events, the GPU (by its id where the trace does not name it: the JSON
+    array form has no ``deviceProperties``)."""
     props = x.device_properties
-    device = (
-        words.text("explain.device", lang, name=props.get("name", "GPU"),
-                   cc=f"{props.get('computeMajor', '?')}.{props.get('computeMinor', '?')}")
-        if props else words.text("explain.no_device", lang)
-    )  # fmt: skip
-    return words.text("explain.head", lang, name=x.trace.name, steps=len(x.steps), events=x.trace.events,
-                      device=device)  # fmt: skip
+    if props:
+        device = words.text("explain.device", lang, name=props.get("name", "GPU"),
+                            cc=f"{props.get('computeMajor', '?')}.{props.get('computeMinor', '?')}")  # fmt: skip
+    elif x.trace.gpu:
+        found = {g.device for g in x.trace.gpu if g.kind == "kernel"} or {g.device for g in x.trace.gpu}
+        ids = sorted(found, key=str)
+        device = words.text("explain.unnamed_device", lang, ids=", ".join(map(str, ids)))
+    else:
+        device = words.text("explain.no_device", lang)
+    return words.text("explain.head", lang, name=fmt.printable(x.trace.name), device=device, events=x.trace.events,
+                      steps=words.counted("explain.n_steps", len(x.steps), lang))  # fmt: skip
 
 
 def notes(x: Explanation, lang: str | None = None) -> list[str]:
@@ -58,17 +64,37 @@ def notes(x: Explanation, lang: str | None = None) -> list[str]:
     return [words.text(f"explain.note.{code}", lang, **fields) for code, fields in x.notes]
 
 
-def kind_text(kind: str, compiled: bool, lang: str | None = None) -> str:
-    """``scaled_dot_product_attention``, ``hand-written (matmul, softmax, matmul), compiled``..."""
+def kind_text(kind: str, compiled: bool, lang: str | None = None, module: str | None = None,
+              phase: str | None = None) -> str:  # fmt: skip
+    """``scaled_dot_product_attention``, ``hand-written (matmul, softmax, matmul), compiled``,
+    ``nn.MultiheadAttention: hand-written (matmul, softmax, matmul)``, ``scaled_dot_product_attention, decode``..."""
     text = words.text(f"explain.kind.{kind}", lang)
-    return words.text("explain.compiled", lang, kind=text) if compiled else text
+    text = words.text("explain.compiled", lang, kind=text) if compiled else text
+    if module is not None:
+        text = words.text("explain.module", lang, module=words.text(f"explain.module.{module}", lang), kind=text)
+    if phase is not None:
+        text = words.text("explain.with_phase", lang, kind=text, phase=words.text(f"explain.phase.{phase}", lang))
+    return text
 
 
-def inputs_text(i: Inputs, lang: str | None = None) -> str:
-    """``q 2×4×32×64, k 2×2×32×64, v 2×2×32×64 bf16, causal, GQA`` (``not recorded`` without shapes)."""
+def call_text(c: CallReading, lang: str | None = None) -> str:
+    """What made a call, in words (:func:`kind_text` of its kind, module and phase)."""
+    return kind_text(c.call.kind, c.call.compiled, lang, c.call.module, c.phase)
+
+
+def inputs_text(i: Inputs, lang: str | None = None, kv: tuple[int, int] | None = None) -> str:
+    """``q 2×4×32×64, k 2×2×32×64, v 2×2×32×64 bf16, causal, GQA`` (``not recorded`` without shapes); with ``kv``
+    (the decode calls of a generate loop), the cache's length as its range: ``k 1×2×9…11×64``."""
     if not i.known:
         return words.text("explain.inputs.none", lang)
-    shapes = ", ".join(f"{n} {fmt.dims(s)}" for n, s in (("q", i.query), ("k", i.key), ("v", i.value)) if s)
+
+    def cache(shape: tuple | None) -> tuple | None:
+        if kv is None or kv[0] == kv[1] or not shape or len(shape) < 2:
+            return shape
+        return (*shape[:-2], f"{kv[0]}{fmt.ELLIPSIS}{kv[1]}", shape[-1])
+
+    shapes = ", ".join(f"{n} {fmt.dims(s)}" for n, s in (("q", i.query), ("k", cache(i.key)), ("v", cache(i.value)))
+                       if s)  # fmt: skip
     extra = [words.text("explain.inputs.causal", lang)] if i.causal else []
     extra += [words.text("explain.inputs.mask", lang)] if i.mask else []
     extra += [words.text("explain.inputs.gqa", lang)] if i.gqa else []
@@ -110,6 +136,7 @@ def steps_section(x: Explanation, lang: str | None = None) -> Section:
     share = _pct(d["attention_share"], lang)
     after.append(words.text("explain.per_step", lang, fwd=fmt.count(d["calls"]["fwd"]),
                             bwd=fmt.count(d["calls"]["bwd"]), share=share))  # fmt: skip
+    after += generation_lines(x, lang)
     if d["outside_steps"]:
         after.append(words.text("explain.outside", lang, n=d["outside_steps"]))
     bound = [x.steps[k].step.name or str(k) for k in d["launch_bound_steps"]]
@@ -119,25 +146,50 @@ def steps_section(x: Explanation, lang: str | None = None) -> Section:
     return Section(words.text("explain.steps", lang), (), headers, tuple(rows), tuple(after))
 
 
+def _passes(g: Any, lang: str | None) -> str:
+    kv = words.text("explain.gen.kv", lang, lo=g.kv[0], hi=g.kv[1]) if g.kv else ""
+    return words.text("explain.gen.passes", lang, prefill=words.counted("explain.gen.prefill", g.prefill, lang),
+                      decode=words.counted("explain.gen.decode", g.decode, lang), kv=kv)  # fmt: skip
+
+
+def generation_lines(x: Explanation, lang: str | None = None) -> list[str]:
+    """The passes of a generate loop (:mod:`attnprof.analysis.generation`): one line when every step ran the same,
+    else one a step (at most :data:`MAX_STEPS`)."""
+    found = [(s.step.name or str(k), s.generation) for k, s in enumerate(x.steps) if s.generation is not None]
+    if not found:
+        return []
+    if len({g for _, g in found}) == 1 and len(found) == len(x.steps):
+        g = found[0][1]
+        return [words.text("explain.generation", lang, passes=_passes(g, lang), layers=g.layers)]
+    return [words.text("explain.generation.step", lang, step=name, passes=_passes(g, lang))
+            for name, g in found[:MAX_STEPS]]  # fmt: skip
+
+
 def calls_section(x: Explanation, lang: str | None = None) -> Section:
+    projected = any(g.projection_us is not None for g in x.groups)
     rows = []
     for n, g in enumerate(x.groups[:MAX_GROUPS], start=1):
-        c = _group_first(x, g).call
+        first = _group_first(x, g)
+        c = first.call
         rows.append((
             str(n),
-            kind_text(c.kind, c.compiled, lang),
+            call_text(first, lang),
             words.text(f"explain.backend.{c.backend}", lang),
             words.text(f"kernel.dir.{c.direction}", lang),
             fmt.count(g.per_step),
-            inputs_text(_group_first(x, g).inputs, lang),
+            inputs_text(first.inputs, lang, g.kv),
             fmt.number(g.cpu_us),
             fmt.number(g.gpu_us) if x.trace.gpu else _na(lang),
+            *((_na(lang) if g.projection_us is None else fmt.number(g.projection_us),) if projected else ()),
             flag_names(g.flags, lang),
         ))  # fmt: skip
-    keys = ("group", "what", "backend", "direction", "per_step", "inputs", "cpu_us", "gpu_us", "flags")
-    after = (f"(+{len(x.groups) - MAX_GROUPS})",) if len(x.groups) > MAX_GROUPS else ()
+    keys = ("group", "what", "backend", "direction", "per_step", "inputs", "cpu_us", "gpu_us",
+            *(("projection_us",) if projected else ()), "flags")  # fmt: skip
+    after = [f"(+{len(x.groups) - MAX_GROUPS})"] if len(x.groups) > MAX_GROUPS else []
+    if projected:
+        after.append(words.text("explain.projections", lang))
     headers = tuple(words.text(f"explain.col.{k}", lang) for k in keys)
-    return Section(words.text("explain.calls", lang), (), headers, tuple(rows), after)
+    return Section(words.text("explain.calls", lang), (), headers, tuple(rows), tuple(after))
 
 
 def kernels_section(x: Explanation, lang: str | None = None) -> Section:
@@ -161,6 +213,9 @@ def kernels_section(x: Explanation, lang: str | None = None) -> Section:
                 "-" if r.reported_occupancy is None else fmt.percent(r.reported_occupancy),
                 "-" if theo is None else fmt.percent(theo.percent) + limiter,
             ))  # fmt: skip
+        if len(g.kernels) > MAX_KERNELS:  # the table is cut: say how much is left out
+            rows.append((str(n), words.counted("explain.more_kernels", len(g.kernels) - MAX_KERNELS, lang),
+                         *("",) * 8))  # fmt: skip
     headers = (
         words.text("explain.col.group", lang),
         *(words.text(f"report.col.{k}", lang) for k in ("kernel", "family")),
@@ -198,8 +253,8 @@ def why_section(x: Explanation, asked: Asked | None, lang: str | None = None) ->
     for k, verdicts in sorted(asked.answers.items()):
         g = x.groups[k]
         first = _group_first(x, g)
-        lines.append(words.text("explain.why.call", lang, kind=kind_text(first.call.kind, first.call.compiled, lang),
-                                inputs=inputs_text(first.inputs, lang),
+        lines.append(words.text("explain.why.call", lang, kind=call_text(first, lang),
+                                inputs=inputs_text(first.inputs, lang, g.kv),
                                 backend=words.text(f"explain.backend.{first.call.backend}", lang)))  # fmt: skip
         for backend, check, reason in verdicts:
             key = {"accepts": "explain.why.accepts", "refuses": "explain.why.refuses"}.get(

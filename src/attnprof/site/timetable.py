@@ -47,6 +47,7 @@ class BuildTimes:
         localize_s: Writing the translated source trees.
         precompile_s: Compiling ahead (:mod:`attnprof.measure.precompile`), the pool's start included.
         precompile_workers: Worker processes of that pool (0: nothing to compile ahead).
+        precompile_here_s: Meanwhile, the build's own process setting up its CUDA side.
         precompile_skipped: Nothing was compiled ahead: the caches hold what the same jobs and code compiled.
         precompiled: Each job's outcome (:class:`attnprof.measure.precompile.Done` as a dict).
         compile_cache: Each language's FX-graph cache ``[hits, misses]`` in the build's own process: a miss is a
@@ -63,6 +64,7 @@ class BuildTimes:
     precompile_s: float = 0.0
     precompile_workers: int = 0
     precompile_skipped: bool = False
+    precompile_here_s: float = 0.0
     precompiled: list[dict[str, Any]] = field(default_factory=list)
     compile_cache: dict[str, list[int]] = field(default_factory=dict)
     budgets_s: dict[str, float] = field(default_factory=dict)
@@ -125,7 +127,8 @@ def table(times: BuildTimes) -> str:
         f"{'translated sources':<{width}}{_cell(times.localize_s):>9}",
         f"{'compiled ahead':<{width}}{_cell(times.precompile_s):>9}"
         + (f"  {len(times.precompiled)} jobs on {times.precompile_workers} workers" if times.precompiled else "")
-        + ("  none: the caches hold what the same jobs compiled" if times.precompile_skipped else ""),
+        + ("  none: the caches hold what the same jobs compiled" if times.precompile_skipped else "")
+        + (f"; CUDA set up here meanwhile ({times.precompile_here_s:.1f} s)" if times.precompile_here_s else ""),
         *(f"  {d['name']:<{width - 2}}{_cell(d['seconds']):>9}  {d['status']}: {d['reason']}" for d in failed),
         *([f"{'compile cache in the build':<{width}}" + cache] if cache else []),
         f"{'pages checked (numbers, output)':<{width}}{_cell(times.comparison_s):>9}",

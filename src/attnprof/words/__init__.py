@@ -104,6 +104,12 @@ def text(key: str, lang: str | None = None, **fields: object) -> str:
     return words.format(**fields) if fields else words
 
 
+def counted(key: str, n: int, lang: str | None = None) -> str:
+    """``{n}`` things in words: the text of ``key + ".1"`` for one (``1 step``), of ``key`` for any other count
+    (``2 steps``, ``0 steps``), filled with ``n``."""
+    return text(f"{key}.1" if n == 1 and f"{key}.1" in TABLE else key, lang, n=n)
+
+
 def text_or(key: str, fallback: str, lang: str | None = None) -> str:
     """:func:`text` of ``key`` when the table has it, else ``fallback`` unchanged (a status or limiter the table
     has no words for is shown as recorded)."""

@@ -29,10 +29,10 @@ DROPIN: dict[str, dict[str, str]] = {
     "dropin.family": {"en": "family", "ja": "系統"},
     "dropin.error": {"en": "{name}: {what}", "ja": "{name}: {what}"},
     "dropin.error.not_json": {
-        "en": "not JSON ({error}); a trace cut short reads like this too. Choose the .json or .json.gz that "
+        "en": "not JSON ({error}): another kind of file, or a trace cut short. Choose the .json or .json.gz that "
         "export_chrome_trace wrote.",
-        "ja": "JSON ではありません ({error})。途中で切れたトレースもこうなります。export_chrome_trace が書き出した "
-        ".json か .json.gz を選んでください。",
+        "ja": "JSON ではありません ({error})。別の種類のファイルか、途中で切れたトレースです。export_chrome_trace が"
+        "書き出した .json か .json.gz を選んでください。",
     },
     "dropin.error.not_text": {
         "en": "not UTF-8 text: not a trace. Choose the .json or .json.gz that export_chrome_trace wrote.",
@@ -55,6 +55,23 @@ DROPIN: dict[str, dict[str, str]] = {
     "dropin.error.not_number": {
         "en": "event {n}: its {field} is not a number.",
         "ja": "イベント {n} の {field} が数値ではありません。",
+    },
+    "dropin.error.bad_time": {
+        "en": "event {n}: its {field} is no time (infinite, negative, more than a day long or past any clock).",
+        "ja": "イベント {n} の {field} は時刻として成り立ちません (無限大、負、1 日より長い、またはどの時計の範囲も"
+        "超えています)。",
+    },
+    "dropin.error.far_time": {
+        "en": "event {n} lies more than a day from the rest of the trace; a profiler records seconds to minutes, so "
+        "one of them is not a time of this trace.",
+        "ja": "イベント {n} がトレースのほかの部分から 1 日以上離れています。プロファイラが記録するのは数秒から数分"
+        "なので、どちらかはこのトレースの時刻ではありません。",
+    },
+    "dropin.error.twice": {
+        "en": "event {n} repeats event {first} (the same id): the events of two exports in one file? Drop one "
+        "export at a time.",
+        "ja": "イベント {n} はイベント {first} の繰り返しです (同じ ID)。2 回分の書き出しが 1 つのファイルに"
+        "入っていませんか。書き出しを 1 回分ずつドロップしてください。",
     },
     "dropin.error.not_pytorch": {
         "en": "a Chrome trace without PyTorch profiler events (categories seen: {seen}); record it with "

@@ -9,11 +9,38 @@ EXPLAIN: dict[str, dict[str, str]] = {
     # --- the head and the notes ---
     "explain.title": {"en": "What the trace {name} says", "ja": "トレース {name} の読み取り"},
     "explain.head": {
-        "en": "{name}: {steps} profiler steps, {events} events, {device}",
-        "ja": "{name}: プロファイラのステップ {steps} 個、イベント {events} 個、{device}",
+        "en": "{name}: {steps}, {events} events, {device}",
+        "ja": "{name}: {steps}、イベント {events} 個、{device}",
     },
+    "explain.n_steps": {"en": "{n} profiler steps", "ja": "プロファイラのステップ {n} 個"},
+    "explain.n_steps.1": {"en": "1 profiler step", "ja": "プロファイラのステップ 1 個"},
     "explain.device": {"en": "{name} (compute capability {cc})", "ja": "{name} (compute capability {cc})"},
     "explain.no_device": {"en": "no GPU in the trace", "ja": "トレースに GPU なし"},
+    "explain.unnamed_device": {
+        "en": "GPU {ids} (its name is not in this form of trace: the JSON array form has no deviceProperties)",
+        "ja": "GPU {ids} (この形式のトレースには名前がありません。JSON 配列形式には deviceProperties がありません)",
+    },
+    # --- progress on standard error ---
+    "explain.progress.reading": {"en": "reading {name}", "ja": "{name} を読み込み中"},
+    "explain.progress.read": {
+        "en": "read {events} events ({cpu} on the CPU, {gpu} on the GPU) in {seconds} s",
+        "ja": "イベント {events} 個 (CPU {cpu} 個、GPU {gpu} 個) を {seconds} 秒で読み込みました",
+    },
+    "explain.progress.found": {"en": "found {calls} in {steps}", "ja": "{steps}に{calls}が見つかりました"},
+    "explain.progress.calls": {"en": "{n} attention calls", "ja": "アテンションの呼び出し {n} 回"},
+    "explain.progress.calls.1": {"en": "1 attention call", "ja": "アテンションの呼び出し 1 回"},
+    "explain.progress.steps": {"en": "{n} steps", "ja": "ステップ {n} 個"},
+    "explain.progress.steps.1": {"en": "1 step", "ja": "ステップ 1 個"},
+    "explain.progress.asking": {
+        "en": "asking PyTorch on this machine about each kind of SDPA call (imports torch)",
+        "ja": "このマシンの PyTorch に、SDPA の呼び出しの種類ごとに問い合わせています (torch を読み込みます)",
+    },
+    "explain.progress.not_asking": {
+        "en": "not asking PyTorch why: {reason} (torch not imported)",
+        "ja": "PyTorch には問い合わせません: {reason} (torch は読み込んでいません)",
+    },
+    "explain.progress.json": {"en": "JSON written to {name}", "ja": "JSON を {name} に書き出しました"},
+    "explain.progress.html": {"en": "HTML page written to {name}", "ja": "HTML ページを {name} に書き出しました"},
     "explain.notes": {"en": "What limits this reading:", "ja": "この読み取りの制約:"},
     "explain.note.cpu_only": {
         "en": "Recorded on the CPU alone: no GPU time, idle gaps, kernels or occupancy to read.",
@@ -103,6 +130,35 @@ EXPLAIN: dict[str, dict[str, str]] = {
         "ja": "手書き (行列積、ソフトマックス、行列積)",
     },
     "explain.compiled": {"en": "{kind}, compiled", "ja": "{kind}、コンパイル済み"},
+    "explain.module": {"en": "{module}: {kind}", "ja": "{module}: {kind}"},
+    "explain.module.MultiheadAttention": {"en": "nn.MultiheadAttention", "ja": "nn.MultiheadAttention"},
+    "explain.module.TransformerEncoderLayer": {
+        "en": "nn.TransformerEncoderLayer",
+        "ja": "nn.TransformerEncoderLayer",
+    },
+    "explain.with_phase": {"en": "{kind}, {phase}", "ja": "{kind}、{phase}"},
+    "explain.phase.prefill": {"en": "prefill", "ja": "プリフィル"},
+    "explain.phase.decode": {"en": "decode", "ja": "デコード"},
+    "explain.col.projection_us": {"en": "projections µs", "ja": "射影 µs"},
+    "explain.projections": {
+        "en": "GPU µs is attention alone on every path (the products, the softmax, masking, scaling and their "
+        "copies); the module's in- and out-projections are counted apart (projections µs).",
+        "ja": "GPU µs はどの経路でもアテンションだけの時間です (行列積、ソフトマックス、マスク、スケーリングとその"
+        "コピー)。モジュールの入力と出力の射影は別に数えます (射影 µs)。",
+    },
+    "explain.more_kernels": {"en": "(+{n} kernels)", "ja": "(ほかにカーネル {n} 個)"},
+    "explain.more_kernels.1": {"en": "(+1 kernel)", "ja": "(ほかにカーネル 1 個)"},
+    "explain.generation": {
+        "en": "Generate loop per step: {passes}, {layers} attention calls a pass.",
+        "ja": "ステップあたりの生成ループ: {passes}。1 回のパスでアテンションの呼び出し {layers} 回。",
+    },
+    "explain.generation.step": {"en": "Generate loop in {step}: {passes}.", "ja": "{step} の生成ループ: {passes}。"},
+    "explain.gen.passes": {"en": "{prefill} + {decode}{kv}", "ja": "{prefill}、{decode}{kv}"},
+    "explain.gen.prefill": {"en": "{n} prefills", "ja": "プリフィル {n} 回"},
+    "explain.gen.prefill.1": {"en": "1 prefill", "ja": "プリフィル 1 回"},
+    "explain.gen.decode": {"en": "{n} decode steps", "ja": "デコードステップ {n} 回"},
+    "explain.gen.decode.1": {"en": "1 decode step", "ja": "デコードステップ 1 回"},
+    "explain.gen.kv": {"en": ", KV {lo} → {hi}", "ja": "、KV {lo} → {hi}"},
     "explain.backend.flash": {"en": "flash", "ja": "flash"},
     "explain.backend.mem_efficient": {"en": "mem_efficient", "ja": "mem_efficient"},
     "explain.backend.cudnn": {"en": "cudnn", "ja": "cudnn"},

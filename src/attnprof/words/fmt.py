@@ -104,3 +104,60 @@ def quoted(value: object, width: int = 60) -> str:
     ("'flsh'", "'yyyyyyyyyyy…'")
     """
     return repr(shorten(str(value), width)) if isinstance(value, str) else shorten(repr(value), width)
+
+
+def printable(text: str) -> str:
+    """``text`` with every character a terminal would act on or hide (control characters, bidirectional overrides,
+    ...) written as its escape, the rest as it is: what a file name or a message may show on a terminal.
+
+    >>> printable("a\\x1b[2Jb\\tc"), printable("µ × 日本")
+    ('a\\\\x1b[2Jb\\\\tc', 'µ × 日本')
+    """
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def shown(path: object, width: int = 80) -> str:
+    """A file name as a progress line echoes it: escaped (:func:`printable`) and, when longer than ``width``
+    characters, shortened in the middle, where a path holds the least (its folders' names), keeping its start and its
+    file name.
+
+    >>> shown("t.json"), shown("/a/" + "b" * 200 + "/trace.json", 30)
+    ('t.json', '/a/bbbbbbbbbbbbb…bb/trace.json')
+    """
+    return printable(_middle(printable(str(path)), width))
+
+
+def quoted_path(path: object, width: int = 80) -> str:
+    """A file name as a message quotes it: its ``repr`` (control characters escaped), shortened in the middle as
+    :func:`shown` does.
+
+    >>> quoted_path("in.json"), quoted_path("a" + chr(27) + "b")
+    ("'in.json'", "'a\\\\x1bb'")
+    """
+    return repr(_middle(str(path), width))
+
+
+def _middle(text: str, width: int) -> str:
+    if len(text) <= width:
+        return text
+    tail = min(len(text.rsplit("/", 1)[-1]) + 3, width * 2 // 3)
+    return text[: width - tail - 1] + ELLIPSIS + text[-tail:]
+
+
+#: ASCII spellings of the characters attnprof writes beyond ASCII, for a terminal that takes ASCII alone
+#: (``PYTHONIOENCODING=ascii``, a ``C`` locale): every other character is written as its escape.
+ASCII_SPELLINGS = {"µ": "u", "×": "x", "→": "->", "←": "<-", "…": "...", "−": "-", "–": "-", "—": "-", "≤": "<=",
+                   "≥": ">=", "≈": "~", "·": ".", NBSP: " ", "’": "'", "‘": "'", "“": '"', "”": '"', "°": " deg",
+                   "±": "+/-", "✓": "yes", "✗": "no"}  # fmt: skip
+
+
+def ascii_spelling(text: str) -> str:
+    """``text`` in ASCII: the spellings of :data:`ASCII_SPELLINGS`, escapes for the rest.
+
+    >>> ascii_spelling("8×8 µs → 1.2 ms…"), ascii_spelling("日")
+    ('8x8 us -> 1.2 ms...', '\\\\u65e5')
+    """
+    return "".join(c if c < "\x80" else ASCII_SPELLINGS.get(c) or c.encode("ascii", "backslashreplace").decode()
+                   for c in text)  # fmt: skip
