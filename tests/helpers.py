@@ -7,7 +7,9 @@ import copy
 import functools
 import gzip
 import json
+import os
 from pathlib import Path
+from typing import NamedTuple
 
 from docutils import nodes
 
@@ -715,16 +717,37 @@ def kernel_names() -> tuple[str, ...]:
 # --- the command line -----------------------------------------------------------------------------------------------
 
 
-def run_cli(*argv: str) -> tuple[int, str, str]:
-    """``attnprof ARGV`` run in-process (:func:`attnprof.cli.main`): the exit status, standard output and standard
-    error."""
+class CliRun(NamedTuple):
+    """What a run of the command gave: its exit status, standard output and standard error (it unpacks as
+    ``code, out, err``, and reads like :class:`subprocess.CompletedProcess`)."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run_cli(*argv: str, cwd: str | os.PathLike[str] | None = None) -> CliRun:
+    """``attnprof ARGV`` run in-process (:func:`attnprof.cli.main`), in the working directory ``cwd`` when given.
+
+    For every case where a new process adds nothing (bad input refused, a dry run, a file written): the command's
+    own streams are two buffers, and whatever the code writes to ``sys.stdout`` or ``sys.stderr`` past them lands
+    in the same buffers, so a stray print still fails a test that wants one line. What only a process shows (its
+    real file descriptors, signals, a full or closed standard output, what is imported at start) needs
+    ``subprocess``.
+    """
+    import contextlib
     import io
 
     from attnprof import cli
 
     out, err = io.StringIO(), io.StringIO()
-    code = cli.main(list(argv), out=out, err=err)
-    return code, out.getvalue(), err.getvalue()
+    with contextlib.ExitStack() as stack:
+        if cwd is not None:
+            stack.enter_context(contextlib.chdir(cwd))
+        stack.enter_context(contextlib.redirect_stdout(out))
+        stack.enter_context(contextlib.redirect_stderr(err))
+        code = cli.main(list(argv), out=out, err=err)
+    return CliRun(code, out.getvalue(), err.getvalue())
 
 
 def older_layout(doc: dict, links: str = "flows") -> dict:
@@ -773,7 +796,7 @@ def h200_bundle(path: Path, *, traces: bool = False) -> Path:
     """A bundle of the recorded H200 results: the prefill results made from the H200 traces (their times recorded
     with them), the training and decoding results made from the 2xH200 recordings, and the made-up H200 sweep (for
     its ceilings), packed with the provenance of those results; written to ``path``."""
-    from attnprof.records import bundle, results, sweep
+    from attnprof.records import bundle, files, results, sweep
 
     contents: dict[str, bytes] = {}
     for v in TRACE_VARIANTS:
@@ -785,7 +808,7 @@ def h200_bundle(path: Path, *, traces: bool = False) -> Path:
     for r in [*(train_result(v) for v in TRAIN_VARIANTS), *decode_results()]:
         contents[r.stem + ".json"] = results.dumps(r)
     sw = h200_sweep()
-    contents[sweep.filename("cuda")] = results.json_bytes(sw.to_dict())
+    contents[sweep.filename("cuda")] = files.json_bytes(sw.to_dict())
     env = h200_environment()
     prov = bundle.Provenance(gpu_model=env.device_name, gpu_count=1, torch=env.torch_version, measured=env.date,
                              created="2026-12-02T00:00:00+00:00", driver=env.driver_version, cuda=env.cuda_version,
@@ -793,3 +816,134 @@ def h200_bundle(path: Path, *, traces: bool = False) -> Path:
     data, _ = bundle.pack(contents, prov)
     path.write_bytes(data)
     return path
+
+
+# --- one record of every kind of the register ----------------------------------------------------------------------
+
+#: The mask run recorded on the CPU, and the training-scale grid recorded on the H200.
+MASK_RUN = DATA / "masks" / "cpu" / "masks__cpu.json"
+TRAIN_SCALE = DATA / "trainscale__cuda.json.gz"
+
+
+def record_samples(grid) -> dict:
+    """One record of every kind of the register (:func:`attnprof.records.kinds.every`), by kind: real recordings
+    where there are some (the H200 traces, sweep, run, grid; the CPU mask run), small made ones otherwise.
+    ``grid`` is the eligibility map (the session's ``cpu_grid``). A kind without a sample here fails the tests that
+    go over the register."""
+    from attnprof.records import (
+        buildtimes,
+        eligibility,
+        fixedcosts,
+        forcing,
+        kinds,
+        masks,
+        parallel,
+        results,
+        sweep,
+        trainscale,
+    )
+    from attnprof.records.results import CpuCostRow, CpuCosts
+
+    costs = CpuCosts("cuda", [8, 16, 1024, 64], "bfloat16", 10, h200_environment(), [
+        CpuCostRow("sdpa_flash", "ok", profiled=Figure(60.0, 58.0, 63.0, 10), dispatch=Figure(40.0, 39.0, 41.0, 10),
+                   context=Figure(3.0, 2.9, 3.1, 10), samples=[30, 100]),
+        CpuCostRow("sdpa_cudnn", "unsupported", "RuntimeError: no"),
+    ])  # fmt: skip
+    issued = forcing.ForcingCase("decode", [8, 32, 1, 128], "bfloat16", 8, 1024, 12, 3, [  # made up for the test
+        forcing.IssueRow("sdpa_auto", issue=Figure(33.0, 31.0, 35.0, 12), wall_ms=0.05),
+        forcing.IssueRow("sdpa_cudnn", issue=Figure(85.0, 82.0, 88.0, 12), over_auto=Figure(52.1, 48.0, 55.0, 12),
+                         wall_ms=0.05),
+        forcing.IssueRow("sdpa_efficient", "unsupported", "RuntimeError: No available kernel."),
+    ], 0.2)  # fmt: skip
+    samples = {
+        results.KIND: trace_result("sdpa_flash")[0],
+        results.CPU_COSTS: costs,
+        sweep.KIND: h200_sweep(),
+        parallel.KIND: runner_h200x2(),
+        fixedcosts.KIND: fixed_costs(Figure(5.0, 4.0, 6.0, 10)),
+        eligibility.KIND: grid,
+        buildtimes.KIND: buildtimes.LanguageTimes("ja", {"01-naive.py": 1.5}, 2.0, 3.0, 4.0, ["index"], None),
+        masks.KIND: masks.load(MASK_RUN),
+        trainscale.KIND: trainscale.load(TRAIN_SCALE),
+        forcing.KIND: forcing.Forcing("cuda", h200_environment(), [issued], 2.5),
+    }
+    missing = [k.what for k in kinds.every() if k not in samples]
+    assert not missing, f"tests/helpers.py: record_samples has no sample of {', '.join(missing)}"
+    return samples
+
+
+#: conf.py lines that give a test project a gallery whose scripts declare what the real ones declare
+#: (:func:`example_stubs`), so that a warning names the real script; sphinx-gallery runs nothing (``plot_gallery``
+#: off) and its pages are not read.
+STUB_GALLERY_CONF = """
+extensions.append("sphinx_gallery.gen_gallery")
+sphinx_gallery_conf = {"examples_dirs": ["examples"], "gallery_dirs": ["auto_examples"], "plot_gallery": "False",
+                       "filename_pattern": r"/\\d\\d-", "download_all_examples": False}
+exclude_patterns += ["examples", "auto_examples"]
+"""
+
+
+def example_stubs() -> dict[str, str]:
+    """One stub per gallery script of ``examples/``, under its name, declaring the files the real script declares
+    (``# sphinx_gallery_attnprof_writes``); for a test project's ``extra`` files, with :data:`STUB_GALLERY_CONF`."""
+    from attnprof.sphinxext import gallery
+
+    stubs = {"examples/GALLERY_HEADER.rst": "Gallery\n=======\n"}
+    for script in sorted((DATA.parent.parent / "examples").glob("[0-9][0-9]-*.py")):
+        declared = gallery.declared_outputs(script)
+        if declared:
+            stubs[f"examples/{script.name}"] = (f'"""\n{script.stem}\n{"=" * len(script.stem)}\n\nStub.\n"""\n\n'
+                                                f"# sphinx_gallery_attnprof_writes = {declared!r}\n")  # fmt: skip
+    return stubs
+
+
+#: For every kind of the register that a page looks up, a page element that reads it (the tests that go over the
+#: register build a page of them all); the CPU-cost table reads the CPU costs and the fixed costs, the decision table
+#: (of prefill alone: no training or decoding results needed) the side-by-side issue times.
+PAGE_OF_KIND = {
+    "result file": "```{kernel-table} sdpa_flash\n```",
+    "CPU-cost file": "```{cpu-cost-table} naive\n```",
+    "fixed-cost file": "",
+    "sweep file": "```{scaling-table}\n```",
+    "context-parallel run file": "```{parallel-status}\n```",
+    "eligibility map": "```{eligibility-table}\n:family: dtype\n```",
+    "mask run": "```{mask-table}\n:mask: documents\n```",
+    "training-scale file": "```{train-scale-table}\n```",
+    "forcing file": "```{decision}\n:workload: prefill\n```",
+}
+
+#: The kinds an element of :data:`PAGE_OF_KIND` reads besides its own (so a bad file of them is one warning from each
+#: element that reads it): the decision table reads every result and the sweep as well.
+ALSO_READS = {"forcing file": ("result file", "sweep file")}
+
+VERSION_FIELDS = ("version", "schema_version")
+
+
+def plant_wrong_type(doc: dict) -> tuple[dict, str]:
+    """``doc`` with one field planted with a value of the wrong type, and where (as the schema check names it): the
+    first number inside a list of objects (``cases[0].flops``, a point's time, a rank's step), else the first
+    top-level number, set to ``"x"``. The version fields are left alone (another version is another message)."""
+    planted = copy.deepcopy(doc)
+
+    def first(node, where: str):
+        if isinstance(node, dict):
+            for key, value in node.items():
+                here = f"{where}.{key}" if where else key
+                if type(value) in (int, float) and "[" in where and key not in VERSION_FIELDS:
+                    return node, key, here
+                found = first(value, here)
+                if found:
+                    return found
+        elif isinstance(node, list):
+            for i, value in enumerate(node[:3]):
+                found = first(value, f"{where}[{i}]")
+                if found:
+                    return found
+        return None
+
+    found = first(planted, "") or next(
+        (planted, k, k) for k, v in planted.items() if type(v) in (int, float) and k not in VERSION_FIELDS
+    )
+    node, key, where = found
+    node[key] = "x"
+    return planted, where

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from attnprof.analysis import attnflags
 from helpers import FOREIGN_FOLDERS, TRACES, explained
 
 FOLDERS = FOREIGN_FOLDERS
@@ -23,7 +24,16 @@ def test_eager_attention_in_transformers_is_flagged_for_its_fp32_softmax_and_its
 
 
 def codes(variant: str) -> set[str]:
-    return {f.code for c in explained(TRACES / f"{variant}.json.gz").calls for f in c.flags}
+    found = {f.code for c in explained(TRACES / f"{variant}.json.gz").calls for f in c.flags}
+    assert found <= set(attnflags.FLAGS)  # only the flags the module declares
+    return found
+
+
+def test_dtype_spellings_are_the_short_names_and_scalars_have_none():
+    assert [attnflags.dtype_name(s) for s in ("c10::BFloat16", "c10::Half", "float", "double")] == [
+        "bf16", "fp16", "fp32", "fp64"]  # fmt: skip
+    assert attnflags.dtype_name("Scalar") is None and attnflags.dtype_name("") is None
+    assert attnflags.dtype_name(None) is None and attnflags.dtype_name("c10::Float8") == "c10::Float8"
 
 
 def test_an_out_of_place_op_copies_what_the_in_place_one_does_not():

@@ -21,7 +21,7 @@ def test_no_times_or_other_json_is_said(tmp_path):
     with pytest.raises(FileNotFoundError):
         buildtimes.load(tmp_path)
     (tmp_path / buildtimes.FILENAME).write_text('{"language": "en", "minutes": 3}')
-    with pytest.raises(files.UnreadableFile, match=r"not a build's times: .*minutes"):
+    with pytest.raises(files.UnreadableFile, match=r"not a build-times file: .*minutes"):
         buildtimes.load(tmp_path)
     (tmp_path / buildtimes.FILENAME).write_text('{"language": ')
     with pytest.raises(files.UnreadableFile):

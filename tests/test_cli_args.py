@@ -10,7 +10,7 @@ import pytest
 
 from attnprof.cli import BadInput, args
 from attnprof.records import results
-from helpers import TRACES, trace_result
+from helpers import FOREIGN, TRACES, trace_result
 from helpers import run_cli as run
 
 
@@ -40,6 +40,10 @@ def test_the_examples_in_the_help_run_as_written(tmp_path, monkeypatch):
         if command == "explain":  # reads a trace: a recorded one, under the example's name
             shutil.copy(TRACES / "sdpa_flash.json.gz", tmp_path / argv[1])
             code, _, err = run(*argv, "--no-why")
+        elif command == "diff":  # reads two traces: the sdpa and eager recordings, under the example's names
+            shutil.copy(FOREIGN / "h200" / "hf_sdpa_train.json.gz", tmp_path / argv[1])
+            shutil.copy(FOREIGN / "h200" / "hf_eager_train.json.gz", tmp_path / argv[2])
+            code, _, err = run(*argv)
         elif command == "bundle":  # packs a results folder: one recorded result, under the example's folder name
             result, raw = trace_result("sdpa_flash")
             results.save(result, tmp_path / argv[argv.index("--from") + 1], raw)

@@ -1,6 +1,11 @@
-"""The ``attnprof`` command under bad and hostile input, driven as a subprocess: empty and odd values, output paths
-that are not files (a real FIFO, a socket, devices used read-only, a directory, a path under a file, a folder root
-cannot write), runs too large for the machine, Ctrl-C mid-run; and random strings for every option (hypothesis).
+"""The ``attnprof`` command under bad and hostile input: empty and odd values, output paths that are not files (a
+real FIFO, a socket, devices used read-only, a directory, a path under a file, a folder root cannot write), runs too
+large for the machine, Ctrl-C mid-run; and random strings for every option (hypothesis).
+
+The tables of refusals, reads and dry runs run the command in this process (:func:`helpers.run_cli`: the same
+``main`` the program calls, with the case's folder as working directory); what only a process shows runs it as a
+subprocess: its real standard streams (full, closed, a broken pipe, the profiler's own lines on file descriptor 2),
+signals, and what it imports before it refuses.
 
 Each case asserts the exit status, a single line of output for a refusal, and that nothing in the case's folder was
 created or changed except the one file the command was asked to write. The real devices are only ever named as
@@ -28,6 +33,7 @@ from hypothesis import strategies as st
 import attnprof
 from attnprof import cli
 from attnprof.records import sweep
+from helpers import run_cli
 
 SRC = Path(attnprof.__file__).parent.parent
 TINY = ["--device", "cpu", "--shape", "1,1,16,8", "--dtype", "fp32"]
@@ -277,7 +283,7 @@ READ_REFUSALS: list[tuple[str, list[str], list[str]]] = [
 def test_a_trace_that_is_a_bomb_or_holds_bad_events_is_refused_in_one_line_touching_nothing(arena, argv, words):
     before = snapshot(arena)
     t0 = time.perf_counter()
-    run = attnprof_cli(*[a.replace("{t}", str(arena)) for a in argv], cwd=arena, timeout=60)
+    run = run_cli(*[a.replace("{t}", str(arena)) for a in argv], cwd=arena)
     assert run.returncode == 2 and run.stdout == "", run.stderr
     progress, line = run.stderr.splitlines()
     assert progress == f"reading {argv[1].replace('{t}', str(arena))}" and line.startswith("attnprof: ")
@@ -291,7 +297,7 @@ def test_a_trace_that_is_a_bomb_or_holds_bad_events_is_refused_in_one_line_touch
 def test_bad_or_hostile_input_is_one_line_exit_2_and_touches_nothing(arena, argv, words):
     before, devices = snapshot(arena), _devices()
     t0 = time.perf_counter()
-    run = attnprof_cli(*[a.replace("{t}", str(arena)) for a in argv], cwd=arena, timeout=60)
+    run = run_cli(*[a.replace("{t}", str(arena)) for a in argv], cwd=arena)
     assert run.returncode == 2, run.stderr
     assert run.stdout == ""
     assert run.stderr.count("\n") == 1 and run.stderr.startswith("attnprof: "), run.stderr
@@ -359,7 +365,7 @@ ACCEPTED: list[tuple[str, list[str], str, bool]] = [
 @pytest.mark.parametrize(("argv", "start", "refused"), [c[1:] for c in ACCEPTED], ids=[c[0] for c in ACCEPTED])
 def test_names_in_any_case_and_dry_runs_are_accepted_and_touch_nothing(arena, argv, start, refused):
     before = snapshot(arena)
-    run = attnprof_cli(*argv, cwd=arena, timeout=60)
+    run = run_cli(*argv, cwd=arena)
     assert run.returncode == 0 and run.stderr == "", run.stderr
     assert run.stdout.startswith(start), run.stdout
     last = run.stdout.splitlines()[-1]
@@ -372,13 +378,13 @@ def test_writes_only_the_file_asked_for_even_over_a_truncated_gzip_or_through_a_
     (arena / "target.json").write_text("old")
     (arena / "trace-link").symlink_to(arena / "target.json")
     before = snapshot(arena)
-    run = attnprof_cli("profile", "naive", *TINY, "--trace", "old.trace.json.gz", cwd=arena)
+    run = run_cli("profile", "naive", *TINY, "--trace", "old.trace.json.gz", cwd=arena)
     assert run.returncode == 0, run.stderr
     assert "Traceback" not in run.stderr and "Chrome trace written to old.trace.json.gz" in run.stderr
     after = snapshot(arena)
     assert {k for k in after if after[k] != before.get(k)} == {"old.trace.json.gz"}
     assert b"naive_fwd" in gzip.decompress((arena / "old.trace.json.gz").read_bytes())  # whole again
-    run = attnprof_cli("profile", "naive", *TINY, "--trace", "trace-link", "--json", "--force", cwd=arena)
+    run = run_cli("profile", "naive", *TINY, "--trace", "trace-link", "--json", "--force", cwd=arena)
     assert run.returncode == 0, run.stderr
     final = snapshot(arena)
     assert {k for k in final if final[k] != after.get(k)} == {"target.json"}
@@ -387,10 +393,10 @@ def test_writes_only_the_file_asked_for_even_over_a_truncated_gzip_or_through_a_
 
 def test_a_sweep_writes_its_file_and_a_dry_run_writes_nothing(arena):
     before = snapshot(arena)
-    run = attnprof_cli("sweep", "--dry-run", "--out", "file.txt", *HUGE_SWEEP, cwd=arena)
+    run = run_cli("sweep", "--dry-run", "--out", "file.txt", *HUGE_SWEEP, cwd=arena)
     assert run.returncode == 0 and run.stdout.startswith("dry run; would run sweep: 1 variant,") and run.stderr == ""
     assert snapshot(arena) == before
-    run = attnprof_cli("sweep", "--out", "s.json", *HUGE_SWEEP, cwd=arena)
+    run = run_cli("sweep", "--out", "s.json", *HUGE_SWEEP, cwd=arena)
     assert run.returncode == 0, run.stderr
     after = snapshot(arena)
     assert {k for k in after if after[k] != before.get(k)} == {"s.json"}
@@ -590,13 +596,13 @@ def test_random_strings_for_any_option_exit_0_or_2_and_never_a_traceback(tmp_pat
 
 def test_force_replaces_a_read_only_file_keeping_its_mode_and_writes_through_a_link(arena):
     before = snapshot(arena)
-    run = attnprof_cli("profile", "naive", *TINY, "--trace", "readonly.json", "--force", cwd=arena)
+    run = run_cli("profile", "naive", *TINY, "--trace", "readonly.json", "--force", cwd=arena)
     assert run.returncode == 0, run.stderr
     after = snapshot(arena)
     assert {k for k in after if after[k] != before[k]} == {"readonly.json"}
     assert stat.S_IMODE(os.stat(arena / "readonly.json").st_mode) == 0o444
     assert json.loads((arena / "readonly.json").read_text())["traceEvents"]  # plain JSON: the name has no .gz
-    run = attnprof_cli("profile", "naive", *TINY, "--trace", "file-link", "--force", cwd=arena)
+    run = run_cli("profile", "naive", *TINY, "--trace", "file-link", "--force", cwd=arena)
     assert run.returncode == 0, run.stderr
     final = snapshot(arena)
     assert {k for k in final if final[k] != after[k]} == {"file.txt"} and final["file-link"] == after["file-link"]
@@ -604,16 +610,16 @@ def test_force_replaces_a_read_only_file_keeping_its_mode_and_writes_through_a_l
 
 def test_a_sweep_named_json_gz_is_gzip_that_the_reader_reads_and_dash_is_standard_output(arena):
     before = snapshot(arena)
-    run = attnprof_cli("sweep", "--out", "s.json.gz", *HUGE_SWEEP, cwd=arena)
+    run = run_cli("sweep", "--out", "s.json.gz", *HUGE_SWEEP, cwd=arena)
     assert run.returncode == 0, run.stderr
     assert (arena / "s.json.gz").read_bytes()[:2] == b"\x1f\x8b"
     (point,) = sweep.load(arena / "s.json.gz").points
     assert point.status == "oom"
     (arena / "s.json.gz").unlink()
-    run = attnprof_cli("sweep", "--out", "-", *HUGE_SWEEP, cwd=arena)
+    run = run_cli("sweep", "--out", "-", *HUGE_SWEEP, cwd=arena)
     assert run.returncode == 0 and "sweep written" not in run.stderr, run.stderr
     assert json.loads(run.stdout)["kind"] == "sweep"  # the JSON alone, no tables
-    run = attnprof_cli("profile", "naive", *TINY, "--trace", "-", cwd=arena)
+    run = run_cli("profile", "naive", *TINY, "--trace", "-", cwd=arena)
     assert run.returncode == 0, run.stderr
     assert any(e.get("name") == "naive_fwd" for e in json.loads(run.stdout)["traceEvents"])
     assert snapshot(arena) == before  # no file named "-"

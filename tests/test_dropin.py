@@ -42,10 +42,23 @@ def test_the_widget_stays_hidden_without_its_script_and_says_what_to_run():
     assert '<input type="file"' in fragment and "nothing is uploaded" in fragment
 
 
+def test_the_comparison_widget_has_two_zones_and_the_comparisons_words():
+    for lang in words.LANGUAGES:
+        fragment = dropin.diff_fragment(lang)
+        got = carried_words(fragment)
+        assert got["tracediff.steps"] == words.TABLE["tracediff.steps"][lang]
+        assert got["explain.kind.sdpa"] == words.TABLE["explain.kind.sdpa"][lang] and "dropin.error.not_json" in got
+        assert fragment.count('<input type="file"') == 2 and " hidden>" in fragment
+        assert "attnprof-dropdiff-before" in fragment and "attnprof-dropdiff-after" in fragment
+        assert words.text("tracediff.dropin.no_script", lang) in fragment
+    assert "tracediff.steps" not in carried_words(dropin.fragment("en"))  # the single reader carries its own only
+
+
 def test_write_static_writes_the_decoder_then_the_reader(tmp_path):
     paths = dropin.write_static(tmp_path)
-    assert [p.name for p in paths] == list(dropin.SCRIPTS) == [*decoder.STATIC_FILES, dropin.READER]
-    assert paths[-1].read_text(encoding="utf-8") == viewer.served(dropin.READER)
+    assert [p.name for p in paths] == list(dropin.SCRIPTS) == [*decoder.STATIC_FILES, dropin.READER, dropin.DIFF]
+    assert paths[-2].read_text(encoding="utf-8") == viewer.served(dropin.READER)
+    assert paths[-1].read_text(encoding="utf-8") == viewer.served(dropin.DIFF)
     stamp = paths[-1].stat().st_mtime_ns
     dropin.write_static(tmp_path)
     assert paths[-1].stat().st_mtime_ns == stamp

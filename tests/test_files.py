@@ -158,13 +158,13 @@ def test_atomic_write_refuses_anything_but_a_regular_file(arena, name):
 
 def test_write_if_changed_never_reads_a_fifo_or_a_huge_file(arena):
     with pytest.raises(BadPath, match="FIFO"):
-        results.write_if_changed(arena / "fifo", b"{}")  # would block forever if it opened the FIFO
+        files.write_if_changed(arena / "fifo", b"{}")  # would block forever if it opened the FIFO
     huge = arena / "huge.json"
     with open(huge, "wb") as f:
         f.truncate(4 * 2**30)  # sparse: takes no disk, but reading it would take 4 GiB
     assert not files.holds(huge, b"{}") and not files.holds(arena / "fifo", b"")
-    assert results.write_if_changed(huge, b"{}") and huge.read_bytes() == b"{}"
-    assert not results.write_if_changed(huge, b"{}")
+    assert files.write_if_changed(huge, b"{}") and huge.read_bytes() == b"{}"
+    assert not files.write_if_changed(huge, b"{}")
 
 
 # --- readers: one error type ----------------------------------------------------------------------------------------

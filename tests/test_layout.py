@@ -2,7 +2,7 @@
 up, no circle, not even through imports inside functions), the root holds few modules, every module is small enough
 to read, torch lives in the measuring code alone, and the Sphinx extension and the readers stay free of it. No module
 uses another's private names; facts about variants and workloads are asked of their registries, not compared by
-name; and every module with logic has its test module."""
+name; and every module with logic has its test module, which imports it."""
 
 from __future__ import annotations
 
@@ -157,7 +157,8 @@ def test_the_leaves_stay_leaves():
     assert graph["noise"] == set()  # the statistics of every figure: used by files, measuring and reading alike
     assert graph["records.files"] == set()
     assert graph["records.schema"] == {"records.files"}
-    assert graph["records.results"] == {"noise", "records.files", "records.schema"}
+    assert graph["records.kinds"] == {"records.files", "records.schema"}  # the register, below every record
+    assert graph["records.results"] == {"noise", "records.files", "records.kinds", "records.schema"}
     assert graph["records.trace"] == {"records.results", "records.files", "records.schema"}
     # the timers read the environment only for the measure-once guard (settings.measuring)
     assert graph["measure.timing"] == {"noise", "measure.interrupts", "settings"}
@@ -354,8 +355,67 @@ def _has_logic(path: Path) -> bool:
     return any(isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) for n in tree.body)
 
 
+def imported_by(test: Path) -> set[str]:
+    """The package modules a test module imports itself (anywhere in it, inside functions too): ``analysis.masks``
+    for ``from attnprof.analysis import masks`` or ``from attnprof.analysis.masks import X``; what it reaches only
+    through ``helpers`` or ``conftest`` does not count."""
+    known, found = _modules(), set()
+    for node in ast.walk(ast.parse(test.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+        else:
+            continue
+        for name in names:
+            if name == "attnprof" or name.startswith("attnprof."):
+                short = name.removeprefix("attnprof").lstrip(".") or "__init__"
+                if short in known:
+                    found.add(short)
+    return found
+
+
+imported_by.__test__ = False  # a helper, not a test
+
+
+#: What a directive or role module registers: ``add_directive("mask-table", MaskTable)``, ``("parallel-table",
+#: ParallelTable)``, ``add_role("fastest", FastestRole())``.
+_REGISTERED = re.compile(r'\(\s*"([a-z][a-z0-9-]*)",\s*[A-Z]\w*')
+
+
+def drives(test: Path, module: str) -> bool:
+    """Whether ``test`` exercises ``module``: it imports it (:func:`imported_by`), or its package when that package
+    imports it (``analysis.claims`` for its families); a module of the Sphinx extension, which Sphinx loads itself:
+    a page of the test uses a directive or role it registers (one that registers none: the test names it); a module
+    of the command line: the test runs the command (``attnprof.cli`` or ``helpers.run_cli``)."""
+    found = imported_by(test)
+    package = module.rpartition(".")[0]
+    text = test.read_text(encoding="utf-8")
+    if module in found or (package in found and module in _imports_of(package)):
+        return True
+    if module.startswith("sphinxext."):
+        registered = _REGISTERED.findall(_modules()[module].read_text(encoding="utf-8"))
+        if registered:
+            return any(f"{{{name}}}" in text for name in registered)
+        return f"sphinxext.{module.split('.')[-1]}" in text
+    if module == "cli" or module.startswith("cli."):
+        return "cli" in found or re.search(r"^from helpers import .*\brun_cli\b", text, re.M) is not None
+    return False
+
+
+drives.__test__ = False  # a helper, not a test
+
+
+def _imports_of(package: str) -> set[str]:
+    """The package modules that the ``__init__`` of ``package`` imports (its face)."""
+    return set(import_graph().get(package, set())) if package else set()
+
+
 def _tested(module: str) -> bool:
-    return any((Path(__file__).parent / name).is_file() for name in test_files_of(module))
+    """Whether one of the module's test modules exists and exercises it (:func:`drives`): a test module of the
+    same name that tests another module of that name does not count."""
+    tests = Path(__file__).parent
+    return any((tests / n).is_file() and drives(tests / n, module) for n in test_files_of(module))
 
 
 def test_every_module_with_logic_has_its_test_module():
@@ -370,6 +430,12 @@ def test_every_module_with_logic_has_its_test_module():
     assert test_files_of("sphinxext.tables") == ("test_sphinxext_tables.py",)
     assert test_files_of("analysis.kernels.engine") == ("test_engine.py", "test_kernels_engine.py")
     assert test_files_of("analysis.claims") == ("test_claims.py", "test_analysis_claims.py")
+    here = Path(__file__).parent  # a shared name is not enough: the test module must exercise the module
+    assert drives(here / "test_eligibility.py", "measure.eligibility")
+    assert not drives(here / "test_eligibility.py", "analysis.claims.eligibility")
+    assert drives(here / "test_claims_eligibility.py", "analysis.claims.eligibility")  # through the claims' face
+    assert drives(here / "test_sphinxext_masks.py", "sphinxext.masks")  # a page of it uses {mask-table}
+    assert not drives(here / "test_sphinxext_masks.py", "sphinxext.eligibility")
 
 
 def test_modules_tested_elsewhere_are_tested_there_and_have_no_test_module_of_their_own():

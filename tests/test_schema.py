@@ -1,6 +1,8 @@
-"""Record files: every kind round-trips through its own writer and through the commands' checked writer (plain and
-gzip, as the name says), and every reader refuses content of the wrong kind with one UnreadableFile naming the file
-and the first bad field, never a raw TypeError, ValueError or AttributeError (hand-picked cases and hypothesis)."""
+"""Record files, over the register of record kinds (:func:`attnprof.records.kinds.every`): every kind round-trips
+through its own writer and through the commands' checked writer (plain and gzip, as the name says); every kind's
+reader refuses a field of the wrong type planted in its file with one UnreadableFile naming the file and the field;
+and every reader refuses content of the wrong kind with one UnreadableFile, never a raw TypeError, ValueError or
+AttributeError (hand-picked cases and hypothesis)."""
 
 from __future__ import annotations
 
@@ -14,66 +16,73 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from attnprof.noise import Figure
-from attnprof.records import buildtimes, eligibility, files, fixedcosts, parallel, results, schema, sweep, trace
+from attnprof.records import files, kinds, parallel, results, schema, sweep, trace
 from attnprof.records.files import UnreadableFile
-from attnprof.records.results import CpuCostRow, CpuCosts
-from helpers import fixed_costs, h200_environment, h200_sweep, runner_h200x2, trace_result
+from helpers import h200_sweep, plant_wrong_type, record_samples, runner_h200x2, trace_result
+
+#: Every kind of the register, by what a warning calls it (the test ids).
+KINDS = {k.what: k for k in kinds.every()}
 
 
-def _cpu_costs() -> CpuCosts:
-    return CpuCosts("cuda", [8, 16, 1024, 64], "bfloat16", 10, h200_environment(), [
-        CpuCostRow("sdpa_flash", "ok", profiled=Figure(60.0, 58.0, 63.0, 10), dispatch=Figure(40.0, 39.0, 41.0, 10),
-                   context=Figure(3.0, 2.9, 3.1, 10), samples=[30, 100]),
-        CpuCostRow("sdpa_cudnn", "unsupported", "RuntimeError: no"),
-    ])  # fmt: skip
+@pytest.fixture(scope="module")
+def samples(cpu_grid) -> dict:
+    return record_samples(cpu_grid)
 
 
-def _kinds(grid) -> dict:
-    """kind -> (the record, its bytes as its writer makes them, the reader of a path)."""
-    result, raw = trace_result("sdpa_flash")
-    times = buildtimes.LanguageTimes("ja", {"01-naive.py": 1.5}, 2.0, 3.0, 4.0, ["index"], None)
-    return {
-        "result": (result, results.dumps(result), results.load),
-        "cpu costs": (_cpu_costs(), results.json_bytes(_cpu_costs().to_dict()), results.load_cpu_costs),
-        "sweep": (h200_sweep(), sweep.dumps(h200_sweep()), sweep.load),
-        "parallel": (runner_h200x2(), results.json_bytes(runner_h200x2().to_dict()), parallel.load),
-        "fixed costs": (fixed_costs(Figure(5.0, 4.0, 6.0, 10)),
-                        results.json_bytes(fixed_costs(Figure(5.0, 4.0, 6.0, 10)).to_dict()), fixedcosts.load),
-        "eligibility": (grid, results.json_bytes(grid.to_dict()), eligibility.load),
-        "build times": (times, results.json_bytes(times.__dict__), lambda p: buildtimes.load(p.parent)),
-        "trace": (json.loads(raw), raw, trace.read_trace),
-    }  # fmt: skip
-
-
-KINDS = ["result", "cpu costs", "sweep", "parallel", "fixed costs", "eligibility", "build times", "trace"]
-
-
-@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("what", list(KINDS))
 @pytest.mark.parametrize("suffix", [".json", ".json.gz"])
-def test_every_reader_reads_what_the_checked_writer_writes_plain_or_gzip_as_named(tmp_path, cpu_grid, kind, suffix):
-    record, data, load = _kinds(cpu_grid)[kind]
-    name = buildtimes.FILENAME + suffix[5:] if kind == "build times" else f"{kind.replace(' ', '_')}{suffix}"
-    path = tmp_path / name
+def test_every_reader_reads_what_the_checked_writer_writes_plain_or_gzip_as_named(tmp_path, samples, what, suffix):
+    kind = KINDS[what]
+    record = samples[kind]
+    data = kind.dumps(record)
+    path = tmp_path / f"{kind.stem}{suffix}"
     files.write_output(str(path), data)
     assert (path.read_bytes()[:2] == b"\x1f\x8b") == (suffix == ".json.gz")  # the name says the format
-    if kind == "build times" and suffix == ".json.gz":  # its reader knows one name: read the gzip as a document
-        assert json.loads(files.read_document(path)) == json.loads(data)
-        return
-    assert load(path) == record
+    assert kind.load(path) == record
     out = io.StringIO()  # and "-": the same text on standard output
     files.write_output("-", data, out=out)
     assert out.getvalue().encode() == data
 
 
-@pytest.mark.parametrize("kind", [k for k in KINDS if k != "trace"])
-def test_every_records_own_writer_round_trips(tmp_path, cpu_grid, kind):
-    record, _, load = _kinds(cpu_grid)[kind]
-    saver = {"result": lambda r, d: results.save(r, d), "cpu costs": results.save_cpu_costs, "sweep": sweep.save,
-             "parallel": parallel.save, "fixed costs": fixedcosts.save, "eligibility": eligibility.save,
-             "build times": buildtimes.save}[kind]  # fmt: skip
-    path = saver(record, tmp_path)
-    assert load(Path(path)) == record
+def test_a_trace_reads_what_the_checked_writer_writes_plain_or_gzip(tmp_path):
+    _, raw = trace_result("sdpa_flash")
+    for name in ("t.json", "t.json.gz"):
+        files.write_output(str(tmp_path / name), raw)
+        assert trace.read_trace(tmp_path / name) == json.loads(raw)
+
+
+@pytest.mark.parametrize("what", list(KINDS))
+def test_every_records_own_writer_round_trips_under_its_own_name(tmp_path, samples, what):
+    kind = KINDS[what]
+    path = kind.save(samples[kind], tmp_path)
+    assert kind.holds(path.name) and kinds.kind_of(path.name) is kind
+    assert kind.load(Path(path)) == samples[kind]
+    if kind.devices:
+        assert kind.find(tmp_path) == path
+
+
+@pytest.mark.parametrize("what", list(KINDS))
+def test_a_wrongly_typed_field_planted_in_a_file_of_every_kind_is_one_unreadable_file_naming_it(tmp_path, samples,
+                                                                                                 what):  # fmt: skip
+    kind = KINDS[what]
+    doc, where = plant_wrong_type(samples[kind].to_dict())
+    path = tmp_path / kind.filename_of(samples[kind])
+    path.write_text(json.dumps(doc))
+    with pytest.raises(UnreadableFile) as exc:
+        kind.load(path)
+    assert str(exc.value).startswith(f"{path.name}: field {where}: 'x' is not ") and "\n" not in str(exc.value)
+    assert exc.value.path == path
+
+
+@pytest.mark.parametrize("what", [w for w, k in KINDS.items() if k.version is not None])
+def test_every_versioned_kind_refuses_another_version_in_one_line(tmp_path, samples, what):
+    kind = KINDS[what]
+    doc = samples[kind].to_dict()
+    doc[kind.version] = 99
+    path = tmp_path / "f.json"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(files.StaleResultError, match=rf"^f\.json: {kind.label} schema version 99 is not the support"):
+        kind.load(path)
 
 
 # --- content of the wrong kind --------------------------------------------------------------------------------------
@@ -194,46 +203,19 @@ def _paths(doc, prefix=()) -> list[tuple]:
     return out
 
 
-DOCS = {
-    "result": (_result_doc, results.load),
-    "sweep": (lambda: h200_sweep().to_dict(), sweep.load),
-    "parallel": (lambda: runner_h200x2().to_dict(), parallel.load),
-    "cpu costs": (lambda: _cpu_costs().to_dict(), results.load_cpu_costs),
-    "fixed costs": (lambda: fixed_costs(Figure(5.0, 4.0, 6.0, 10)).to_dict(), fixedcosts.load),
-    "build times": (
-        lambda: buildtimes.LanguageTimes("en", {"a.py": 1.0}, read_docs=["index"]).__dict__,
-        lambda p: buildtimes.load(p.parent),
-    ),
-}
-
-
-@pytest.mark.parametrize("kind", list(DOCS))
+@pytest.mark.parametrize("what", list(KINDS))
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data(), value=JSON)
-def test_any_value_in_any_field_gives_a_record_or_one_unreadable_file(tmp_path, kind, data, value):
-    make, load = DOCS[kind]
-    doc = make()
+def test_any_value_in_any_field_gives_a_record_or_one_unreadable_file(tmp_path, samples, what, data, value):
+    kind = KINDS[what]
+    doc = samples[kind].to_dict()
     where = data.draw(st.sampled_from(_paths(doc)))
-    path = tmp_path / ("f.json" if kind != "build times" else buildtimes.FILENAME)
+    path = tmp_path / "f.json"
     path.write_text(json.dumps(_set(doc, list(where), value)))
     try:
-        load(path)
+        kind.load(path)
     except UnreadableFile as exc:
         assert str(exc).startswith(f"{path.name}: ") and "\n" not in str(exc)
-
-
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(data=st.data(), value=JSON)
-def test_any_value_in_any_field_of_an_eligibility_grid_gives_a_grid_or_one_unreadable_file(tmp_path, cpu_grid, data,
-                                                                                           value):  # fmt: skip
-    doc = cpu_grid.to_dict()
-    where = data.draw(st.sampled_from(_paths(doc)))
-    path = tmp_path / "eligibility__cpu.json"
-    path.write_text(json.dumps(_set(doc, list(where), value)))
-    try:
-        eligibility.load(path)
-    except UnreadableFile as exc:
-        assert str(exc).startswith("eligibility__cpu.json: ") and "\n" not in str(exc)
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -18,14 +18,18 @@ from attnprof.records.results import Environment, Result
 from attnprof.sphinxext import metrics
 from attnprof.variants import VARIANTS
 from helpers import (
+    NO_CUDA,
+    STUB_GALLERY_CONF,
     analysed,
     analysed_build,
     assert_warned,
     body_rows,
     doctree,
+    example_stubs,
     fixed_costs,
     h200_environment,
     html,
+    no_gpu_run,
     tables,
     trace_result,
     write_catalog,
@@ -195,8 +199,14 @@ def test_the_one_forcing_cost_is_cited_wherever_a_page_needs_it(project, tmp_pat
     assert "4000 times" in page and "Forcing costs 8.01 µs (7.21–8.81) per call." in page
     assert "The profiler itself adds 1.50 µs (1.35–1.65) to every op it records" in page
     (tmp_path / "results" / "fixed_costs__cuda.json").unlink()
-    app = project({"index.md": "# C\n\n{fixed-cost}`forcing` and {fixed-cost}`speed`\n"}, variants=())
-    assert_warned(app, "no fixed-cost file (fixed_costs__cuda.json)", "examples/11-cpu-overhead.py",
+    app = project(
+        {"index.md": "# C\n\n{fixed-cost}`forcing` and {fixed-cost}`speed`\n"},
+        variants=(),
+        conf=STUB_GALLERY_CONF,
+        extra=example_stubs(),
+    )
+    assert_warned(app, "no fixed-cost file (fixed_costs__cuda.json or fixed_costs__cpu.json)",
+                  "examples/11-cpu-overhead.py writes it",
                   "fixed-cost 'speed': unknown field; choose one of: forcing, profiler_per_op")  # fmt: skip
 
 
@@ -476,3 +486,23 @@ def test_every_rule_of_the_sites_stylesheets_is_closed():
             assert not stack or stack[-1].startswith("@"), f"{css.name}: {head!r} opens inside {stack[-1]!r}"
             stack.append(head)
         assert stack == [], f"{css.name}: left open: {stack}"
+
+
+def test_every_claims_family_puts_the_claim_and_its_verdict_first_and_marks_the_recorded_reasons(project, tmp_path):
+    """One claims table for every family: the article's, the eligibility map's, the mask run's and the
+    context-parallel run's (which put its verdict last and left the run's recorded reason unmarked before)."""
+    from attnprof.records import parallel
+
+    parallel.save(no_gpu_run(), tmp_path / "results")
+    page = "# Claims\n\n" + "\n\n".join(f"```{{{d}}}\n```" for d in ("claims", "eligibility-claims", "mask-claims",
+                                                                     "parallel-claims"))  # fmt: skip
+    app = project({"index.md": page})
+    found = tables(app, "attnprof-claims-table")
+    assert len(found) == 4
+    for table in found:
+        head = [e for e in table.findall(nodes.entry)][:2]
+        assert [e.astext() for e in head] == ["Claim", "Verdict"]
+        assert all("attnprof-key" in e["classes"] for e in head)
+    (par,) = tables(app, "attnprof-parallel-claims")
+    marked = [n.astext() for n in par.findall(nodes.inline) if "attnprof-message" in n["classes"]]
+    assert marked == [NO_CUDA] * len(claims.PARALLEL_CLAIMS)

@@ -4,8 +4,9 @@ that read every result; a change to the code that renders re-reads them all. Tin
 from __future__ import annotations
 
 from attnprof import sphinxext
-from attnprof.records import buildtimes
+from attnprof.records import buildtimes, kinds, sweep
 from attnprof.sphinxext import depends
+from helpers import PAGE_OF_KIND, h200_sweep
 
 
 def test_a_rebuild_with_nothing_changed_reads_no_page(make_app, make_results, tmp_path, monkeypatch):
@@ -38,6 +39,39 @@ def test_a_rebuild_with_nothing_changed_reads_no_page(make_app, make_results, tm
     assert pages_read() == []
     monkeypatch.setattr(sphinxext, "code_version", lambda: depends.code_version() + 1)  # the rendering code changed
     assert pages_read() == ["index", "other"]
+
+
+def test_a_rebuild_with_nothing_changed_reads_no_page_when_files_of_every_kind_are_missing(make_app, make_results,
+                                                                                             tmp_path):  # fmt: skip
+    """Generated from the register: a page that needs a file of every kind a page looks up, none of them there, is
+    read once (with a warning for each), then not again while nothing changes: a missing file makes the page depend
+    on the list of the results folder, not on the folder. A file that appears re-reads it."""
+    from conftest import CONF
+
+    looked_up = {k.what for k in kinds.every() if k.devices}
+    assert set(PAGE_OF_KIND) == looked_up
+    src, folder = tmp_path / "src", make_results(("naive",))
+    src.mkdir()
+    (src / "conf.py").write_text(CONF.format(results=str(folder), extra=""))
+    (src / "index.md").write_text("# Everything missing\n\n" + "\n\n".join(t for t in PAGE_OF_KIND.values() if t))
+    apps: list = []
+
+    def pages_read() -> tuple[list[str], str]:
+        if apps:
+            apps[-1].cleanup()
+        apps.append(make_app("html", srcdir=src, builddir=src / "_build"))
+        apps[-1].build()
+        return buildtimes.load(apps[-1].doctreedir).read_docs, apps[-1].warning.getvalue()
+
+    read, warnings = pages_read()
+    assert read == ["index"]
+    missing = [line for line in warnings.splitlines() if "WARNING: no " in line]
+    # the CPU and fixed costs are optional to the CPU-cost table, the side-by-side issue times to the decision table
+    assert len(missing) == len(PAGE_OF_KIND) - 3
+    assert pages_read() == ([], "")  # nothing changed: no page read, so no warning either
+    sweep.save(h200_sweep(), folder)  # a file appears: the page is read again
+    assert pages_read()[0] == ["index"]
+    assert pages_read() == ([], "")
 
 
 def test_the_code_that_renders_has_a_version_and_the_measuring_code_is_not_part_of_it(tmp_path):

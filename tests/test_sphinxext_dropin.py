@@ -18,6 +18,9 @@ PAGE = f"""\
 
 ```{{dropin-reader}}
 ```
+
+```{{dropin-diff}}
+```
 """
 
 
@@ -29,7 +32,7 @@ def test_the_report_is_explains_text_and_the_widget_has_its_scripts(project):
     x = explain.explain(foreign.load(TRACE, inputs_of=attention.wants_inputs))
     head = report.head(x, "en")
     assert head in page and "ProfilerStep#2" in page and "cudnn" in page
-    assert f'class="{dropin.WIDGET_CLASS}"' in page
+    assert f'class="{dropin.WIDGET_CLASS}"' in page and f'class="{dropin.DIFF_CLASS}"' in page
     positions = [page.index(f"_static/{name}") for name in dropin.SCRIPTS]
     assert positions == sorted(positions)
     assert "attnprof-explain.js" not in (app.outdir / "other.html").read_text(encoding="utf-8")
@@ -43,6 +46,14 @@ def test_japanese_report(project):
     assert "プロファイラのステップ" in page and 'data-lang="ja"' in page
 
 
+def test_the_comparison_alone_brings_the_scripts(project):
+    app = project({"index.md": "# Compare\n\n```{dropin-diff}\n```\n"}, variants=(), language="ja")
+    assert app._warning.getvalue() == ""
+    page = (app.outdir / "index.html").read_text(encoding="utf-8")
+    assert f'class="{dropin.DIFF_CLASS}" data-lang="ja"' in page
+    assert all(f"_static/{name}" in page for name in dropin.SCRIPTS)
+
+
 def test_a_missing_trace_is_a_warning_and_a_box(project, tmp_path):
     app = project({"index.md": "# X\n\n```{explain-report} no/such.json.gz\n```\n"}, variants=())
     assert "profiler trace" in app._warning.getvalue() and "no/such.json.gz is missing" in app._warning.getvalue()
@@ -53,6 +64,7 @@ def test_other_builders_write_the_command_instead(project):
     app = project({"index.md": PAGE}, variants=(), builder="text")
     text = (app.outdir / "index.txt").read_text(encoding="utf-8")
     assert "run attnprof explain" in text and "ProfilerStep#2" in text
+    assert "run attnprof diff BEFORE AFTER" in " ".join(text.split())
 
 
 def test_a_cut_trace_is_one_warning_naming_it_and_the_page_is_built(project, tmp_path):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from attnprof.records import eligibility as records
+from helpers import STUB_GALLERY_CONF, example_stubs
 
 PAGE = """\
 # Map
@@ -45,7 +46,12 @@ def test_japanese_words(project, cpu_grid, tmp_path):
 
 
 def test_missing_map_and_unknown_family_are_warnings(project, cpu_grid, tmp_path):
-    app = project({"index.md": "# Map\n\n```{eligibility-table}\n:family: dtype\n```\n"}, variants=())
+    app = project(
+        {"index.md": "# Map\n\n```{eligibility-table}\n:family: dtype\n```\n"},
+        variants=(),
+        conf=STUB_GALLERY_CONF,
+        extra=example_stubs(),
+    )
     assert "no eligibility map" in app._warning.getvalue()
     assert "examples/15-eligibility.py writes it" in app._warning.getvalue()
     records.save(cpu_grid, tmp_path / "results")

@@ -4,6 +4,7 @@ missing and unknown names said in one line. Tiny Sphinx projects in tmp_path."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections import Counter
@@ -11,11 +12,21 @@ from pathlib import Path
 
 from attnprof.analysis import summary
 from attnprof.noise import Figure, exact
-from attnprof.records import eligibility, forcing, masks, parallel, results, trainscale
+from attnprof.records import eligibility, forcing, kinds, masks, parallel, results, trainscale
 from attnprof.records.forcing import Forcing, ForcingCase, IssueRow
 from attnprof.records.results import CpuCostRow, CpuCosts
 from attnprof.sphinxext import lookup
-from helpers import fixed_costs, h200_sweep, h200x2_run, html, trace_result
+from helpers import (
+    ALSO_READS,
+    PAGE_OF_KIND,
+    fixed_costs,
+    h200_sweep,
+    h200x2_run,
+    html,
+    plant_wrong_type,
+    record_samples,
+    trace_result,
+)
 
 #: The mask run recorded on the CPU (tests/data/masks/cpu).
 MASK_RUN = Path(__file__).parent / "data" / "masks" / "cpu" / masks.filename("cpu")
@@ -105,7 +116,7 @@ def test_a_corrupt_file_of_every_kind_is_one_warning_naming_it_and_the_fix_and_t
     # every kind of file a page reads was checked here (rank traces are traces: the next test; a profiler trace
     # of anyone's code, read by explain-report: test_sphinxext_dropin.py; the forcing file, read with every result
     # of the build: the test after the next)
-    assert {k.what for k in lookup.KINDS} == {*bad, lookup.FOREIGN.what, lookup.FORCING.what}
+    assert {k.what for k in lookup.KINDS} == {*bad, lookup.FOREIGN.what, forcing.KIND.what}
 
 
 def test_a_corrupt_forcing_file_is_one_warning_and_the_decision_is_built_from_the_own_runs(project, tmp_path):
@@ -122,6 +133,40 @@ def test_a_corrupt_forcing_file_is_one_warning_and_the_decision_is_built_from_th
     lines = [line for line in app.warning.getvalue().splitlines() if str(path) in line]
     assert len(lines) == 1 and "stale or unreadable forcing file" in lines[0] and "01-writes.py" in lines[0]
     assert "attnprof-decision-table" in html(app)
+
+
+def test_a_wrongly_typed_field_planted_in_a_file_of_every_kind_is_one_warning_and_the_build_goes_on(
+    project, tmp_path, cpu_grid
+):
+    """Generated from the register: every kind a page looks up gets a file of its own with one field of the wrong
+    type (``"flops": "x"`` in a mask run once ended the whole Sphinx run with a TypeError); each is one warning
+    naming the file and the field (one per element that reads it: :data:`helpers.ALSO_READS`), and the page is built
+    to its end."""
+    looked_up = [k for k in kinds.every() if k.devices]
+    assert set(PAGE_OF_KIND) == {k.what for k in looked_up}  # a new kind needs a page element here
+    folder = tmp_path / "results"
+    planted = {}
+    for kind, record in record_samples(cpu_grid).items():
+        if kind not in looked_up:
+            continue
+        doc, where = plant_wrong_type(record.to_dict())
+        path = folder / kind.filename_of(record)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(doc))
+        planted[kind.what] = (path, where)
+    page = TOC + "\n\n".join([*(t for t in PAGE_OF_KIND.values() if t), STILL_BUILT])
+    app = project({"index.md": f"# Planted fields\n\n{page}"}, ("naive", "naive_inplace"), conf=GALLERY_CONF,
+                  extra=GALLERY)  # fmt: skip
+    warnings = app.warning.getvalue()
+    assert "Traceback" not in warnings and "Exception occurred" not in warnings
+    readers = Counter(also for kinds_read in ALSO_READS.values() for also in kinds_read)  # elements reading it too
+    for what, (path, where) in planted.items():
+        lines = [line for line in warnings.splitlines() if str(path) in line]
+        assert len(lines) == 1 + readers[what], (what, lines)
+        for line in lines:
+            assert f"WARNING: stale or unreadable {what}: {path}: {path.name}: field {where}: 'x' is not " in line
+    assert len(warnings.splitlines()) == len(planted) + sum(readers[what] for what in planted)
+    assert "attnprof-kernel-table" in html(app)  # the element after them all was built
 
 
 def test_a_corrupt_trace_of_one_rank_is_one_warning_and_is_not_linked(project, tmp_path):
@@ -188,13 +233,10 @@ def test_a_result_that_ran_is_shown_before_one_that_did_not(project, tmp_path):
 
 
 def test_a_page_reads_each_file_once(project, monkeypatch):
-    from attnprof.records import sweep as sweep_module
-
-    analysed_, swept, costs = Counter(), Counter(), Counter()
-    real_analyse, real_sweep, real_costs = summary.analyse, sweep_module.load, results.load_cpu_costs
+    analysed_, loaded = Counter(), Counter()
+    real_analyse, real_load = summary.analyse, kinds.Kind.load
     monkeypatch.setattr(summary, "analyse", lambda r: analysed_.update([r.variant]) or real_analyse(r))
-    monkeypatch.setattr(sweep_module, "load", lambda p: swept.update([p.name]) or real_sweep(p))
-    monkeypatch.setattr(results, "load_cpu_costs", lambda p: costs.update([p.name]) or real_costs(p))
+    monkeypatch.setattr(kinds.Kind, "load", lambda k, p: loaded.update([Path(p).name]) or real_load(k, p))
     fields = ("gpu_ms", "cpu_us", "dispatch_us", "tflops", "peak_mib", "main_kernel", "main_kernel_regs",
               "main_kernel_smem", "main_kernel_theoretical_occupancy", "main_kernel_limiter", "sm_count",
               "kernels_per_step", "activities_per_step", "op:aten::transpose", "rel_error")  # fmt: skip
@@ -206,5 +248,5 @@ def test_a_page_reads_each_file_once(project, monkeypatch):
     app = project({"index.md": f"# Many\n\n{roles}\n\n{tables_}\n"}, sweep_data=h200_sweep(), cpu_costs=_cpu_costs())
     assert app.warning.getvalue() == ""
     assert dict(analysed_) == {"naive": 1, "naive_inplace": 1, "sdpa_flash": 1}
-    assert dict(swept) == {"sweep__cuda.json": 1}
-    assert dict(costs) == {"cpu_costs__cuda.json": 1}
+    assert loaded["sweep__cuda.json"] == 1 and loaded["cpu_costs__cuda.json"] == 1
+    assert all(n == 1 for n in loaded.values()), loaded  # every file of every kind, results included

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from attnprof.records import masks as records
 from attnprof.render import masks as cells
+from helpers import STUB_GALLERY_CONF, example_stubs
 
 CPU_RUN = Path(__file__).parent / "data" / "masks" / "cpu" / records.filename("cpu")
 
@@ -54,7 +55,7 @@ def test_japanese_words(project, tmp_path):
 
 
 def test_a_missing_run_and_an_unknown_mask_are_warnings(project, tmp_path):
-    app = project({"index.md": PAGE}, variants=())
+    app = project({"index.md": PAGE}, variants=(), conf=STUB_GALLERY_CONF, extra=example_stubs())
     assert "no mask run" in app._warning.getvalue() and "examples/16-masks.py writes it" in app._warning.getvalue()
     _results(tmp_path)
     app = project({"index.md": "# M\n\n```{mask-table}\n:mask: window\n```\n"}, variants=())

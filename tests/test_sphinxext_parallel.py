@@ -84,8 +84,8 @@ def test_the_page_renders_every_measurement_of_the_recorded_run(page, language):
     verdicts = _table(app, "attnprof-parallel-claims")
     expected = claims.check_parallel(run, language)
     assert [r[0] for r in verdicts] == [v.claim for v in expected]
-    assert [r[3] for r in verdicts] == [say(f"verdict.{v.verdict}") for v in expected]
-    assert all(v.measured in r[2] for r, v in zip(verdicts, expected, strict=True))
+    assert [r[1] for r in verdicts] == [say(f"verdict.{v.verdict}") for v in expected]
+    assert all(v.measured in r[3] for r, v in zip(verdicts, expected, strict=True))
     closing = [li.astext() for li in _doctree_lists(app, "attnprof-parallel-closing")]
     assert len(closing) == 6 and say("par.times", value="1.92") in closing[2]
     assert 'class="attnprof-timeline' in text
@@ -115,7 +115,7 @@ def test_without_two_gpus_the_page_says_why_and_how_and_shows_no_number(page):
     assert blocks == [parallel.TORCHRUN_COMMAND, parallel.PLAIN_COMMAND]
     assert text.count(words.text("par.not_measured", "en")) == 7  # every directive but the status and the claims
     assert tables(app, "attnprof-parallel-table", "guide/parallel") == []
-    assert all(r[3] == "not measurable here" for r in _table(app, "attnprof-parallel-claims"))
+    assert all(r[1] == "not measurable here" for r in _table(app, "attnprof-parallel-claims"))
     assert "timelines" not in text
 
 
@@ -139,8 +139,8 @@ def _warned(app, *parts: str) -> None:
 
 def test_a_missing_or_stale_file_is_a_warning(page, tmp_path: Path):
     app = page(None, "en", "# CP\n\n```{parallel-table}\n```\n\n```{parallel-claims}\n```\n")
-    _warned(app, "no context-parallel run file (parallel__cuda.json)")
-    assert all(r[3] == "not measurable here" for r in _table(app, "attnprof-parallel-claims"))
+    _warned(app, "no context-parallel run file (parallel__cuda.json or parallel__cpu.json)")
+    assert all(r[1] == "not measurable here" for r in _table(app, "attnprof-parallel-claims"))
     (tmp_path / "results" / "parallel__cuda.json").write_text('{"schema_version": 7}')
     app = page(None, "en", "# CP\n\n```{parallel-status}\n```\n")
     _warned(app, "stale or unreadable context-parallel run file", "schema version 7")

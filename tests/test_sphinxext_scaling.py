@@ -13,7 +13,17 @@ from attnprof.records.results import Environment
 from attnprof.records.sweep import Sweep, SweepPoint
 from attnprof.render import pictures
 from attnprof.words import fmt
-from helpers import assert_warned, doctree, h200_sweep, html, rows, tables, write_catalog
+from helpers import (
+    STUB_GALLERY_CONF,
+    assert_warned,
+    doctree,
+    example_stubs,
+    h200_sweep,
+    html,
+    rows,
+    tables,
+    write_catalog,
+)
 
 PAGE = """\
 # How cost grows
@@ -83,8 +93,8 @@ def project(project):
     """The shared project builder for sweep pages: ``project(pages, data=None, **kw)``, no variant results and no
     banner."""
 
-    def build(pages: dict[str, str], data: Sweep | None = None, **kw):
-        return project(pages, (), sweep_data=data, conf="attnprof_env_banner = False", **kw)
+    def build(pages: dict[str, str], data: Sweep | None = None, conf: str = "", **kw):
+        return project(pages, (), sweep_data=data, conf="attnprof_env_banner = False\n" + conf, **kw)
 
     return build
 
@@ -253,7 +263,9 @@ def test_head_dim_missing_from_the_sweep_is_a_note_not_a_warning(project):
 
 
 def test_missing_sweep_file_warns_with_location(project):
-    app = project({"index.md": "# S\n\nText.\n\n```{scaling-table}\n```\n"})
+    app = project(
+        {"index.md": "# S\n\nText.\n\n```{scaling-table}\n```\n"}, conf=STUB_GALLERY_CONF, extra=example_stubs()
+    )
     parts = ("no sweep file (sweep__cuda.json or sweep__cpu.json)", "examples/10-scaling.py writes it", "index.md:5")
     assert_warned(app, *parts, marker="attnprof-problem")
 

@@ -6,6 +6,7 @@ import pytest
 
 from attnprof.measure import trainscale as measure
 from attnprof.records import trainscale as records
+from helpers import STUB_GALLERY_CONF, example_stubs
 from test_records_trainscale import grid
 
 PAGE = """\
@@ -56,7 +57,7 @@ def test_a_cpu_grid_renders_and_says_it_is_the_cpus(project, tmp_path, phase):
 
 
 def test_a_missing_grid_is_a_warning_naming_the_script(project):
-    app = project({"index.md": PAGE}, variants=())
+    app = project({"index.md": PAGE}, variants=(), conf=STUB_GALLERY_CONF, extra=example_stubs())
     assert "no training-scale file (trainscale__cuda.json or trainscale__cpu.json)" in app._warning.getvalue()
     assert "examples/12-training.py writes it" in app._warning.getvalue()
 

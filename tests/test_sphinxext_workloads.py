@@ -11,7 +11,18 @@ import pytest
 from attnprof import words
 from attnprof.noise import Figure
 from attnprof.records import results
-from helpers import assert_warned, decode_result, doctree, fixed_costs, h200_sweep, html, rows, tables
+from helpers import (
+    STUB_GALLERY_CONF,
+    assert_warned,
+    decode_result,
+    doctree,
+    example_stubs,
+    fixed_costs,
+    h200_sweep,
+    html,
+    rows,
+    tables,
+)
 
 PAGE = """\
 # Workloads
@@ -141,8 +152,9 @@ def test_japanese_words(built):
 
 
 def test_missing_workload_results_and_a_bad_phase_warn(project):
-    app = project({"index.md": "# Page\n\n```{train-table}\n```\n\n```{decision}\n:workload: decode\n```\n"})
-    assert_warned(app, "no result file of the train workload", "examples/12-training.py",
+    page = "# Page\n\n```{train-table}\n```\n\n```{decision}\n:workload: decode\n```\n"
+    app = project({"index.md": page}, conf=STUB_GALLERY_CONF, extra=example_stubs())
+    assert_warned(app, "no result file of the train workload", "examples/12-training.py writes it",
                   "no result file of the decode workload", marker="attnprof-problem")  # fmt: skip
     app = project({"index.md": "# P\n\n```{kernel-table} sdpa_flash\n:workload: train\n:phase: sideways\n```\n"},
                   workloads=True)  # fmt: skip

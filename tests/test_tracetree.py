@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from attnprof.analysis import tracetree
 from helpers import TRACES, explained
 
 read = explained
@@ -36,6 +37,7 @@ def test_a_step_is_cpu_bound_when_the_gpu_waits_for_launches(tmp_path):
     path.write_text(json.dumps({"traceEvents": ev}))
     (s,) = read(path).steps
     assert s.step.busy_share == pytest.approx(100 / 1000) and s.step.launch_bound
+    assert s.step.busy_share < tracetree.LAUNCH_BOUND_BUSY  # the line it is drawn at
     assert s.step.waiting_us == pytest.approx(s.step.idle_us) == pytest.approx(90 * 9)
 
 

@@ -1053,9 +1053,16 @@
       const proj = new Set(projected.length ? tree.launched(tree.under(projected)) : []);
       const gpu = tree.launched(tree.under(c.roots)).filter((j) => !proj.has(j));
       const kernels = new Map();
+      const kernelUs = {}; // name -> [launches, µs] of the call's kernels in the steps (what attnprof-diff.js times)
       for (const j of gpu) {
-        if (inStep.has(j)) kernels.set(trace.gpu[j].name, (kernels.get(trace.gpu[j].name) || 0) + 1);
+        if (!inStep.has(j)) continue;
+        const g = trace.gpu[j];
+        kernels.set(g.name, (kernels.get(g.name) || 0) + 1);
+        if (!own(kernelUs, g.name)) kernelUs[g.name] = [0, 0];
+        kernelUs[g.name][0] += 1;
+        kernelUs[g.name][1] += g.dur;
       }
+      for (const name of Object.keys(kernelUs)) kernelUs[name][1] = r3(kernelUs[name][1]);
       const gpuTotal = r3(sum(gpu.map((j) => trace.gpu[j].dur)));
       const end = Math.max(...c.roots.map((r) => trace.cpu[r].ts + trace.cpu[r].dur));
       const cpuUs = c.evidence === "sequence" ? sum(c.roots.map((r) => trace.cpu[r].dur)) : end - first.ts;
@@ -1068,6 +1075,7 @@
       return { index: k, step: step, kind: c.kind, backend: c.backend, direction: c.direction,
         compiled: c.compiled, op: c.op, evidence: c.evidence, thread: threadName(tree, first),
         start_us: r3(first.ts - t0), cpu_us: r3(cpuUs), gpu_us: gpuTotal, kernels: Array.from(kernels.entries()),
+        kernel_us: kernelUs,
         inputs: given.query === null ? null : given, flags: flags(tree, found, k, given, roots, decode),
         forward: c.forward, module: c.module, phase: null,
         projection_us: projected.length && trace.gpu.length ? r3(sum(Array.from(proj).map((j) => trace.gpu[j].dur)))
@@ -1532,7 +1540,8 @@
   }
 
   const api = { explain: explain, explainFile: explainFile, mount: mount, read: read, Tree: Tree, Unreadable: Unreadable,
-    MAX_BYTES: MAX_BYTES, FLAGS: FLAGS };
+    MAX_BYTES: MAX_BYTES, FLAGS: FLAGS, pyRound: pyRound,
+    fmt: { number: number, ratio: ratio, percent: percent, count: count, dims: dims } };
   if (typeof module === "object" && module && module.exports) module.exports = api;
   if (root) root.attnprofExplain = api;
 })(typeof window !== "undefined" ? window : null);

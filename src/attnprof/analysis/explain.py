@@ -132,6 +132,9 @@ class CallReading:
     flags: list[Flag]
     projection_us: float | None = None
     phase: str | None = None
+    #: The GPU work of the call that the kernel table counts (indexes into ``trace.gpu``, in start order): what
+    #: :mod:`.diff` times kernel by kernel.
+    launched: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -382,11 +385,13 @@ def _explain(trace: ForeignTrace, device: Any) -> Explanation:
         proj = set(tree.launched(tree.under(projected))) if projected else set()
         gpu = [j for j in tree.launched(tree.under(c.roots)) if j not in proj]  # attention: never the projections
         counts: Counter = Counter()
+        counted = []
         for j in gpu:
             g = trace.gpu[j]
             kid = row_of.get((g.name, _config(g)))
             if kid is not None:
                 counts[kid] += 1
+                counted.append(j)
         attention_rows.update(counts)
         gpu_us = _r(sum(trace.gpu[j].dur for j in gpu))
         end = max(trace.cpu[r].ts + trace.cpu[r].dur for r in c.roots)
@@ -397,6 +402,7 @@ def _explain(trace: ForeignTrace, device: Any) -> Explanation:
         projection_us = _r(sum(trace.gpu[j].dur for j in proj)) if projected and trace.gpu else None
         calls.append(CallReading(k, c, step, _thread_name(tree, first), _r(first.ts - t0), _r(cpu_us), gpu_us,
                                  sorted(counts.items()), given, flags, projection_us))  # fmt: skip
+        calls[-1].launched = counted
         if step is not None:
             per_step_gpu[step] += gpu_us
             per_step_calls[step][c.direction] += 1

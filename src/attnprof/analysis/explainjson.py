@@ -269,3 +269,8 @@ def gpu_steps(tree: Tree, which: Sequence[int] | None = None) -> list[StepTrace]
 def _thread(tree: Any, key: tuple) -> str:
     name = tree.trace.threads.get(key, "")
     return name.split("(")[-1].rstrip(")") if "(" in name else name or f"thread {key[1]}"
+
+
+def steps_and_calls(x: Explanation) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The JSON's ``steps`` and ``calls`` alone (what :mod:`.diff` compares), without the kernel table."""
+    return [_step(s) for s in x.steps], [_call(c) for c in x.calls]

@@ -18,6 +18,7 @@ Usage::
                     [--no-traces]
     attnprof bundle show FILE.tar.gz
     attnprof explain TRACE [--json FILE|-] [--html FILE|-] [--lang en|ja] [--gpu N] [--max-mb MB] [--no-why]
+    attnprof diff BEFORE AFTER [--json FILE|-] [--html FILE|-] [--lang en|ja] [--gpu N] [--max-mb MB]
 
 ``profile`` and ``compare`` run the profiler on a workload (:mod:`attnprof.workloads`: the article's prefill
 forward, a training step, a decoding step); ``compare --lengths`` does so at several sequence or cache lengths.
@@ -42,7 +43,7 @@ away (``attnprof list | head -1``) ends the command silently, with status 141.
 
 The package: :mod:`.args` (the parser: every option, its default and accepted values), :mod:`.checks` (checking
 input and cost before work), :mod:`.commands` (the commands that measure), :mod:`.why` (``why``), :mod:`.explain`
-(reading any PyTorch profiler trace), :mod:`.streams` (standard output and error).
+(reading any PyTorch profiler trace), :mod:`.diff` (comparing two), :mod:`.streams` (standard output and error).
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ from attnprof.cli.args import parser
 from attnprof.cli.bundle import cmd_bundle
 from attnprof.cli.checks import BadInput
 from attnprof.cli.commands import WriteFailed
+from attnprof.cli.diff import cmd_diff
 from attnprof.cli.explain import cmd_explain
 from attnprof.cli.progress import ProgressBar
 from attnprof.measure.interrupts import NUMPY_WARNING, counting_interrupts, interrupts_seen, last_signal
@@ -70,7 +72,7 @@ from attnprof.words import fmt
 __all__ = ["CHECK_SHAPE", "INTERRUPTED", "USAGE_ERROR", "BadInput", "ProgressBar", "check_variant", "main", "parser"]
 
 #: Each command's function, by name.
-COMMANDS = {**commands.COMMANDS, "explain": cmd_explain, "bundle": cmd_bundle}
+COMMANDS = {**commands.COMMANDS, "explain": cmd_explain, "diff": cmd_diff, "bundle": cmd_bundle}
 #: Exit status for bad input (and for runs refused before they start).
 USAGE_ERROR = 2
 #: Exit status after Ctrl-C (128 + SIGINT, as shells report it); SIGTERM and SIGHUP give 128 + theirs.

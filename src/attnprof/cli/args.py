@@ -424,6 +424,74 @@ COMMANDS: dict[str, tuple[str, str, tuple[tuple[str, dict], ...]]] = {
             ),
         ),
     ),
+    "diff": (
+        "Compare two PyTorch profiler traces: steps and attention calls matched, what changed in time, kernels and "
+        "backends, by the noise rules.",
+        "attnprof diff sdpa.json.gz eager.json.gz --html diff.html --json diff.json --lang en",
+        (
+            (
+                "before",
+                dict(
+                    metavar="BEFORE",
+                    type=text("a .json or .json.gz trace file"),
+                    help="the trace before the change (torch.profiler's export_chrome_trace, .json or .json.gz)",
+                ),
+            ),
+            (
+                "after",
+                dict(
+                    metavar="AFTER",
+                    type=text("a .json or .json.gz trace file"),
+                    help="the trace after the change, compared with BEFORE",
+                ),
+            ),
+            (
+                "--json",
+                dict(
+                    metavar="FILE",
+                    type=text("a file name, or - for standard output"),
+                    help="also write the comparison as JSON (schema attnprof.diff) to FILE: a regular file "
+                    "or a new one in an existing folder; - prints it instead of the text (default: no JSON)",
+                ),
+            ),
+            (
+                "--html",
+                dict(
+                    metavar="FILE",
+                    type=text("a file name, or - for standard output"),
+                    help="also write the comparison as one self-contained HTML page to FILE; - "
+                    "prints it instead of the text (default: no page)",
+                ),
+            ),
+            ("--lang", dict(type=text("en or ja"), help="language of the text and the page: en or ja (default: en)")),
+            (
+                "--gpu",
+                dict(
+                    metavar="N",
+                    type=text("a GPU id such as 0"),
+                    help="for traces of several GPUs, the one to read in both: a GPU id such as 0 (default: "
+                    "each trace's only GPU; a trace of several is refused without it)",
+                ),
+            ),
+            (
+                "--max-mb",
+                dict(
+                    metavar="MB",
+                    type=text("a positive number of megabytes such as 1024"),
+                    help="the most JSON read from the trace, after decompression, in megabytes; larger "
+                    "traces are refused (default: 512)",
+                ),
+            ),
+            (
+                "--force",
+                dict(
+                    action="store_true",
+                    help="replace a read-only output FILE, or write the file a link points to (default: refuse, "
+                    "exit 2)",
+                ),
+            ),
+        ),
+    ),
     "bundle": (
         "Pack a build's results with where they were measured (create), or read a bundle back (show).",
         "attnprof bundle create --from _build/results --out h200.tar.gz",

@@ -44,7 +44,7 @@ BACKEND_NAMES = {"FLASH_ATTENTION": "flash", "EFFICIENT_ATTENTION": "mem_efficie
                  "MATH": "math"}  # fmt: skip
 
 
-def _mb(value: str | None) -> int:
+def max_mb(value: str | None) -> int:
     if value is None:
         try:
             return files.max_read_bytes()
@@ -56,14 +56,15 @@ def _mb(value: str | None) -> int:
     return int(mb * (1 << 20))
 
 
-def _out(value: str | None, what: str, force: bool) -> Path | str | None:
-    """An output: ``None``, ``"-"`` (standard output) or a checked path."""
+def output(value: str | None, what: str, force: bool) -> Path | str | None:
+    """``--json`` or ``--html`` checked: an output: ``None``, ``"-"`` (standard output) or a checked path."""
     if value is None or value == files.STDOUT:
         return value
     return checks.output(value, what, force)
 
 
-def _options(args: argparse.Namespace) -> tuple[str, Any, int]:
+def options(args: argparse.Namespace) -> tuple[str, Any, int]:
+    """``--lang``, ``--gpu``, ``--json``/``--html`` (not both standard output) and ``--max-mb``, checked."""
     lang = (args.lang or "en").lower()
     if lang not in LANGUAGES:
         raise BadInput(f"unknown --lang {quoted(args.lang)}; choose one of: {', '.join(LANGUAGES)}")
@@ -74,7 +75,7 @@ def _options(args: argparse.Namespace) -> tuple[str, Any, int]:
             raise BadInput(f"bad --gpu {quoted(args.gpu)}; expected a GPU id such as 0")
     if args.json == "-" and args.html == "-":
         raise BadInput("--json - and --html - both ask for standard output; give one of them a file name")
-    return lang, gpu, _mb(args.max_mb)
+    return lang, gpu, max_mb(args.max_mb)
 
 
 def load(path: str, max_bytes: int) -> foreign.ForeignTrace:
@@ -187,9 +188,9 @@ def why(x: Explanation, err: IO[str], lang: str) -> Asked:
 
 def cmd_explain(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     """``attnprof explain``: the reading of any PyTorch profiler trace."""
-    lang, gpu, max_bytes = _options(args)
+    lang, gpu, max_bytes = options(args)
     checks.distinct({"--json": args.json, "--html": args.html}, {"TRACE": args.trace})  # before any other check
-    json_to, html_to = _out(args.json, "JSON file", args.force), _out(args.html, "HTML file", args.force)
+    json_to, html_to = output(args.json, "JSON file", args.force), output(args.html, "HTML file", args.force)
     if not os.path.exists(args.trace):  # one line, before the progress line of a read that cannot start
         raise BadInput(f"no trace file {fmt.quoted_path(args.trace)}; {foreign.ACCEPTED}")
     started = time.perf_counter()

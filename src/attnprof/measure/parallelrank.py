@@ -46,7 +46,7 @@ from attnprof import inputs
 from attnprof.analysis import rank_traces
 from attnprof.measure.failure import attempt, classify, pytorch_reason
 from attnprof.measure.timing import PeakMemory, capture_trace, percentile, sync, time_dispatch_us, timed_calls
-from attnprof.records import parallel, results
+from attnprof.records import files, parallel
 from attnprof.records.parallel import BACKENDS, Collective, ParallelConfig
 
 #: Set in the parent and in every rank: NVLink multicast (NVLS) stays off on shared multi-GPU hosts.
@@ -343,7 +343,7 @@ def _one_case(me: _Rank, backend: str, method: str, q: Any, k: Any, v: Any, ref:
             (full,) = context_parallel_unshard(me.mesh, [out], [2])
             case["rel_error"] = inputs.relative_error(full, ref.double())
             name = parallel.trace_name(me.device, backend, method, seq, me.rank)
-            results.write_if_changed(me.trace_dir / name, _gzip(raw))
+            files.write_if_changed(me.trace_dir / name, _gzip(raw))
             rank_run.update(
                 step_ms=statistics.median(ms), step_ms_p10=percentile(ms, 10), step_ms_p90=percentile(ms, 90),
                 dispatch_ms=statistics.median(dispatch) / 1e3, peak_extra_bytes=peak.bytes, trace_file=name,

@@ -457,7 +457,7 @@ def _replayed(variant: str, setup: Setup, trace_file: str | Path | bytes | None,
     saved = replayed_result(variant, setup, folder)
     if isinstance(trace_file, (str, Path)) and saved.trace_file:
         exported = files.gunzip(files.read_bytes(Path(folder) / saved.trace_file), saved.trace_file)
-        results.write_if_changed(Path(trace_file), exported)
+        files.write_if_changed(Path(trace_file), exported)
     return saved
 
 

@@ -210,8 +210,8 @@ def once(name: str, value: Any, folder: str | Path | None = None) -> Any:
     if not settings.reuse_measurements():
         return value
     try:
-        data = results.json_bytes({"name": name, "value": value})
+        data = files.json_bytes({"name": name, "value": value})
     except TypeError as exc:
         raise ValueError(f"{name!r}: JSON cannot hold {type(value).__name__} ({exc})") from exc
-    results.write_if_changed(path, data)
+    files.write_if_changed(path, data)
     return json.loads(data)["value"]  # what the other languages will get: the same value, through JSON

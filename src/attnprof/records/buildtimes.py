@@ -12,11 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from attnprof.records import schema
-from attnprof.records.results import json_bytes, write_if_changed
-
-#: The file's name, in the build's doctree folder.
-FILENAME = "attnprof-times.json"
+from attnprof.records import kinds
 
 
 @dataclass
@@ -46,12 +42,24 @@ class LanguageTimes:
     sweep_s: float | None = None
     trainscale_s: float | None = None
 
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> LanguageTimes:
+        return cls(**data)
+
+
+#: One language build's times: ``attnprof-times.json`` in its doctree folder, whatever the device; no bundle takes it.
+KIND: kinds.Kind[LanguageTimes] = kinds.Kind("attnprof-times", "build-times file", LanguageTimes, devices=(),
+                                             bundle=None, version=None)  # fmt: skip
+#: The file's name, in the build's doctree folder.
+FILENAME = KIND.filename()
+
 
 def save(times: LanguageTimes, folder: str | Path) -> Path:
     """Write ``times`` into ``folder`` as :data:`FILENAME`; returns the path."""
-    path = Path(folder) / FILENAME
-    write_if_changed(path, json_bytes(dataclasses.asdict(times)))
-    return path
+    return KIND.save(times, folder)
 
 
 def load(folder: str | Path) -> LanguageTimes:
@@ -61,9 +69,4 @@ def load(folder: str | Path) -> LanguageTimes:
         FileNotFoundError: if there are none.
         attnprof.records.files.UnreadableFile: for a file that does not hold them.
     """
-    return schema.load(Path(folder) / FILENAME, _build, "a build's times")
-
-
-def _build(data: Any) -> LanguageTimes:
-    schema.check(LanguageTimes, data)
-    return LanguageTimes(**data)
+    return KIND.load(Path(folder) / FILENAME)

@@ -28,10 +28,12 @@ import tarfile
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from attnprof.records import files, parallel, results, sweep
+from attnprof.records import files, kinds, parallel, results, sweep
 from attnprof.records.files import UnreadableFile
+
+T = TypeVar("T")
 
 FORMAT = "attnprof-bundle"
 BUNDLE_VERSION = 1
@@ -46,7 +48,7 @@ MAX_MEMBER_BYTES = 128 * 2**20
 #: What a member may be called: a flat file name, no folders, nothing hidden.
 _NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.+-]{0,199}$")
 #: The kinds of member, by name.
-KINDS = ("result", "trace", "sweep", "parallel", "other")
+KINDS = kinds.BUNDLE_KINDS
 
 
 @dataclass
@@ -142,24 +144,11 @@ class Manifest:
             raise UnreadableFile(f"bundle {path}: malformed {MANIFEST}: {exc}", path) from None
 
 
-#: The other files of a results folder: one per device, ``<what>__<device>.json`` (CPU costs, fixed costs, the
-#: eligibility map). A script's scratch export (``naive_trace.json``) is none of them and is left out.
-_OTHER = re.compile(r"^[a-z_]+__(cuda|cpu)\.json$")
-
-
 def kind_of(name: str) -> str | None:
-    """The kind of member a file name stands for (:data:`KINDS`), or ``None`` for a file a bundle does not take."""
-    if name.endswith(".json.gz"):
-        return "trace"
-    if not name.endswith(".json") or name == MANIFEST:
-        return None
-    if name.startswith("sweep__"):
-        return "sweep"
-    if name.startswith("parallel__"):
-        return "parallel"
-    if name.count("__") >= 4:
-        return "result"
-    return "other" if _OTHER.match(name) else None
+    """The kind of member a file name stands for (:data:`KINDS`), or ``None`` for a file a bundle does not take: a
+    gzipped trace, or a file of a kind of the register whose declaration says what a bundle files it under
+    (:func:`attnprof.records.kinds.bundle_kind`). A script's scratch export (``naive_trace.json``) is none of them."""
+    return None if name == MANIFEST else kinds.bundle_kind(name)
 
 
 @dataclass
@@ -200,21 +189,29 @@ class Bundle:
         Raises:
             UnreadableFile: for a member that is not a result of this schema version.
         """
-        return [self._load(name, results.Result.from_dict) for name in self.names("result")]
+        return [self._load(name, results.KIND) for name in self.names("result")]
 
     def parallel_run(self) -> parallel.ParallelRun | None:
         """The bundle's context-parallel run (the CUDA one first), or ``None``."""
-        names = sorted(self.names("parallel"), key=lambda n: n != parallel.filename("cuda"))
-        return self._load(names[0], parallel.ParallelRun.from_dict) if names else None
+        return self.record(parallel.KIND)
 
     def sweep(self) -> sweep.Sweep | None:
         """The bundle's sweep (the CUDA one first), or ``None``."""
-        names = sorted(self.names("sweep"), key=lambda n: n != sweep.filename("cuda"))
-        return self._load(names[0], sweep.Sweep.from_dict) if names else None
+        return self.record(sweep.KIND)
 
-    def _load(self, name: str, reader: Any) -> Any:
+    def record(self, kind: kinds.Kind[T]) -> T | None:
+        """The bundle's file of ``kind`` (its preferred device's), read as its kind reads it, or ``None``.
+
+        Raises:
+            UnreadableFile: for a member that is not a file of that kind at this version.
+        """
+        mine = [Path(n) for n in self.names(kind.bundle or "") if kind.holds(n)]
+        names = [p.name for p in kind.order(mine)]
+        return self._load(names[0], kind) if names else None
+
+    def _load(self, name: str, kind: kinds.Kind[T]) -> T:
         try:
-            return reader(self.json(name))
+            return kind.build(self.json(name))
         except UnreadableFile as exc:
             if str(self.path) in str(exc):
                 raise
@@ -316,7 +313,7 @@ def pack(contents: dict[str, bytes], provenance: Provenance) -> tuple[bytes, Man
     manifest = Manifest(provenance, members)
     raw = io.BytesIO()
     with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar:
-        _tar_member(tar, MANIFEST, results.json_bytes(manifest.to_dict()))
+        _tar_member(tar, MANIFEST, files.json_bytes(manifest.to_dict()))
         for m in members:
             _tar_member(tar, m.name, contents[m.name])
     return gzip.compress(raw.getvalue(), mtime=0), manifest

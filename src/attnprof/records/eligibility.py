@@ -23,11 +23,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from attnprof.noise import Figure
-from attnprof.records import results, schema
+from attnprof.records import kinds
 from attnprof.records.results import Environment, StaleResultError
 
 #: SDPA's backends, as ``torch.nn.attention.SDPBackend`` names them, in the order the tables show them.
@@ -345,13 +344,6 @@ class Grid:
         Raises:
             StaleResultError: for another schema version, or data that is not a grid.
         """
-        version = data.get("schema_version") if isinstance(data, dict) else None
-        if version != GRID_VERSION:
-            raise StaleResultError(
-                f"eligibility grid schema version {version!r} is not the supported version {GRID_VERSION}; "
-                "measure it again"
-            )
-        schema.check(cls, data)
         try:
             d = dict(data)
             d["base"] = Case.from_dict(d["base"])
@@ -362,30 +354,6 @@ class Grid:
             raise StaleResultError(f"not an eligibility grid: {exc}") from exc
 
 
-def filename(device: str) -> str:
-    """``eligibility__cuda.json``."""
-    return f"eligibility__{device}.json"
-
-
-def save(grid: Grid, directory: str | Path) -> Path:
-    """Write ``grid`` into ``directory`` (only when its content changed); returns the path."""
-    path = Path(directory) / filename(grid.device)
-    results.write_if_changed(path, results.json_bytes(grid.to_dict()))
-    return path
-
-
-def load(path: str | Path) -> Grid:
-    """Read a grid file.
-
-    Raises:
-        FileNotFoundError: if there is no such file.
-        attnprof.records.files.UnreadableFile: if it is not valid JSON; :class:`StaleResultError` (one kind of it)
-            if it is not a grid of this schema version.
-    """
-    return schema.load(path, Grid.from_dict, "an eligibility grid")
-
-
-def find(directory: str | Path) -> Path | None:
-    """The grid file in ``directory``, the CUDA one first, or ``None``."""
-    paths = [Path(directory) / filename(d) for d in ("cuda", "cpu")]
-    return next((p for p in paths if p.exists()), None)
+#: The eligibility map: ``eligibility__<device>.json``.
+KIND: kinds.Kind[Grid] = kinds.Kind("eligibility", "eligibility map", Grid)
+filename, save, load, find = KIND.filename, KIND.save, KIND.load, KIND.find

@@ -54,6 +54,11 @@ class UnreadableFile(ValueError):
         self.path = None if path is None else Path(path)
 
 
+class StaleResultError(UnreadableFile):
+    """A record file written by another schema version (or not a file of its kind at all): one kind of
+    :class:`UnreadableFile`."""
+
+
 class BadPath(ValueError):
     """An output path that cannot be written (a device, a directory, a FIFO, a folder that is not there, ...).
 
@@ -546,3 +551,33 @@ def read_json(path: str | os.PathLike[str], limit: int | None = None, objects: i
     """
     data = read_document(path, limit, objects, gz=wants_gzip(path))
     return parse_json(data, path)
+
+
+# --- writing a record: deterministic bytes, written only when they change --------------------
+
+
+def json_bytes(data: dict[str, Any]) -> bytes:
+    """Deterministic JSON (sorted keys, fixed indentation, UTF-8), so unchanged content gives unchanged bytes."""
+    return (json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode()
+
+
+def write_if_changed(path: Path, data: bytes) -> bool:
+    """Write ``data`` to ``path`` unless the file already holds exactly that. Returns True if written.
+
+    ``data`` is written in the format the name asks for (:func:`attnprof.records.files.encoded`: gzip when it ends
+    in ``.gz``). Keeping unchanged files untouched keeps their timestamps, so Sphinx does not rebuild pages that
+    depend on them. The old content is compared only when ``path`` is a regular file of the same size
+    (:func:`attnprof.records.files.holds`); the new content is written atomically
+    (:func:`attnprof.records.files.atomic_write`), the folder made first if needed.
+
+    Raises:
+        attnprof.records.files.BadPath: if ``path`` exists and is not a regular file (a device, a directory, a FIFO,
+        ...).
+    """
+    path = Path(path)
+    data = encoded(path, data)  # the name says the format: gzip for .gz, plain otherwise
+    if holds(path, data):
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, data)
+    return True

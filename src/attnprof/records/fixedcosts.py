@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from attnprof.noise import Figure
-from attnprof.records import schema
-from attnprof.records.results import Environment, StaleResultError, json_bytes, write_if_changed
+from attnprof.records import kinds
+from attnprof.records.results import Environment, StaleResultError
 
 SCHEMA_VERSION = 1
 
@@ -86,13 +85,6 @@ class FixedCosts:
             attnprof.records.results.StaleResultError: for another schema version, or a document that is not a
                 fixed-cost file.
         """
-        version = data.get("schema_version") if isinstance(data, dict) else None
-        if not isinstance(data, dict) or data.get("kind") != "fixed_costs" or version != SCHEMA_VERSION:
-            raise StaleResultError(
-                f"fixed-cost schema version {version!r} is not the supported version {SCHEMA_VERSION} (or not a "
-                "fixed-cost file); run examples/11-cpu-overhead.py again to regenerate it"
-            )
-        schema.check(cls, data)
         try:
             d = dict(data)
             d["environment"] = Environment(**d["environment"])
@@ -103,31 +95,6 @@ class FixedCosts:
             raise StaleResultError(f"not a fixed-cost file: {exc}") from exc
 
 
-def filename(device: str) -> str:
-    """``fixed_costs__cuda.json``: the file name of a device's fixed costs."""
-    return f"fixed_costs__{device}.json"
-
-
-def save(costs: FixedCosts, directory: str | Path) -> Path:
-    """Write ``costs`` into ``directory`` (only when the content changed); returns the path."""
-    path = Path(directory) / costs.filename
-    write_if_changed(path, json_bytes(costs.to_dict()))
-    return path
-
-
-def load(path: str | Path) -> FixedCosts:
-    """Read a fixed-cost file.
-
-    Raises:
-        FileNotFoundError: if there is no such file.
-        attnprof.records.files.UnreadableFile: if it is not a regular file or not valid JSON;
-            :class:`attnprof.records.results.StaleResultError` (one kind of it) if it is not a fixed-cost file of
-            this schema version.
-    """
-    return schema.load(path, FixedCosts.from_dict, "a fixed-cost file")
-
-
-def find(directory: str | Path) -> Path | None:
-    """The fixed-cost file in ``directory`` (the CUDA one first), or ``None``."""
-    paths = sorted(Path(directory).glob("fixed_costs__*.json"), key=lambda p: (p.stem != "fixed_costs__cuda", p.name))
-    return paths[0] if paths else None
+#: The shape-independent CPU costs: ``fixed_costs__<device>.json``.
+KIND: kinds.Kind[FixedCosts] = kinds.Kind("fixed_costs", "fixed-cost file", FixedCosts)
+filename, save, load, find = KIND.filename, KIND.save, KIND.load, KIND.find

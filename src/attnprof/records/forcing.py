@@ -21,15 +21,13 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from attnprof.noise import Figure
-from attnprof.records import results, schema
+from attnprof.records import kinds
 from attnprof.records.results import Environment, StaleResultError
 
 SCHEMA_VERSION = 1
-KIND = "forcing"
 #: How a call of a case can end: issued and timed, or why not (PyTorch's refusal, out of memory, a call too slow to
 #: be worth timing on the CPU side, no CUDA).
 STATUSES: tuple[str, ...] = ("ok", "unsupported", "oom", "error", "slow", "no_cuda")
@@ -136,7 +134,7 @@ class Forcing:
     environment: Environment
     cases: list[ForcingCase] = field(default_factory=list)
     seconds: float = 0.0
-    kind: str = KIND
+    kind: str = "forcing"
     schema_version: int = SCHEMA_VERSION
 
     @property
@@ -163,53 +161,22 @@ class Forcing:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Forcing:
-        """Rebuild from :meth:`to_dict` output.
+        """Rebuild from :meth:`to_dict` output (checked first by :data:`KIND`: version, kind, every field's type).
 
         Raises:
-            attnprof.records.results.StaleResultError: for another schema version, or a document that is not a
-                forcing file.
+            attnprof.records.results.StaleResultError: for data that is not a forcing file.
         """
-        version = data.get("schema_version") if isinstance(data, dict) else None
-        if not isinstance(data, dict) or data.get("kind") != KIND or version != SCHEMA_VERSION:
-            raise StaleResultError(
-                f"forcing file of schema version {version!r} is not the supported version {SCHEMA_VERSION} (or not "
-                "a forcing file); run examples/11-cpu-overhead.py again to regenerate it"
+        try:
+            return cls(
+                str(data["device"]),
+                Environment(**data["environment"]),
+                [ForcingCase.from_dict(c) for c in data["cases"]],
+                float(data.get("seconds", 0.0)),
             )
-        return cls(
-            str(data["device"]),
-            Environment(**data["environment"]),
-            [ForcingCase.from_dict(c) for c in data["cases"]],
-            float(data.get("seconds", 0.0)),
-        )
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise StaleResultError(f"not a forcing file of this attnprof: {exc!r}") from None
 
 
-def filename(device: str) -> str:
-    """``forcing__cuda.json``."""
-    return f"forcing__{device}.json"
-
-
-def save(run: Forcing, directory: str | Path) -> Path:
-    """Write ``run`` into ``directory`` (only when its content changed); returns the path."""
-    path = Path(directory) / run.filename
-    results.write_if_changed(path, results.json_bytes(run.to_dict()))
-    return path
-
-
-def load(path: str | Path) -> Forcing:
-    """Read a forcing file.
-
-    Raises:
-        FileNotFoundError: if there is no such file.
-        attnprof.records.files.UnreadableFile: for a file that cannot be read or is not a forcing file of this
-            schema version.
-    """
-    return schema.load(path, Forcing.from_dict, "a forcing file")
-
-
-def find(directory: str | Path) -> Path | None:
-    """The forcing file of ``directory``: CUDA's when there is one, else the CPU's, else ``None``."""
-    for device in ("cuda", "cpu"):
-        path = Path(directory) / filename(device)
-        if path.is_file():
-            return path
-    return None
+#: The side-by-side issue times: ``forcing__<device>.json``.
+KIND: kinds.Kind[Forcing] = kinds.Kind("forcing", "forcing file", Forcing)
+filename, save, load, find = KIND.filename, KIND.save, KIND.load, KIND.find

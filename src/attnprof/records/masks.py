@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from attnprof.noise import Figure
-from attnprof.records import files, results
+from attnprof.records import kinds
 from attnprof.records.results import Environment, StaleResultError
 
 #: Version of the file's layout; a file of another version is stale.
@@ -201,52 +200,25 @@ class MaskRun:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> MaskRun:
-        if d.get("version") != VERSION:
-            raise StaleResultError(f"mask run of version {d.get('version')!r}; this attnprof reads version {VERSION}")
-        return cls(
-            d["device"],
-            Environment(**d["environment"]),
-            [MaskCase.from_dict(c) for c in d["cases"]],
-            [BlockMaskBuild.from_dict(b) for b in d["builds"]],
-            float(d.get("seconds", 0.0)),
-            int(d.get("min_reps", 0)),
-            dict(d.get("plan", {})),
-        )
+        """Rebuild from :meth:`to_dict` output (checked first by :data:`KIND`).
+
+        Raises:
+            StaleResultError: for data that is not a mask run.
+        """
+        try:
+            return cls(
+                d["device"],
+                Environment(**d["environment"]),
+                [MaskCase.from_dict(c) for c in d["cases"]],
+                [BlockMaskBuild.from_dict(b) for b in d["builds"]],
+                float(d.get("seconds", 0.0)),
+                int(d.get("min_reps", 0)),
+                dict(d.get("plan", {})),
+            )
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise StaleResultError(f"not a mask run of this attnprof: {exc!r}") from None
 
 
-def filename(device: str) -> str:
-    """``masks__cuda.json``."""
-    return f"masks__{device}.json"
-
-
-def save(run: MaskRun, directory: Path) -> Path:
-    """Write ``run`` into ``directory`` (only when its content changed). Returns the path."""
-    path = Path(directory) / filename(run.device)
-    results.write_if_changed(path, results.json_bytes(run.to_dict()))
-    return path
-
-
-def load(path: Path) -> MaskRun:
-    """Read a mask run.
-
-    Raises:
-        FileNotFoundError: if there is no such file.
-        attnprof.records.files.UnreadableFile: for a file that is not a mask run (StaleResultError for another
-            version, or another layout).
-    """
-    data = files.read_json(path)
-    try:
-        return MaskRun.from_dict(data)
-    except StaleResultError:
-        raise
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise StaleResultError(f"{path} is not a mask run of this attnprof: {exc!r}") from None
-
-
-def find(directory: Path) -> Path | None:
-    """The mask run of ``directory``: CUDA's when there is one, else the CPU's, else ``None``."""
-    for device in ("cuda", "cpu"):
-        path = Path(directory) / filename(device)
-        if path.is_file():
-            return path
-    return None
+#: The mask run: ``masks__<device>.json``, each traced case's trace beside it.
+KIND: kinds.Kind[MaskRun] = kinds.Kind("masks", "mask run", MaskRun, version="version", version_number=VERSION)
+filename, save, load, find = KIND.filename, KIND.save, KIND.load, KIND.find

@@ -19,10 +19,9 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from attnprof.records import results, schema
+from attnprof.records import kinds, results
 from attnprof.records.rank_trace import RankTrace
 from attnprof.records.results import Environment
 
@@ -293,13 +292,6 @@ class ParallelRun:
         Raises:
             StaleResultError: for another schema version, or a document that is not a context-parallel run.
         """
-        version = data.get("schema_version") if isinstance(data, dict) else None
-        if version != SCHEMA_VERSION:
-            raise results.StaleResultError(
-                f"context-parallel schema version {version!r} is not the supported version {SCHEMA_VERSION}; "
-                "re-run examples/14-context-parallel.py"
-            )
-        schema.check(cls, data)
         try:
             d = dict(data)
             cfg = dict(d["config"])
@@ -324,11 +316,6 @@ def rank_run(data: dict[str, Any]) -> RankRun:
     return RankRun(**d)
 
 
-def filename(device: str) -> str:
-    """``parallel__cuda.json``."""
-    return f"parallel__{device}.json"
-
-
 def trace_name(device: str, backend: str, method: str, seq: int, rank: int) -> str:
     """The file name of one rank's trace of one case.
 
@@ -338,29 +325,6 @@ def trace_name(device: str, backend: str, method: str, seq: int, rank: int) -> s
     return f"parallel__{device}__{backend}__{method}__S{seq}__rank{rank}.trace.json.gz"
 
 
-def save(run: ParallelRun, directory: str | Path) -> Path:
-    """Write the run as ``parallel__<device>.json`` into ``directory`` (only when its content changed)."""
-    path = Path(directory) / filename(run.device)
-    results.write_if_changed(path, results.json_bytes(run.to_dict()))
-    return path
-
-
-def load(path: str | Path) -> ParallelRun:
-    """Read a run file.
-
-    Raises:
-        FileNotFoundError: if there is no such file.
-        attnprof.records.files.UnreadableFile: if it is not a regular file or not valid JSON; StaleResultError (one
-        kind of
-            it) if it is not a context-parallel run of this schema version.
-    """
-    return schema.load(path, ParallelRun.from_dict, "a context-parallel run file")
-
-
-def find(directory: str | Path) -> Path | None:
-    """The run file of a results folder: ``parallel__cuda.json``, else ``parallel__cpu.json``, else ``None``."""
-    for device in ("cuda", "cpu"):
-        path = Path(directory) / filename(device)
-        if path.exists():
-            return path
-    return None
+#: The context-parallel run: ``parallel__<device>.json``, its ranks' traces beside it (:func:`trace_name`).
+KIND: kinds.Kind[ParallelRun] = kinds.Kind("parallel", "context-parallel run file", ParallelRun, bundle="parallel")
+filename, save, load, find = KIND.filename, KIND.save, KIND.load, KIND.find

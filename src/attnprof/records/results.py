@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import dataclasses
 import gzip
-import json
 import math
 import re
 from collections import Counter
@@ -54,8 +53,8 @@ from pathlib import Path
 from typing import Any
 
 from attnprof.noise import CpuMedians, Figure
-from attnprof.records import files, schema
-from attnprof.records.files import UnreadableFile
+from attnprof.records import files, kinds, schema
+from attnprof.records.files import StaleResultError, UnreadableFile, write_if_changed
 
 SCHEMA_VERSION = 2
 
@@ -63,11 +62,6 @@ SCHEMA_VERSION = 2
 STATUSES = ("ok", "unsupported", "no_cuda", "oom", "error")
 #: What :attr:`Result.reference_check` can say (or ``None`` when the variant did not run).
 REFERENCE_CHECKS = ("ok", "oom", "error", "skipped")
-
-
-class StaleResultError(UnreadableFile):
-    """A result file written by another schema version (or not a result file at all): one kind of
-    :class:`attnprof.records.files.UnreadableFile`."""
 
 
 @dataclass
@@ -342,18 +336,12 @@ class Result:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Result:
-        """Rebuild a result from :meth:`to_dict` output.
+        """Rebuild a result from :meth:`to_dict` output (checked first by :data:`KIND`, which every reader goes
+        through).
 
         Raises:
-            StaleResultError: if ``data`` has another schema version or is not a result.
+            StaleResultError: if ``data`` is not a result.
         """
-        version = data.get("schema_version") if isinstance(data, dict) else None
-        if version != SCHEMA_VERSION:
-            raise StaleResultError(
-                f"result schema version {version!r} is not the supported version {SCHEMA_VERSION}; "
-                "re-run the variant to regenerate it"
-            )
-        schema.check(cls, data)
         try:
             d = dict(data)
             d["environment"] = Environment(**d["environment"])
@@ -366,6 +354,11 @@ class Result:
             return cls(**d)
         except (TypeError, KeyError, AttributeError) as exc:  # a field missing, unknown or of the wrong kind
             raise StaleResultError(f"not a result of schema version {SCHEMA_VERSION}: {exc}") from exc
+
+
+#: Result files: one per variant, workload, shape, dtype and device (:func:`result_filename`), CUDA's first.
+KIND: kinds.Kind[Result] = kinds.Kind("result", "result file", Result, bundle="result", pattern="*__*__*__*__*.json",
+                                      name=lambda r: r.stem + ".json")  # fmt: skip
 
 
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]")
@@ -386,36 +379,9 @@ def result_filename(variant: str, shape: list[int] | tuple[int, ...], dtype: str
     return result_stem(variant, shape, dtype, device, *rest) + ".json"
 
 
-def json_bytes(data: dict[str, Any]) -> bytes:
-    """Deterministic JSON (sorted keys, fixed indentation, UTF-8), so unchanged content gives unchanged bytes."""
-    return (json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode()
-
-
-def write_if_changed(path: Path, data: bytes) -> bool:
-    """Write ``data`` to ``path`` unless the file already holds exactly that. Returns True if written.
-
-    ``data`` is written in the format the name asks for (:func:`attnprof.records.files.encoded`: gzip when it ends
-    in ``.gz``). Keeping unchanged files untouched keeps their timestamps, so Sphinx does not rebuild pages that
-    depend on them. The old content is compared only when ``path`` is a regular file of the same size
-    (:func:`attnprof.records.files.holds`); the new content is written atomically
-    (:func:`attnprof.records.files.atomic_write`), the folder made first if needed.
-
-    Raises:
-        attnprof.records.files.BadPath: if ``path`` exists and is not a regular file (a device, a directory, a FIFO,
-        ...).
-    """
-    path = Path(path)
-    data = files.encoded(path, data)  # the name says the format: gzip for .gz, plain otherwise
-    if files.holds(path, data):
-        return False
-    path.parent.mkdir(parents=True, exist_ok=True)
-    files.atomic_write(path, data)
-    return True
-
-
 def dumps(result: Result) -> bytes:
     """Serialise deterministically (sorted keys, fixed indentation)."""
-    return json_bytes(result.to_dict())
+    return KIND.dumps(result)
 
 
 def save(result: Result, directory: Path, trace: bytes | None = None) -> Path:
@@ -428,20 +394,11 @@ def save(result: Result, directory: Path, trace: bytes | None = None) -> Path:
     if trace is not None:
         result.trace_file = result.stem + ".trace.json.gz"
         write_if_changed(directory / result.trace_file, gzip.compress(trace, mtime=0))
-    path = directory / (result.stem + ".json")
-    write_if_changed(path, dumps(result))
-    return path
+    return KIND.save(result, directory)
 
 
-def load(path: Path) -> Result:
-    """Read a result file.
-
-    Raises:
-        FileNotFoundError: if there is no such file.
-        attnprof.records.files.UnreadableFile: if it is not a regular file or not valid JSON;
-            :class:`StaleResultError` (one kind of it) if it is not a result of this schema version.
-    """
-    return schema.load(path, Result.from_dict, "a result file")
+#: Read a result file (:meth:`attnprof.records.kinds.Kind.load`).
+load = KIND.load
 
 
 def load_trace(result_path: Path, result: Result) -> dict[str, Any] | None:
@@ -469,8 +426,7 @@ def find(directory: Path, variant: str, workload: str = "prefill") -> list[Path]
     """Result files for ``variant`` (``"*"``: every variant) and ``workload`` in ``directory``, CUDA results first,
     then by name."""
     name = "*" if variant == "*" else _SAFE.sub("_", variant)
-    paths = sorted(Path(directory).glob(f"{name}__{_SAFE.sub('_', workload)}__*.json"))
-    return sorted(paths, key=lambda p: (not p.stem.endswith("__cuda"), p.name))
+    return KIND.order(list(Path(directory).glob(f"{name}__{_SAFE.sub('_', workload)}__*.json")))
 
 
 # --- CPU cost per call, measured for several variants side by side ------------------------------------------------
@@ -532,7 +488,7 @@ class CpuCosts:
 
     @property
     def filename(self) -> str:
-        return f"cpu_costs__{self.device}.json"
+        return CPU_COSTS.filename(self.device)
 
     def row(self, variant: str) -> CpuCostRow | None:
         """The row of ``variant``, or ``None``."""
@@ -543,17 +499,11 @@ class CpuCosts:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> CpuCosts:
-        """Rebuild from :meth:`to_dict` output.
+        """Rebuild from :meth:`to_dict` output (checked first by :data:`CPU_COSTS`).
 
         Raises:
-            StaleResultError: for another schema version or a document that is not a CPU-cost file.
+            StaleResultError: for a document that is not a CPU-cost file.
         """
-        version = data.get("schema_version") if isinstance(data, dict) else None
-        if version != CPU_COSTS_VERSION:
-            raise StaleResultError(
-                f"CPU-cost schema version {version!r} is not the supported version {CPU_COSTS_VERSION}; re-run it"
-            )
-        schema.check(cls, data)
         try:
             d = dict(data)
             d["environment"] = Environment(**d["environment"])
@@ -563,26 +513,6 @@ class CpuCosts:
             raise StaleResultError(f"not a CPU-cost file: {exc}") from exc
 
 
-def save_cpu_costs(costs: CpuCosts, directory: Path) -> Path:
-    """Write ``costs`` into ``directory`` (only when the content changed); returns the path."""
-    path = Path(directory) / costs.filename
-    write_if_changed(path, json_bytes(costs.to_dict()))
-    return path
-
-
-def load_cpu_costs(path: Path) -> CpuCosts:
-    """Read a CPU-cost file.
-
-    Raises:
-        FileNotFoundError: if there is no such file.
-        attnprof.records.files.UnreadableFile: if it is not valid JSON; :class:`StaleResultError` (one kind of it) if
-        it
-            is not a CPU-cost file of this schema version.
-    """
-    return schema.load(path, CpuCosts.from_dict, "a CPU-cost file")
-
-
-def find_cpu_costs(directory: Path) -> Path | None:
-    """The CPU-cost file in ``directory`` (the CUDA one first), or ``None``."""
-    paths = sorted(Path(directory).glob("cpu_costs__*.json"), key=lambda p: (p.stem != "cpu_costs__cuda", p.name))
-    return paths[0] if paths else None
+#: The side-by-side CPU costs: ``cpu_costs__<device>.json``.
+CPU_COSTS: kinds.Kind[CpuCosts] = kinds.Kind("cpu_costs", "CPU-cost file", CpuCosts)
+save_cpu_costs, load_cpu_costs, find_cpu_costs = CPU_COSTS.save, CPU_COSTS.load, CPU_COSTS.find

@@ -25,13 +25,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from attnprof import noise, variants
 from attnprof.inputs import causal_flops, element_bytes
 from attnprof.noise import Figure
-from attnprof.records import results, schema
+from attnprof.records import kinds, results
 from attnprof.records.results import Environment
 
 SCHEMA_VERSION = 2
@@ -469,13 +468,6 @@ class Sweep:
         Raises:
             results.StaleResultError: for another schema version, or data that is not a sweep.
         """
-        version = data.get("schema_version") if isinstance(data, dict) else None
-        if not isinstance(data, dict) or data.get("kind") != "sweep" or version != SCHEMA_VERSION:
-            raise results.StaleResultError(
-                f"sweep schema version {version!r} is not the supported version {SCHEMA_VERSION} (or not a sweep "
-                "file); run the sweep again to regenerate it"
-            )
-        schema.check(cls, data)
         try:
             d = dict(data)
             d["environment"] = Environment(**d["environment"])
@@ -486,33 +478,9 @@ class Sweep:
             raise results.StaleResultError(f"does not match the sweep format: {exc}") from exc
 
 
-def filename(device: str) -> str:
-    """``sweep__cuda.json``: the file name of a device's sweep."""
-    return f"sweep__{device}.json"
-
-
-def dumps(sweep: Sweep) -> bytes:
-    """Serialise deterministically (sorted keys, fixed indentation)."""
-    return results.json_bytes(sweep.to_dict())
-
-
-def save(sweep: Sweep, directory: str | Path) -> Path:
-    """Write ``sweep`` into ``directory`` as :func:`filename`, only if its content changed. Returns the path."""
-    path = Path(directory) / filename(sweep.device)
-    results.write_if_changed(path, dumps(sweep))
-    return path
-
-
-def load(path: str | Path) -> Sweep:
-    """Read a sweep file.
-
-    Raises:
-        FileNotFoundError: if there is no such file.
-        attnprof.records.files.UnreadableFile: if it is not a regular file or not valid JSON; results.StaleResultError
-        (one
-            kind of it) if it is not a sweep of this schema version.
-    """
-    return schema.load(path, Sweep.from_dict, "a sweep file")
+#: The sequence-length sweep: ``sweep__<device>.json``.
+KIND: kinds.Kind[Sweep] = kinds.Kind("sweep", "sweep file", Sweep, bundle="sweep")
+filename, dumps, save, load = KIND.filename, KIND.dumps, KIND.save, KIND.load
 
 
 # --- roofline -------------------------------------------------------------------------------------------------------

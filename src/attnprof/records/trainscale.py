@@ -16,17 +16,15 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from attnprof import workloads
 from attnprof.noise import Figure
-from attnprof.records import files, results
+from attnprof.records import kinds, results
 from attnprof.records.results import Environment
 from attnprof.records.sweep import Ceilings
 
 SCHEMA_VERSION = 1
-KIND = "trainscale"
 #: The two passes a point times.
 PASSES = ("fwd", "bwd")
 
@@ -203,7 +201,7 @@ class TrainScale:
     reps: int = 0
     elapsed_s: float = 0.0
     timer: str = "perf_counter"
-    kind: str = KIND
+    kind: str = "trainscale"
     schema_version: int = SCHEMA_VERSION
 
     def point(self, variant: str, head_dim: int, causal: bool, seq: int) -> TrainPoint | None:
@@ -239,17 +237,11 @@ class TrainScale:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TrainScale:
-        """Rebuild from :meth:`to_dict` output.
+        """Rebuild from :meth:`to_dict` output (checked first by :data:`KIND`).
 
         Raises:
-            results.StaleResultError: for another schema version, or data that is not this kind of file.
+            results.StaleResultError: for data that is not this kind of file.
         """
-        version = data.get("schema_version") if isinstance(data, dict) else None
-        if not isinstance(data, dict) or data.get("kind") != KIND or version != SCHEMA_VERSION:
-            raise results.StaleResultError(
-                f"training-scale schema version {version!r} is not the supported version {SCHEMA_VERSION} (or not a "
-                "training-scale file); measure the grid again to regenerate it"
-            )
         try:
             d = dict(data)
             d["environment"] = Environment(**d["environment"])
@@ -260,28 +252,6 @@ class TrainScale:
             raise results.StaleResultError(f"does not match the training-scale format: {exc}") from exc
 
 
-def filename(device: str) -> str:
-    """``trainscale__cuda.json``."""
-    return f"{KIND}__{device}.json"
-
-
-def save(grid: TrainScale, directory: str | Path) -> Path:
-    """Write ``grid`` into ``directory`` as :func:`filename`, only if its content changed. Returns the path."""
-    path = Path(directory) / filename(grid.device)
-    results.write_if_changed(path, results.json_bytes(grid.to_dict()))
-    return path
-
-
-def load(path: str | Path) -> TrainScale:
-    """Read a training-scale file.
-
-    Raises:
-        FileNotFoundError: if there is no such file.
-        attnprof.records.files.UnreadableFile: if it is not valid JSON, or (as results.StaleResultError) not this
-            kind of file at this schema version.
-    """
-    path = Path(path)
-    try:
-        return TrainScale.from_dict(files.read_json(path))
-    except results.StaleResultError as exc:
-        raise results.StaleResultError(f"{path.name}: {exc}", path) from exc
+#: The training-scale grid: ``trainscale__<device>.json``.
+KIND: kinds.Kind[TrainScale] = kinds.Kind("trainscale", "training-scale file", TrainScale)
+filename, save, load, find = KIND.filename, KIND.save, KIND.load, KIND.find

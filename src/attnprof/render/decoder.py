@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 
 from attnprof.analysis import kernels
-from attnprof.records.results import write_if_changed
+from attnprof.records.files import write_if_changed
 from attnprof.render import viewer
 
 #: The data file, then the engine (the order a page loads them in).

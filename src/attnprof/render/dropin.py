@@ -21,23 +21,34 @@ import json
 from pathlib import Path
 
 from attnprof import words
-from attnprof.records.results import write_if_changed
+from attnprof.records.files import write_if_changed
 from attnprof.render import decoder, viewer
 
 #: The reader's script, served like the viewer's (:func:`attnprof.render.viewer.served`).
 READER = "attnprof-explain.js"
+#: The comparison of two traces (``attnprof diff``), over the reader's readings.
+DIFF = "attnprof-diff.js"
 #: Every script a page with the widget loads, in order.
-SCRIPTS = (*decoder.STATIC_FILES, READER)
+SCRIPTS = (*decoder.STATIC_FILES, READER, DIFF)
 #: The class of the widget's element (a page whose body has it gets :data:`SCRIPTS`).
 WIDGET_CLASS = "attnprof-dropin"
+#: The class of the comparison widget's element (two traces, ``attnprof diff``).
+DIFF_CLASS = "attnprof-dropdiff"
 #: The word keys the widget's report uses.
 WORD_PREFIXES = ("dropin.", "explain.", "kernel.dir.", "report.na")
+#: ... and the comparison widget's.
+DIFF_PREFIXES = (*WORD_PREFIXES, "tracediff.")
 
 
-def page_words(lang: str | None = None) -> dict[str, str]:
+def page_words(lang: str | None = None, prefixes: tuple[str, ...] = WORD_PREFIXES) -> dict[str, str]:
     """The widget's words in ``lang``, unfilled (the script fills their placeholders)."""
     lang = words.language(lang)
-    return {k: v.get(lang, v[words.LANGUAGES[0]]) for k, v in words.TABLE.items() if k.startswith(WORD_PREFIXES)}
+    return {k: v.get(lang, v[words.LANGUAGES[0]]) for k, v in words.TABLE.items() if k.startswith(prefixes)}
+
+
+def _data(lang: str, prefixes: tuple[str, ...]) -> str:
+    return html.escape(json.dumps(page_words(lang, prefixes), ensure_ascii=True, sort_keys=True,
+                                  separators=(",", ":")))  # fmt: skip
 
 
 def fragment(lang: str | None = None) -> str:
@@ -45,7 +56,7 @@ def fragment(lang: str | None = None) -> str:
     privacy note, the status line and the report's place (hidden until the script starts)."""
     e = html.escape
     lang = words.language(lang)
-    data = e(json.dumps(page_words(lang), ensure_ascii=True, sort_keys=True, separators=(",", ":")))
+    data = _data(lang, WORD_PREFIXES)
     return (
         f'<p class="attnprof-dropin-fallback">{e(words.text("dropin.no_script", lang))}</p>\n'
         f'<div class="{WIDGET_CLASS}" data-lang="{lang}" data-words="{data}" hidden>\n'
@@ -59,10 +70,34 @@ def fragment(lang: str | None = None) -> str:
     )
 
 
+def diff_fragment(lang: str | None = None) -> str:
+    """The comparison widget's HTML: the note for readers without JavaScript, then the prompt, a drop zone for
+    BEFORE and one for AFTER, the privacy note, the status line and the report's place (hidden until the script
+    starts)."""
+    e = html.escape
+    lang = words.language(lang)
+
+    def zone(side: str) -> str:
+        return (f'<label class="attnprof-dropin-zone attnprof-dropdiff-{side}">'
+                f"<span>{e(words.text(f'tracediff.dropin.choose_{side}', lang))}</span>"
+                '<input type="file" accept=".json,.gz,application/json,application/gzip"></label>\n')  # fmt: skip
+
+    return (
+        f'<p class="attnprof-dropin-fallback">{e(words.text("tracediff.dropin.no_script", lang))}</p>\n'
+        f'<div class="{DIFF_CLASS}" data-lang="{lang}" data-words="{_data(lang, DIFF_PREFIXES)}" hidden>\n'
+        f'<p class="attnprof-dropdiff-prompt">{e(words.text("tracediff.dropin.prompt", lang))}</p>\n'
+        f'<div class="attnprof-dropdiff-zones">\n{zone("before")}{zone("after")}</div>\n'
+        f'<p class="attnprof-dropin-privacy">{e(words.text("dropin.privacy", lang))}</p>\n'
+        '<p class="attnprof-dropin-status" role="status" aria-live="polite"></p>\n'
+        '<div class="attnprof-dropin-report"></div>\n'
+        "</div>\n"
+    )
+
+
 def write_static(folder: str | Path) -> list[Path]:
     """Write :data:`SCRIPTS` into ``folder`` (a site's ``_static``), each only when it changed; returns their paths
     in loading order."""
     paths = decoder.write_static(folder)
-    reader = Path(folder) / READER
-    write_if_changed(reader, viewer.served(READER).encode("utf-8"))
-    return [*paths, reader]
+    for name in (READER, DIFF):
+        write_if_changed(Path(folder) / name, viewer.served(name).encode("utf-8"))
+    return [*paths, Path(folder) / READER, Path(folder) / DIFF]

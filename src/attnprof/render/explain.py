@@ -273,7 +273,7 @@ def sections(x: Explanation, asked: Asked | None = None, lang: str | None = None
     return out + ([why] if why is not None else [])
 
 
-def _wrap(line: str, lang: str | None) -> str:
+def wrap(line: str, lang: str | None) -> str:
     """``line`` wrapped at :data:`WIDTH` columns between words; Japanese, which has no spaces between words to
     wrap at, as it is (the terminal wraps it)."""
     if not line or words.language(lang) == "ja":
@@ -287,12 +287,12 @@ def text(x: Explanation, asked: Asked | None = None, lang: str | None = None) ->
     parts = [head(x, lang)]
     found = notes(x, lang)
     if found:
-        parts.append("\n".join([words.text("explain.notes", lang), *(_wrap(f"  - {n}", lang) for n in found)]))
+        parts.append("\n".join([words.text("explain.notes", lang), *(wrap(f"  - {n}", lang) for n in found)]))
     for s in sections(x, asked, lang):
         block = [s.title, "-" * len(s.title) if lang != "ja" else "=" * 20]
-        block += [_wrap(line, lang) for line in s.before]
+        block += [wrap(line, lang) for line in s.before]
         if s.headers:
             block.append(table(s.headers, s.rows))
-        block += [_wrap(line, lang) for line in s.after]
+        block += [wrap(line, lang) for line in s.after]
         parts.append("\n".join(block))
     return "\n\n".join(parts) + "\n"

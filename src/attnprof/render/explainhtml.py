@@ -20,7 +20,8 @@ from attnprof.render import viewer
 MAX_VIEW_STEPS = 4
 VIEW_ID = "explain"
 
-_CSS = """
+#: The page's own style (after the viewer's): :mod:`.diffhtml` uses it too.
+CSS = """
 body { font: 15px/1.5 system-ui, sans-serif; margin: 0 auto; max-width: 1280px; padding: 1rem; color: #1a1a1a; }
 h1 { font-size: 1.4rem; } h2 { font-size: 1.15rem; margin-top: 2rem; }
 .attnprof-explain-table { overflow-x: auto; }
@@ -44,7 +45,8 @@ def _numeric(cell: str) -> bool:
     return bool(cell) and (cell[0].isdigit() or (cell[0] == "-" and cell[1:2].isdigit()))
 
 
-def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+def html_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A table of text cells (numbers right-aligned), in a box that scrolls sideways on a narrow screen."""
     e = html.escape
     head = "".join(f'<th scope="col">{e(h)}</th>' for h in headers)
     body = "".join(
@@ -83,13 +85,13 @@ def page(x: Explanation, asked: Asked | None = None, lang: str | None = None) ->
         parts.append(f"<h2>{e(s.title)}</h2>")
         parts += [f"<p>{e(line.strip())}</p>" for line in s.before]
         if s.headers:
-            parts.append(_table(s.headers, s.rows))
+            parts.append(html_table(s.headers, s.rows))
         parts += [f"<p>{e(line.strip())}</p>" for line in s.after]
     heading, view = timeline(x, lang)
     if view:
         parts.append(f"<h2>{e(heading)}</h2>{view}")
     parts.append(f'<p class="made">{e(words.text("explain.html.made_by", lang, name=x.trace.name))}</p>')
-    css = viewer.served("attnprof-viewer.css") + _CSS
+    css = viewer.served("attnprof-viewer.css") + CSS
     js = viewer.served("attnprof-viewer.js")
     if "</" in js:  # would end the script element early
         raise ValueError("the viewer's script holds '</', which cannot stand inside a <script> element")

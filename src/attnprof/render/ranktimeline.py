@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from attnprof import words
+from attnprof.records.files import write_if_changed
 from attnprof.records.parallel import ParallelCase
 from attnprof.records.rank_trace import RankStep, RankTrace
-from attnprof.records.results import write_if_changed
 from attnprof.render import pictures, timeline
 from attnprof.words.fmt import number
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from attnprof import variants, words
-from attnprof.records.results import write_if_changed
+from attnprof.records.files import write_if_changed
 from attnprof.records.sweep import METRICS, Sweep
 from attnprof.render import pictures
 

@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING
 from attnprof import words, workloads
 from attnprof.analysis import kernels
 from attnprof.records import trace
-from attnprof.records.results import CpuOp, GpuActivity, Result, StepTrace, write_if_changed
+from attnprof.records.files import write_if_changed
+from attnprof.records.results import CpuOp, GpuActivity, Result, StepTrace
 from attnprof.render import pictures
 from attnprof.words.fmt import shorten
 

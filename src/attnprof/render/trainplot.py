@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from attnprof import words, workloads
-from attnprof.records.results import write_if_changed
+from attnprof.records.files import write_if_changed
 from attnprof.records.trainscale import TrainPoint, TrainScale, check_pass
 from attnprof.render import pictures
 from attnprof.render.report import table as text_table

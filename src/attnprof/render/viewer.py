@@ -76,7 +76,8 @@ from typing import Any
 from attnprof import settings, words
 from attnprof.analysis import summary
 from attnprof.analysis.summary import Analysis, KernelRow
-from attnprof.records.results import GpuActivity, Result, StepTrace, write_if_changed
+from attnprof.records.files import write_if_changed
+from attnprof.records.results import GpuActivity, Result, StepTrace
 from attnprof.render import columns, pictures, timeline
 from attnprof.words import fmt
 

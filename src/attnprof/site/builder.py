@@ -89,11 +89,13 @@ def build(root: Path, out: Path, extra: Sequence[str] = (), languages: Sequence[
                 return 1
     times.localize_s = time.perf_counter() - started
     t0 = time.perf_counter()
-    warmed = precompile.warm(precompile.build_device(), out / COMPILE_CACHE)
+    device = precompile.build_device()
+    warmed = precompile.warm(device, out / COMPILE_CACHE)
     times.precompile_s, times.precompile_workers = time.perf_counter() - t0, warmed.workers
     times.precompile_skipped, times.precompile_here_s = warmed.skipped, warmed.here_s
     times.precompiled = [dataclasses.asdict(done) for done in warmed.done]
-    times.budgets_s = timetable.declared_budgets(root / "examples")
+    # the budgets are the GPU builder's: a CPU build has none to keep (its scripts measure other, smaller shapes)
+    times.budgets_s = timetable.declared_budgets(root / "examples") if device == "cuda" else {}
     status = 0
     told = {k: v for k, v in os.environ.items() if k.startswith("ATTNPROF_")}  # the extension tells the scripts
     try:

@@ -44,7 +44,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from attnprof.records.results import write_if_changed
+from attnprof.records.files import write_if_changed
 from attnprof.words.fmt import shorten
 
 #: Gallery scripts: ``NN-topic.py`` (the ones sphinx-gallery runs).

@@ -10,7 +10,13 @@
     items, one per claim shown (a missing one is a warning), translated with the page. Each row is a link target
     (``claim-c1`` ...) that the ``claims`` directive on other pages links to.
 
-The claim and its verdict come first, so that they stay in view when the table scrolls sideways.
+The claims about one kind of record file (the eligibility map's C40–C49, the mask run's C50–C53, the
+context-parallel run's C30–C34) are each a :class:`FamilyClaims` directive of its family's module: one row per
+claim, checked against that file (unmeasurable, with the reason, without one).
+
+Every claims table is built the same way (:func:`verdict_cell`, :func:`measured_cell`, :func:`claims_table`): the
+claim and its verdict come first, so that they stay in view when the table scrolls sideways, and PyTorch's reasons
+recorded in the files are marked as recorded wherever a verdict quotes them.
 
 A missing or stale result of a variant a claim needs is a warning, like everywhere else. The claims about the other
 workloads (C18-) read the whole build (:func:`.lookup.find_build`); a table of those alone heads its second column
@@ -19,8 +25,8 @@ workloads (C18-) read the whole build (:func:`.lookup.find_build`); a table of t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import ClassVar
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, TypeVar
 
 from docutils import nodes
 from sphinx import addnodes
@@ -29,10 +35,31 @@ from sphinx.application import Sphinx
 from attnprof.analysis import claims
 from attnprof.analysis.summary import Analysis
 from attnprof.sphinxext import lookup
-from attnprof.sphinxext.nodes import AttnprofDirective, para, with_recorded
+from attnprof.sphinxext.nodes import AttnprofDirective, RecordDirective, para, with_recorded
+
+T = TypeVar("T")
 
 #: Claims about CPU time: they use the side-by-side CPU-cost measurement when the build has one.
 CPU_CLAIMS = frozenset({"C16", "C17"})
+
+
+def verdict_cell(directive: AttnprofDirective, verdict: claims.Verdict) -> nodes.paragraph:
+    """The verdict in the page's words, classed by what it is (held, differs, unmeasurable, too close to call)."""
+    return para(directive.say(f"verdict.{verdict.verdict}"),
+                classes=["attnprof-verdict", f"attnprof-verdict-{verdict.verdict}"])  # fmt: skip
+
+
+def measured_cell(directive: AttnprofDirective, verdict: claims.Verdict, recorded: Sequence[str]) -> list[nodes.Node]:
+    """What this build measured, the detail and why it could not be checked, with every reason of ``recorded``
+    (PyTorch's, as the files keep them) marked as recorded."""
+    texts = (verdict.measured, verdict.detail, verdict.reason)
+    return [para(*with_recorded(t, recorded, directive.lang)) for t in texts if t]
+
+
+def claims_table(directive: AttnprofDirective, keys: Sequence[str], body: Sequence[Sequence[Any]],
+                 css: Sequence[str]) -> nodes.table:  # fmt: skip
+    """A claims table: the claim and the verdict first, in view when it scrolls sideways."""
+    return directive.table(keys, body, ["attnprof-claims-table", *css], key=(0, 1))
 
 
 class Claims(AttnprofDirective):
@@ -67,16 +94,11 @@ class Claims(AttnprofDirective):
         recorded_reasons = [a.result.reason for a in found.values() if a.result.reason]
         for claim in chosen:
             verdict = claim.check(found, self.lang, cpu, build)
-            texts = (verdict.measured, verdict.detail, verdict.reason)
-            measured = [para(*with_recorded(t, recorded_reasons, self.lang)) for t in texts if t]
             cells = [
                 [self.claim_cell(claim.id), self.source_cell(claim)],
-                para(
-                    self.say(f"verdict.{verdict.verdict}"),
-                    classes=["attnprof-verdict", f"attnprof-verdict-{verdict.verdict}"],
-                ),
+                verdict_cell(self, verdict),
                 claim.published(self.lang),
-                measured or self.say("not_available"),
+                measured_cell(self, verdict, recorded_reasons) or self.say("not_available"),
             ]
             if self.full:
                 cells.insert(2, statements.get(claim.id, []))
@@ -86,8 +108,7 @@ class Claims(AttnprofDirective):
         keys = ["col.claim", "col.verdict", published, "col.measured"]
         if self.full:
             keys.insert(2, "col.statement")
-        css = ["attnprof-claims-table", "attnprof-claims-full" if self.full else "attnprof-claims"]
-        return [self.table(keys, body, css, key=(0, 1)), *out]
+        return [claims_table(self, keys, body, ["attnprof-claims-full" if self.full else "attnprof-claims"]), *out]
 
     def claim_cell(self, claim_id: str) -> nodes.Node:
         """The claim's id: a link target in the full table, a link to that target elsewhere."""
@@ -133,6 +154,48 @@ class ClaimsTable(Claims):
 
     has_content = True
     full = True
+
+
+class FamilyClaims(RecordDirective[T]):
+    """The claims of one family about one kind of record file (:attr:`family`, checked with the file as the
+    ``evidence`` keyword of :meth:`attnprof.analysis.claims.Claim.check`): a row per claim, its verdict, its
+    statement and what the file says. Built without the file too: each verdict then says why it is unmeasurable,
+    under the warning box."""
+
+    has_content = False
+    #: The claims, by id.
+    family: ClassVar[Mapping[str, claims.Claim]]
+    #: The keyword under which :meth:`attnprof.analysis.claims.Claim.check` takes the file's record.
+    evidence: ClassVar[str]
+    #: The table's own CSS class.
+    css: ClassVar[str]
+
+    def build(self, record: T) -> list[nodes.Node]:
+        return self.rows_of(record)
+
+    def without(self, problem: str | None) -> list[nodes.Node]:
+        return self.rows_of(None, self.problem(problem))
+
+    def rows_of(self, record: T | None, problems: Sequence[nodes.Node] = ()) -> list[nodes.Node]:
+        """The table of the family's claims checked against ``record`` (or against nothing), then ``problems`` and
+        the :meth:`notes`."""
+        recorded = self.recorded(record) if record is not None else []
+        body = []
+        for claim in self.family.values():
+            verdict = claim.check(language=self.lang, **{self.evidence: record})
+            body.append([nodes.strong("", claim.id), verdict_cell(self, verdict), claim.statement(self.lang),
+                         measured_cell(self, verdict, recorded)])  # fmt: skip
+        keys = ["col.claim", "col.verdict", "col.statement", "col.measured"]
+        table = claims_table(self, keys, body, ["attnprof-claims-full", self.css])
+        return [table, *problems, *self.notes(record)]
+
+    def recorded(self, record: T) -> list[str]:
+        """PyTorch's messages the record keeps (marked as recorded where a verdict quotes them)."""
+        return []
+
+    def notes(self, record: T | None) -> list[nodes.Node]:
+        """What the page shows under the table besides a warning box."""
+        return []
 
 
 def setup_claims(app: Sphinx) -> None:

@@ -21,7 +21,7 @@ from pathlib import Path
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 
-from attnprof.records.results import write_if_changed
+from attnprof.records.files import write_if_changed
 
 #: The file, in each build's doctree folder, that lists the results folder (:func:`note_results_folder`).
 LISTING = "attnprof-results-listing.txt"

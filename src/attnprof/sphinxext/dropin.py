@@ -1,4 +1,4 @@
-"""Reading a trace of one's own model on the site: ``explain-report`` and ``dropin-reader``.
+"""Reading a trace of one's own model on the site: ``explain-report``, ``dropin-reader`` and ``dropin-diff``.
 
 ``explain-report PATH``
     What ``attnprof explain PATH`` prints, in the page's language, read by this build from the trace at ``PATH``
@@ -11,6 +11,10 @@
     reading, computed in the browser. Builders other than HTML write the paragraph that says to run ``attnprof
     explain`` instead. The reader's scripts (the kernel decoder's rule table and engine, then the reader) are written
     into the output's ``_static`` when the builder starts and added to the pages that show the widget.
+``dropin-diff``
+    The comparison of two traces (``attnprof diff`` in the browser, ``_assets/attnprof-diff.js``): a reader drops
+    or chooses BEFORE and AFTER and gets what changed. Builders other than HTML write the paragraph that says to run
+    ``attnprof diff`` instead.
 
 Example (MyST)::
 
@@ -18,6 +22,9 @@ Example (MyST)::
     ```
 
     ```{dropin-reader}
+    ```
+
+    ```{dropin-diff}
     ```
 """
 
@@ -38,6 +45,10 @@ from attnprof.sphinxext.nodes import AttnprofDirective, para
 
 class dropin_reader(nodes.container):
     """The drop-in reader; its child is the paragraph builders without it write."""
+
+
+class dropin_diff(nodes.container):
+    """The comparison widget; its child is the paragraph builders without it write."""
 
 
 class ExplainReport(AttnprofDirective):
@@ -72,8 +83,25 @@ class DropinReader(AttnprofDirective):
         return [node]
 
 
+class DropinDiff(AttnprofDirective):
+    """``dropin-diff``: the widget that compares two dropped traces in the browser."""
+
+    has_content = False
+    option_spec: ClassVar = {}
+
+    def run(self) -> list[nodes.Node]:
+        node = dropin_diff("", para(self.say("tracediff.dropin.no_script")), classes=["attnprof-dropin-fallback"])
+        self.set_source_info(node)
+        return [node]
+
+
 def _visit_html(self: Any, node: dropin_reader) -> None:
     self.body.append(dropin.fragment(self.builder.config.language))
+    raise nodes.SkipNode
+
+
+def _visit_diff_html(self: Any, node: dropin_diff) -> None:
+    self.body.append(dropin.diff_fragment(self.builder.config.language))
     raise nodes.SkipNode
 
 
@@ -88,17 +116,20 @@ def _write_static_files(app: Sphinx) -> None:
 
 
 def _add_scripts(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
-    if f'class="{dropin.WIDGET_CLASS}"' in context.get("body", ""):
+    body = context.get("body", "")
+    if any(f'class="{name}"' in body for name in (dropin.WIDGET_CLASS, dropin.DIFF_CLASS)):
         for name in dropin.SCRIPTS:
             app.add_js_file(name, defer="defer")
 
 
 def setup_dropin(app: Sphinx) -> None:
-    """Register ``explain-report``, ``dropin-reader`` and the reader's scripts."""
+    """Register ``explain-report``, ``dropin-reader``, ``dropin-diff`` and the reader's scripts."""
     app.add_config_value("attnprof_trace_root", "", "env", types=frozenset({str}))
     app.connect("config-inited", _resolve_root)
     app.add_directive("explain-report", ExplainReport)
     app.add_directive("dropin-reader", DropinReader)
+    app.add_directive("dropin-diff", DropinDiff)
     app.add_node(dropin_reader, html=(_visit_html, None))
+    app.add_node(dropin_diff, html=(_visit_diff_html, None))
     app.connect("builder-inited", _write_static_files)
     app.connect("html-page-context", _add_scripts)

@@ -13,8 +13,9 @@
     What the map measured: the base case every row varies, how times were taken, that a check names only its first
     failed condition, what the CPU can say (on a CPU build), and whether every check agreed with its real call.
 
-Both read the grid through :func:`attnprof.sphinxext.lookup.find_grid` and its analysis
-(:mod:`attnprof.analysis.eligibility`); cells are worded by :mod:`attnprof.render.eligibility`.
+Each is drawn from the map (:class:`attnprof.sphinxext.nodes.RecordDirective`; the claims:
+:class:`attnprof.sphinxext.claims.FamilyClaims`) and its analysis (:mod:`attnprof.analysis.eligibility`); cells are
+worded by :mod:`attnprof.render.eligibility`.
 """
 
 from __future__ import annotations
@@ -27,30 +28,25 @@ from sphinx.application import Sphinx
 
 from attnprof.analysis import claims
 from attnprof.analysis import eligibility as view
+from attnprof.records import eligibility
 from attnprof.records.eligibility import Grid
 from attnprof.render import eligibility as cells
 from attnprof.sphinxext import lookup
-from attnprof.sphinxext.nodes import (
-    TABLE_OPTIONS,
-    AttnprofDirective,
-    build_table,
-    para,
-    reason_node,
-    with_recorded,
-    words_para,
-)
+from attnprof.sphinxext.claims import FamilyClaims
+from attnprof.sphinxext.nodes import TABLE_OPTIONS, RecordDirective, build_table, para, reason_node, words_para
 
 
-class GridDirective(AttnprofDirective):
-    """What the eligibility directives share: the grid, or a problem box."""
+class GridDirective(RecordDirective[Grid]):
+    """What the eligibility directives share: the grid (or a problem box), or the note of a map not asked."""
 
-    def load(self) -> tuple[Grid | None, list[nodes.Node]]:
-        found = lookup.find_grid(self.env, self.get_location())
-        return found.grid, [] if found.grid is not None else self.problem(found.problem)
+    kind = eligibility.KIND
 
-    def unasked(self, grid: Grid) -> list[nodes.Node]:
-        text = self.say("elig.unasked.no_cuda", reason=grid.unasked_reason or "")
-        return [nodes.note("", para(text), classes=["attnprof-not-run"])]
+    def pick(self, found: lookup.Found[Grid]) -> tuple[Grid | None, list[nodes.Node]]:
+        grid, instead = super().pick(found)
+        if grid is not None and grid.unasked is not None:
+            text = self.say("elig.unasked.no_cuda", reason=grid.unasked_reason or "")
+            return None, [nodes.note("", para(text), classes=["attnprof-not-run"])]
+        return grid, instead
 
 
 class EligibilityTable(GridDirective):
@@ -59,12 +55,7 @@ class EligibilityTable(GridDirective):
     has_content = False
     option_spec: ClassVar = {**TABLE_OPTIONS, "family": directives.unchanged_required}
 
-    def run(self) -> list[nodes.Node]:
-        grid, problems = self.load()
-        if grid is None:
-            return problems
-        if grid.unasked is not None:
-            return self.unasked(grid)
+    def build(self, grid: Grid) -> list[nodes.Node]:
         family = self.options.get("family", "")
         if family not in grid.families:
             message = f"eligibility-table: no family {family!r} in the map; choose one of: {', '.join(grid.families)}"
@@ -101,12 +92,7 @@ class EligibilitySummary(GridDirective):
     has_content = False
     option_spec: ClassVar = {}
 
-    def run(self) -> list[nodes.Node]:
-        grid, problems = self.load()
-        if grid is None:
-            return problems
-        if grid.unasked is not None:
-            return self.unasked(grid)
+    def build(self, grid: Grid) -> list[nodes.Node]:
         lang = self.lang
         timer = self.say(f"elig.timer.{grid.timer}") if grid.timer else ""
         out = [
@@ -122,26 +108,16 @@ class EligibilitySummary(GridDirective):
         return out
 
 
-class EligibilityClaims(GridDirective):
+class EligibilityClaims(FamilyClaims[Grid]):
     """``eligibility-claims``: C40–C49 checked against this build's map."""
 
-    has_content = False
+    kind = eligibility.KIND
+    family = claims.ELIGIBILITY_CLAIMS
+    evidence = "grid"
+    css = "attnprof-eligibility-claims"
 
-    def run(self) -> list[nodes.Node]:
-        found = lookup.find_grid(self.env, self.get_location())
-        out = self.problem(found.problem) if found.grid is None else []
-        body = []
-        recorded = _messages(found.grid) if found.grid is not None else []
-        for v, claim in zip(claims.check_eligibility(found.grid, self.lang), claims.ELIGIBILITY_CLAIMS.values(),
-                            strict=True):  # fmt: skip
-            measured = [para(*with_recorded(t, recorded, self.lang)) for t in (v.measured, v.detail, v.reason) if t]
-            verdict = para(self.say(f"verdict.{v.verdict}"),
-                           classes=["attnprof-verdict", f"attnprof-verdict-{v.verdict}"])  # fmt: skip
-            body.append([nodes.strong("", claim.id), verdict, claim.statement(self.lang), measured])
-        # the claim and its verdict first, in view when the table scrolls sideways (as the article's claims)
-        keys = ["col.claim", "col.verdict", "col.statement", "col.measured"]
-        css = ["attnprof-claims-table", "attnprof-claims-full", "attnprof-eligibility-claims"]
-        return [self.table(keys, body, css, key=(0, 1)), *out]
+    def recorded(self, grid: Grid) -> list[str]:
+        return _messages(grid)
 
 
 def _messages(grid: Grid) -> list[str]:

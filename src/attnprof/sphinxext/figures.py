@@ -33,6 +33,7 @@ from sphinx.util.docutils import SphinxDirective
 
 from attnprof.records import sweep
 from attnprof.records.results import Result
+from attnprof.records.sweep import Sweep
 from attnprof.render import pictures, scalingplot, timeline
 from attnprof.sphinxext import lookup
 from attnprof.sphinxext.nodes import WORKLOAD_OPTIONS, AttnprofDirective, not_run_note, para, untold
@@ -166,11 +167,9 @@ class ScalingPlot(SweepDirective):
         "width": directives.length_or_percentage_or_unitless,
     }
 
-    def run(self) -> list[nodes.Node]:
-        found, problems = self.load()
-        if found.sweep is None or found.path is None:
-            return problems
-        sw = found.sweep
+    def build(self, sw: Sweep) -> list[nodes.Node]:
+        path = self.found.path
+        assert path is not None
         dims, notes = self.head_dims(sw)
         if not dims:
             # parse the caption anyway, so that its message is extracted for translation on every build
@@ -182,8 +181,8 @@ class ScalingPlot(SweepDirective):
         head_dim, metric = dims[0], self.options.get("metric", "gpu_ms")
         # one picture per language: the en and ja builds share the results folder
         lang_code = pictures.picture_language(self.lang)
-        png = found.path.parent / "plots" / f"scaling__{sw.device}__{metric}__hd{head_dim}__{self.lang or 'en'}.png"
-        if _stale(png, found.path.stat().st_mtime_ns, scalingplot.code_mtime_ns()):
+        png = path.parent / "plots" / f"scaling__{sw.device}__{metric}__hd{head_dim}__{self.lang or 'en'}.png"
+        if _stale(png, path.stat().st_mtime_ns, scalingplot.code_mtime_ns()):
             summary = scalingplot.render(sw, metric, head_dim, png, lang_code)
         else:
             summary = scalingplot.summary(sw, metric, head_dim, lang_code)

@@ -109,6 +109,20 @@ def missing_outputs(patterns: list[str], results_dir: Path) -> list[str]:
     return missing
 
 
+def _shown(script: Path) -> str:
+    """A script's path as a warning shows it: relative to where the build runs (``examples/10-scaling.py``)."""
+    return Path(os.path.relpath(script)).as_posix()
+
+
+def writer_line(config: Config, srcdir: str | os.PathLike[str], filename: str) -> str:
+    """Which gallery script writes a file called ``filename``, for a warning that it is missing (from the scripts'
+    own declarations): ``examples/10-scaling.py writes it; did it run?``."""
+    script = script_for(config, srcdir, filename)
+    if script is None:
+        return "no gallery script declares it (sphinx_gallery_attnprof_writes); run the one that writes it"
+    return f"{_shown(script)} writes it; did it run?"
+
+
 def fix_for(config: Config, srcdir: str | os.PathLike[str], path: Path) -> str:
     """How to make the result file ``path`` anew, for a warning: delete it and build again (naming the script that
     writes it), or run that script by hand."""
@@ -116,11 +130,10 @@ def fix_for(config: Config, srcdir: str | os.PathLike[str], path: Path) -> str:
     script = script_for(config, srcdir, name)  # a trace is written with its result
     if script is None:
         return "delete it and run again the script that wrote it"
-    results_dir = path.parent
-    shown = Path(os.path.relpath(script)).as_posix()
+    shown = _shown(script)
     return (
         f"delete it and build again: the build then re-runs {shown}, which writes it (or run that script yourself: "
-        f"ATTNPROF_RESULTS_DIR={results_dir} python {shown})"
+        f"ATTNPROF_RESULTS_DIR={path.parent} python {shown})"
     )
 
 

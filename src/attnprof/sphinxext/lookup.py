@@ -1,20 +1,29 @@
-"""Finding what a page shows: result files (each analysed), the CPU-cost and fixed-cost files, the sweep, the
-context-parallel run and the eligibility map, behind one cache.
+"""Finding what a page shows: every kind of record file of the register (:mod:`attnprof.records.kinds`: results,
+each analysed, CPU costs, fixed costs, the side-by-side issue times, the sweep, the context-parallel run, the
+eligibility map, the training-scale grid, the mask run), traces, and a profiler trace of anyone's code, behind one
+cache.
 
-Every file of every kind (:data:`KINDS`: results, CPU costs, sweeps, context-parallel runs, traces, eligibility
-maps) is read the same way, by :func:`read`: once per process and version (its modification time), so that a result
-is loaded and analysed (:func:`attnprof.analysis.summary.analyse`) once, however many directives and roles of however
-many pages show it; noted as a dependency of the page that asked, so the page is read again when the file changes; and
-verified before it is used or published (by the kind's reader, which raises
-:class:`attnprof.records.files.UnreadableFile` for truncated gzip, bad JSON or another schema). A file that cannot
-be read is one Sphinx warning at the directive's location (so ``-W`` fails the build), naming the file, what is
-wrong and the fix (:func:`attnprof.sphinxext.gallery.fix_for`: delete it and build again, which re-runs the script
-that writes it); the returned value carries the message for the page, and the build goes on.
+Every file of every kind (:data:`KINDS`) is read the same way, by :func:`read`: once per process and version (its
+modification time), so that a result is loaded and analysed (:func:`attnprof.analysis.summary.analyse`) once,
+however many directives and roles of however many pages show it; noted as a dependency of the page that asked, so the
+page is read again when the file changes; and verified before it is used or published (by the kind's reader, which
+raises :class:`attnprof.records.files.UnreadableFile` for truncated gzip, bad JSON, another schema or a field of the
+wrong type). A file that cannot be read is one Sphinx warning at the directive's location (so ``-W`` fails the
+build), naming the file, what is wrong and the fix (:func:`attnprof.sphinxext.gallery.fix_for`: delete it and build
+again, which re-runs the script that writes it); the returned value carries the message for the page, and the build
+goes on.
+
+:func:`find_record` finds the file of one kind of the register in the results folder (its preferred device's: CUDA
+before the CPU); a missing one is a warning that names the files looked for and the gallery script that declares
+them (:func:`attnprof.sphinxext.gallery.writer_line`), and the page then depends on the list of the results folder
+(:func:`attnprof.sphinxext.depends.note_results_folder`), so that it is read again when a file appears, and not on
+every build. :func:`quietly` is its quiet form, for a page that only sums up or mentions what other pages show (those
+warn about the file).
 
 Which result is used for a variant: of its result files (:func:`attnprof.records.results.find`), the first that ran
 (``status == "ok"``), CUDA results before CPU ones; else the first one. For the training and decoding workloads,
 :func:`find_build` gathers every result of the build (all variants, all cache lengths), analysed, into one
-:class:`attnprof.analysis.workload_rows.Build`.
+:class:`attnprof.analysis.workload_rows.Build`, with the sweep and the side-by-side issue times.
 """
 
 from __future__ import annotations
@@ -22,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from docutils import nodes
 from sphinx.environment import BuildEnvironment
@@ -39,8 +48,8 @@ from attnprof.records import (
     fixedcosts,
     forcing,
     foreign,
+    kinds,
     masks,
-    parallel,
     results,
     sweep,
     trace,
@@ -48,9 +57,8 @@ from attnprof.records import (
 )
 from attnprof.records.eligibility import Grid
 from attnprof.records.fixedcosts import FixedCosts
-from attnprof.records.forcing import Forcing
+from attnprof.records.kinds import Kind
 from attnprof.records.masks import MaskRun
-from attnprof.records.parallel import ParallelRun
 from attnprof.records.results import CpuCosts, Result
 from attnprof.records.sweep import Sweep
 from attnprof.records.trainscale import TrainScale
@@ -63,12 +71,22 @@ T = TypeVar("T")
 Location = str | nodes.Node | None
 
 
+class Readable(Protocol[T]):
+    """Anything :func:`read` reads: a kind of the register (:class:`attnprof.records.kinds.Kind`), or a
+    :class:`FileKind` of this module."""
+
+    what: str
+
+    def load(self, path: Path, /) -> T: ...
+
+
 @dataclass(frozen=True)
 class FileKind(Generic[T]):
-    """One kind of file a page reads.
+    """A reading of files that is not a record of the register: an analysed result, a whole trace, a trace of
+    anyone's code.
 
     Attributes:
-        what: What a warning calls it (``"sweep file"``).
+        what: What a warning calls it (``"trace file"``).
         load: Reads a file of the kind; raises :class:`attnprof.records.files.UnreadableFile` (or ``OSError``) for
             one it cannot use.
     """
@@ -90,32 +108,18 @@ def _whole_trace(path: Path) -> bool:
     return True
 
 
-# the readers are looked up when called (not bound here), so that a test can count the reads
-RESULT: FileKind[Analysis] = FileKind("result file", _analysed)
-CPU_COSTS: FileKind[CpuCosts] = FileKind("CPU-cost file", lambda path: results.load_cpu_costs(path))
-FIXED_COSTS: FileKind[FixedCosts] = FileKind("fixed-cost file", lambda path: fixedcosts.load(path))
-SWEEP: FileKind[Sweep] = FileKind("sweep file", lambda path: sweep.load(path))
-PARALLEL: FileKind[ParallelRun] = FileKind("context-parallel run file", lambda path: parallel.load(path))
+#: A result file, analysed (the readers are looked up when called, not bound here, so that a test can count reads).
+RESULT: FileKind[Analysis] = FileKind(results.KIND.what, _analysed)
 TRACE: FileKind[bool] = FileKind("trace file", _whole_trace)
-ELIGIBILITY: FileKind[Grid] = FileKind("eligibility map", lambda path: eligibility.load(path))
 #: A PyTorch profiler trace recorded by anyone's code, read as ``attnprof explain`` reads it.
 FOREIGN: FileKind[Explanation] = FileKind("profiler trace", _explained)
-TRAIN_SCALE: FileKind[TrainScale] = FileKind("training-scale file", lambda path: trainscale.load(path))
-MASKS: FileKind[MaskRun] = FileKind("mask run", lambda path: masks.load(path))
-FORCING: FileKind[Forcing] = FileKind("forcing file", lambda path: forcing.load(path))
-#: Every kind of file a page reads.
-KINDS: tuple[FileKind[Any], ...] = (
+#: Every kind of file a page reads: results (analysed), traces, traces of anyone's code, and every kind of the
+#: register that a page looks up (those with devices).
+KINDS: tuple[Readable[Any], ...] = (
     RESULT,
-    CPU_COSTS,
-    FIXED_COSTS,
-    SWEEP,
-    PARALLEL,
     TRACE,
-    ELIGIBILITY,
     FOREIGN,
-    TRAIN_SCALE,
-    MASKS,
-    FORCING,
+    *(k for k in kinds.every() if k.devices and k is not results.KIND),
 )
 
 #: (kind, path) -> (modification time, what was loaded from the file)
@@ -137,7 +141,7 @@ class Read(Generic[T]):
 
 def read(
     env: BuildEnvironment,
-    kind: FileKind[T],
+    kind: Readable[T],
     path: Path,
     location: Location,
     *,
@@ -192,16 +196,75 @@ def warn(message: str, subtype: str, location: Location) -> str:
 
 
 @dataclass
-class Found:
-    """A result picked for a variant, analysed, with the file it came from; or why there is none."""
+class Found(Generic[T]):
+    """What a page found of one kind of file: its content and the file, or why there is none.
 
-    analysis: Analysis | None
+    Attributes:
+        value: The record (for results: the analysis), or ``None``.
+        path: The file it came from, or ``None``.
+        problem: The warning already logged (missing or unreadable), or ``None``.
+    """
+
+    value: T | None
     path: Path | None
     problem: str | None = None
 
+
+@dataclass
+class FoundResult(Found[Analysis]):
+    """A result picked for a variant, analysed, with the file it came from; or why there is none."""
+
+    @property
+    def analysis(self) -> Analysis | None:
+        return self.value
+
     @property
     def result(self) -> Result | None:
-        return None if self.analysis is None else self.analysis.result
+        return None if self.value is None else self.value.result
+
+
+def find_record(
+    env: BuildEnvironment, kind: Kind[T], location: Location, *, needed: bool = True, quiet: bool = False
+) -> Found[T]:
+    """The file of ``kind`` in the results folder (:meth:`attnprof.records.kinds.Kind.find`: CUDA's before the
+    CPU's), read (:func:`read`).
+
+    A missing file is a warning at ``location`` when ``needed`` (naming the files looked for and the gallery script
+    that writes them); the page then depends on the list of the results folder, so that it is read again when the
+    file appears (and not on every build). An unreadable file is always a warning, unless ``quiet`` (then neither is
+    one: the problem is only returned).
+    """
+    directory = results_dir(env)
+    path = kind.find(directory)
+    if path is None:
+        depends.note_results_folder(env)
+        if not needed:
+            return Found(None, None)
+        names = kind.filenames()
+        writer = gallery.writer_line(env.config, env.srcdir, names[0])
+        message = f"no {kind.what} ({' or '.join(names)}) in {directory} ({writer})"
+        return Found(None, None, warn(message, "missing", location))
+    found = read(env, kind, path, location, quiet=quiet)
+    return Found(found.value, path if found.value is not None else None, found.problem)
+
+
+def quietly(env: BuildEnvironment, kind: Kind[T]) -> T | None:
+    """The record of ``kind`` in the results folder when there is a readable one, else ``None``, without a warning
+    (:func:`find_record`, quiet): for a page that sums up or mentions what other pages show, which warn about the
+    file."""
+    return find_record(env, kind, None, needed=False, quiet=True).value
+
+
+def extra_sources(env: BuildEnvironment) -> tuple[TrainScale | None, MaskRun | None, Grid | None]:
+    """The training-scale grid, the mask run and the eligibility map of the results folder, those that are there
+    and readable (:func:`quietly`)."""
+    return quietly(env, trainscale.KIND), quietly(env, masks.KIND), quietly(env, eligibility.KIND)
+
+
+def sweep_if_any(env: BuildEnvironment) -> Sweep | None:
+    """The sweep of the results folder when there is a readable one, else ``None``, without a warning (for a page
+    that only mentions it; the pages that show it warn through :func:`find_record`)."""
+    return quietly(env, sweep.KIND)
 
 
 def _readable(env: BuildEnvironment, paths: list[Path]) -> tuple[list[tuple[Path, Analysis]], str | None]:
@@ -216,43 +279,43 @@ def _readable(env: BuildEnvironment, paths: list[Path]) -> tuple[list[tuple[Path
 
 def find_result(
     env: BuildEnvironment, variant: str, location: Location, workload: str = "prefill", kv_len: int | None = None
-) -> Found:
+) -> FoundResult:
     """The analysed result to show for ``variant`` in ``workload`` (see the module docstring); for decoding, the one
     with a cache of ``kv_len`` positions (the longest that ran when ``None``).
 
     An unknown variant, a missing file and a stale file are logged as warnings at ``location``; the returned
-    :class:`Found` then carries the message in ``problem``.
+    :class:`FoundResult` then carries the message in ``problem``.
     """
     if variant not in VARIANTS:
         message = f"unknown variant {variant!r}; choose one of: {', '.join(VARIANTS)}"
-        return Found(None, None, warn(message, "unknown", location))
+        return FoundResult(None, None, warn(message, "unknown", location))
     directory = results_dir(env)
     paths = results.find(directory, variant, workload)
     if not paths:
-        # depending on the folder re-reads the page once results appear there
+        # depending on the list of the folder re-reads the page once results appear there
         depends.note_results_folder(env)
-        name = results.result_filename(variant, (1, 1, 1, 1), "x", "cpu")
-        script = gallery.script_for(env.config, env.srcdir, name)
-        if script is None:
-            fix = "the gallery script that profiles it writes one; did it run?"
-        else:
-            fix = f"{script.name} writes it: build again, which re-runs it"
-        message = f"no result file for variant {variant!r} ({workload}) in {directory} ({fix})"
-        return Found(None, None, warn(message, "missing", location))
+        writer = gallery.writer_line(env.config, env.srcdir, _a_result_name(variant, workload))
+        message = f"no result file for variant {variant!r} ({workload}) in {directory} ({writer})"
+        return FoundResult(None, None, warn(message, "missing", location))
     loaded, problem = _readable(env, paths)
     if problem is not None:
-        return Found(None, None, warn(problem, "stale", location))
+        return FoundResult(None, None, warn(problem, "stale", location))
     if workloads.get(workload).kv_cache:
         loaded.sort(key=lambda pa: -(pa[1].result.kv_len or 0))
         if kv_len is not None:
             loaded = [(p, a) for p, a in loaded if a.result.kv_len == kv_len]
             if not loaded:
                 message = f"no decode result of {variant!r} with a KV cache of {kv_len} in {directory}"
-                return Found(None, None, warn(message, "missing", location))
+                return FoundResult(None, None, warn(message, "missing", location))
     path, picked = next(((p, a) for p, a in loaded if a.result.ok), loaded[0])
     if picked.result.trace_file:
         env.note_dependency(str(path.parent / picked.result.trace_file))
-    return Found(picked, path)
+    return FoundResult(picked, path)
+
+
+def _a_result_name(variant: str, workload: str) -> str:
+    """The name of a result file of ``variant`` (``"*"``: any) in ``workload``, to ask which script writes it."""
+    return results.result_filename("naive" if variant == "*" else variant, (1, 1, 1, 1), "x", "cpu", workload)
 
 
 def all_results(env: BuildEnvironment) -> list[Analysis]:
@@ -281,10 +344,7 @@ def find_cpu_costs(env: BuildEnvironment, location: Location) -> CpuCosts | None
     Optional: without it, CPU figures come from each variant's own result. A file that cannot be read is a
     warning, like a stale result.
     """
-    path = results.find_cpu_costs(results_dir(env))
-    if path is None:
-        return None
-    return read(env, CPU_COSTS, path, location).value
+    return find_record(env, results.CPU_COSTS, location, needed=False).value
 
 
 def find_fixed_costs(env: BuildEnvironment, location: Location, needed: bool = False) -> FixedCosts | None:
@@ -292,70 +352,7 @@ def find_fixed_costs(env: BuildEnvironment, location: Location, needed: bool = F
 
     A missing file is a warning only when ``needed`` (a role that cites a figure of it); an unreadable one always.
     """
-    directory = results_dir(env)
-    path = fixedcosts.find(directory)
-    if path is None:
-        env.note_dependency(str(directory))
-        if needed:
-            warn(f"no fixed-cost file ({fixedcosts.filename('cuda')}) in {directory} (examples/11-cpu-overhead.py "
-                 "writes it; did it run?)", "missing", location)  # fmt: skip
-        return None
-    return read(env, FIXED_COSTS, path, location).value
-
-
-@dataclass
-class FoundSweep:
-    """The sweep a page shows, with its file; or why there is none."""
-
-    sweep: Sweep | None
-    path: Path | None
-    problem: str | None = None
-
-
-def _sweep_path(directory: Path) -> Path | None:
-    """``sweep__cuda.json`` when there is one, else ``sweep__cpu.json``, else ``None``."""
-    return next((p for p in (directory / sweep.filename(d) for d in ("cuda", "cpu")) if p.exists()), None)
-
-
-def find_sweep(env: BuildEnvironment, location: Location) -> FoundSweep:
-    """The sweep of the results folder: ``sweep__cuda.json`` when there is one, else ``sweep__cpu.json``.
-
-    The file read is noted as a dependency of the page. A missing or stale file is a warning at ``location``.
-    """
-    directory = results_dir(env)
-    paths = [directory / sweep.filename(d) for d in ("cuda", "cpu")]
-    path = _sweep_path(directory)
-    if path is None:
-        depends.note_results_folder(env)
-        message = (
-            f"no sweep file ({paths[0].name} or {paths[1].name}) in {directory} (examples/10-scaling.py writes it; "
-            "did it run?)"
-        )
-        return FoundSweep(None, None, warn(message, "missing", location))
-    found = read(env, SWEEP, path, location)
-    return FoundSweep(found.value, path if found.value is not None else None, found.problem)
-
-
-def quietly(env: BuildEnvironment, kind: FileKind[T], path: Path | None) -> T | None:
-    """The file ``path`` of ``kind`` when it is there and readable, else ``None``, without a warning (for a page
-    that sums up what other pages show: those warn about the file)."""
-    return None if path is None else read(env, kind, path, None, quiet=True).value
-
-
-def extra_sources(env: BuildEnvironment) -> tuple[TrainScale | None, MaskRun | None, Grid | None]:
-    """The training-scale grid, the mask run and the eligibility map of the results folder, those that are there
-    (quietly: :func:`quietly`)."""
-    directory = results_dir(env)
-    grid_path = next((p for p in (directory / trainscale.filename(d) for d in ("cuda", "cpu")) if p.exists()), None)
-    return (quietly(env, TRAIN_SCALE, grid_path), quietly(env, MASKS, masks.find(directory)),
-            quietly(env, ELIGIBILITY, eligibility.find(directory)))  # fmt: skip
-
-
-def sweep_if_any(env: BuildEnvironment) -> Sweep | None:
-    """The sweep of the results folder when there is a readable one, else ``None``, without a warning (for a page
-    that only mentions it; the pages that show it warn through :func:`find_sweep`)."""
-    path = _sweep_path(results_dir(env))
-    return None if path is None else read(env, SWEEP, path, None, quiet=True).value
+    return find_record(env, fixedcosts.KIND, location, needed=needed).value
 
 
 def verified_trace(env: BuildEnvironment, path: Path, location: Location) -> str | None:
@@ -381,119 +378,7 @@ def find_build(env: BuildEnvironment, location: Location, needed: tuple[str, ...
         if loaded:
             by_workload[workload] = [a for _, a in loaded]
         elif workload in needed:
-            script = {"train": "12-training.py", "decode": "13-decoding.py"}.get(workload, "01-naive.py")
-            warn(f"no result file of the {workload} workload in {directory} (examples/{script} writes them; did it "
-                 "run?)", "missing", location)  # fmt: skip
-    sweep_path = _sweep_path(directory)
-    found_sweep = read(env, SWEEP, sweep_path, location).value if sweep_path is not None else None
-    forcing_path = forcing.find(directory)
-    found_forcing = read(env, FORCING, forcing_path, location).value if forcing_path is not None else None
-    return Build(by_workload, found_sweep, found_forcing)
-
-
-@dataclass
-class FoundParallel:
-    """The context-parallel run a page shows, with its file; or why there is none."""
-
-    run: ParallelRun | None
-    path: Path | None
-    problem: str | None = None
-
-
-def find_parallel(env: BuildEnvironment, location: Location) -> FoundParallel:
-    """The context-parallel run of the results folder (``parallel__cuda.json``, else ``parallel__cpu.json``).
-
-    A build that could not run it still has the file (its status says why). The file read is noted as a dependency
-    of the page; a missing or stale file is a warning at ``location``.
-    """
-    directory = results_dir(env)
-    path = parallel.find(directory)
-    if path is None:
-        depends.note_results_folder(env)
-        message = (
-            f"no context-parallel run file ({parallel.filename('cuda')}) in {directory} "
-            "(examples/14-context-parallel.py writes it; did it run?)"
-        )
-        return FoundParallel(None, None, warn(message, "missing", location))
-    found = read(env, PARALLEL, path, location)
-    return FoundParallel(found.value, path if found.value is not None else None, found.problem)
-
-
-@dataclass
-class FoundGrid:
-    """The eligibility map a page shows, with its file; or why there is none."""
-
-    grid: Grid | None
-    path: Path | None
-    problem: str | None = None
-
-
-def find_grid(env: BuildEnvironment, location: Location) -> FoundGrid:
-    """The eligibility map of the results folder (``eligibility__cuda.json``, else ``eligibility__cpu.json``).
-
-    The file read is noted as a dependency of the page; a missing or stale file is a warning at ``location``.
-    """
-    directory = results_dir(env)
-    path = eligibility.find(directory)
-    if path is None:
-        env.note_dependency(str(directory))
-        message = (
-            f"no eligibility map ({eligibility.filename('cuda')} or {eligibility.filename('cpu')}) in {directory} "
-            "(examples/15-eligibility.py writes it; did it run?)"
-        )
-        return FoundGrid(None, None, warn(message, "missing", location))
-    found = read(env, ELIGIBILITY, path, location)
-    return FoundGrid(found.value, path if found.value is not None else None, found.problem)
-
-
-@dataclass
-class FoundTrainScale:
-    """The training-scale grid a page shows, with its file; or why there is none."""
-
-    grid: TrainScale | None
-    path: Path | None
-    problem: str | None = None
-
-
-def find_trainscale(env: BuildEnvironment, location: Location) -> FoundTrainScale:
-    """The training-scale grid of the results folder (``trainscale__cuda.json``, else ``trainscale__cpu.json``).
-
-    The file read is noted as a dependency of the page; a missing or stale file is a warning at ``location``.
-    """
-    directory = results_dir(env)
-    paths = [directory / trainscale.filename(d) for d in ("cuda", "cpu")]
-    path = next((p for p in paths if p.exists()), None)
-    if path is None:
-        env.note_dependency(str(directory))
-        message = (f"no training-scale file ({paths[0].name} or {paths[1].name}) in {directory} "
-                   "(examples/12-training.py writes it; did it run?)")  # fmt: skip
-        return FoundTrainScale(None, None, warn(message, "missing", location))
-    found = read(env, TRAIN_SCALE, path, location)
-    return FoundTrainScale(found.value, path if found.value is not None else None, found.problem)
-
-
-@dataclass
-class FoundMasks:
-    """The mask run of the results folder, or why there is none."""
-
-    run: MaskRun | None
-    path: Path | None
-    problem: str | None = None
-
-
-def find_masks(env: BuildEnvironment, location: Location) -> FoundMasks:
-    """The mask run of the results folder (``masks__cuda.json``, else ``masks__cpu.json``).
-
-    The file read is noted as a dependency of the page; a missing or stale file is a warning at ``location``.
-    """
-    directory = results_dir(env)
-    path = masks.find(directory)
-    if path is None:
-        env.note_dependency(str(directory))
-        message = (
-            f"no mask run ({masks.filename('cuda')} or {masks.filename('cpu')}) in {directory} "
-            "(examples/16-masks.py writes it; did it run?)"
-        )
-        return FoundMasks(None, None, warn(message, "missing", location))
-    found = read(env, MASKS, path, location)
-    return FoundMasks(found.value, path if found.value is not None else None, found.problem)
+            writer = gallery.writer_line(env.config, env.srcdir, _a_result_name("*", workload))
+            warn(f"no result file of the {workload} workload in {directory} ({writer})", "missing", location)
+    found_sweep = find_record(env, sweep.KIND, location, needed=False).value
+    return Build(by_workload, found_sweep, find_record(env, forcing.KIND, location, needed=False).value)

@@ -16,8 +16,8 @@
     This site's claims about masks, C50–C53 (:data:`attnprof.analysis.claims.MASK_CLAIMS`), with this build's
     verdicts (unmeasurable, with the reason, on a build without a GPU or without a run).
 
-All read the run through :func:`attnprof.sphinxext.lookup.find_masks`; cells are worded by
-:mod:`attnprof.render.masks`.
+Each is drawn from the mask run (:class:`attnprof.sphinxext.nodes.RecordDirective`; the claims:
+:class:`attnprof.sphinxext.claims.FamilyClaims`); cells are worded by :mod:`attnprof.render.masks`.
 """
 
 from __future__ import annotations
@@ -30,27 +30,19 @@ from sphinx.application import Sphinx
 
 from attnprof import workloads
 from attnprof.analysis import claims
+from attnprof.records import masks
 from attnprof.records.masks import MaskRun
 from attnprof.render import masks as cells
 from attnprof.sphinxext import lookup
-from attnprof.sphinxext.nodes import (
-    TABLE_OPTIONS,
-    AttnprofDirective,
-    build_table,
-    para,
-    reason_node,
-    with_recorded,
-    words_para,
-)
+from attnprof.sphinxext.claims import FamilyClaims
+from attnprof.sphinxext.nodes import TABLE_OPTIONS, RecordDirective, build_table, para, reason_node, words_para
 from attnprof.words import fmt
 
 
-class MaskDirective(AttnprofDirective):
-    """What the mask directives share: the run, or a problem box; a table with its numbered reasons."""
+class MaskDirective(RecordDirective[MaskRun]):
+    """What the mask directives share: the run (or a problem box); a table with its numbered reasons."""
 
-    def load(self) -> tuple[MaskRun | None, list[nodes.Node]]:
-        found = lookup.find_masks(self.env, self.get_location())
-        return found.run, [] if found.run is not None else self.problem(found.problem)
+    kind = masks.KIND
 
     def show(self, t: cells.Table, css: str, numeric: tuple[int, ...] = ()) -> list[nodes.Node]:
         classes = ["attnprof-mask-table", css, *self.options.get("class", [])]
@@ -72,10 +64,7 @@ class MaskTable(MaskDirective):
     has_content = False
     option_spec: ClassVar = {**TABLE_OPTIONS, "mask": directives.unchanged_required}
 
-    def run(self) -> list[nodes.Node]:
-        run, problems = self.load()
-        if run is None:
-            return problems
+    def build(self, run: MaskRun) -> list[nodes.Node]:
         name = self.options.get("mask", "")
         if name not in workloads.MASKS:
             message = f"mask-table: unknown mask {name!r}; choose one of: {', '.join(workloads.MASKS)}"
@@ -95,10 +84,7 @@ class MaskBuilds(MaskDirective):
     has_content = False
     option_spec: ClassVar = TABLE_OPTIONS
 
-    def run(self) -> list[nodes.Node]:
-        run, problems = self.load()
-        if run is None:
-            return problems
+    def build(self, run: MaskRun) -> list[nodes.Node]:
         out = self.show(cells.builds_table(run, self.lang), "attnprof-mask-builds", numeric=(2, 4, 5, 6))
         for b in run.builds:  # when a build is paid: once, or in every step
             if b.status != "ok" or b.time_ms is None:
@@ -120,10 +106,7 @@ class MaskVerdicts(MaskDirective):
     has_content = False
     option_spec: ClassVar = TABLE_OPTIONS
 
-    def run(self) -> list[nodes.Node]:
-        run, problems = self.load()
-        if run is None:
-            return problems
+    def build(self, run: MaskRun) -> list[nodes.Node]:
         return self.show(cells.verdicts_table(run, self.lang), "attnprof-mask-verdicts", numeric=(2,))
 
 
@@ -133,10 +116,7 @@ class MaskSummary(MaskDirective):
     has_content = False
     option_spec: ClassVar = {}
 
-    def run(self) -> list[nodes.Node]:
-        run, problems = self.load()
-        if run is None:
-            return problems
+    def build(self, run: MaskRun) -> list[nodes.Node]:
         out = [words_para("mask.summary", self.lang, **cells.summary_fields(run, self.lang))]
         if run.device == "cpu":
             out.append(words_para("mask.summary.cpu", self.lang))
@@ -154,24 +134,16 @@ class MaskSummary(MaskDirective):
         return out
 
 
-class MaskClaims(MaskDirective):
+class MaskClaims(FamilyClaims[MaskRun]):
     """``mask-claims``: C50–C53 checked against this build's run."""
 
-    has_content = False
+    kind = masks.KIND
+    family = claims.MASK_CLAIMS
+    evidence = "masks"
+    css = "attnprof-mask-claims"
 
-    def run(self) -> list[nodes.Node]:
-        found = lookup.find_masks(self.env, self.get_location())
-        out = self.problem(found.problem) if found.run is None else []
-        recorded = sorted({c.reason for c in found.run.cases if c.reason}) if found.run is not None else []
-        body = []
-        for v, claim in zip(claims.check_masks(found.run, self.lang), claims.MASK_CLAIMS.values(), strict=True):
-            measured = [para(*with_recorded(t, recorded, self.lang)) for t in (v.measured, v.detail, v.reason) if t]
-            verdict = para(self.say(f"verdict.{v.verdict}"),
-                           classes=["attnprof-verdict", f"attnprof-verdict-{v.verdict}"])  # fmt: skip
-            body.append([nodes.strong("", claim.id), verdict, claim.statement(self.lang), measured])
-        keys = ["col.claim", "col.verdict", "col.statement", "col.measured"]
-        css = ["attnprof-claims-table", "attnprof-claims-full", "attnprof-mask-claims"]
-        return [self.table(keys, body, css, key=(0, 1)), *out]
+    def recorded(self, run: MaskRun) -> list[str]:
+        return sorted({c.reason for c in run.cases if c.reason})
 
 
 def setup_masks(app: Sphinx) -> None:

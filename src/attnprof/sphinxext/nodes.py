@@ -5,6 +5,10 @@ Everything here returns builder-neutral docutils nodes. Generated text (numbers,
 :mod:`attnprof.words`) is marked untranslatable, so gettext leaves it out of the catalogs; text written in a
 directive's options or content stays part of the page and is translated like the rest of it.
 
+:class:`AttnprofDirective` is what every directive shares; :class:`RecordDirective` is the base of a page element
+drawn from one kind of record file of the register (:mod:`attnprof.records.kinds`): find the file, then build from
+the record, or show the warning box instead.
+
 Two nodes of its own, registered by :func:`setup_nodes`:
 
 * :class:`disclosure`, a summary line with more behind it (HTML ``<details>``; other builders show everything): the
@@ -22,7 +26,7 @@ import re
 import string
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from docutils import nodes
 from docutils.parsers.rst import directives
@@ -33,6 +37,7 @@ from sphinx.util.docutils import SphinxDirective
 from attnprof import words
 from attnprof.analysis import kernels
 from attnprof.noise import Figure
+from attnprof.records.kinds import Kind
 from attnprof.records.results import CpuCosts, Result
 from attnprof.sphinxext import lookup
 from attnprof.variants import VARIANTS
@@ -49,6 +54,8 @@ WORKLOAD_OPTIONS: dict[str, Callable[[str], Any]] = {
     "workload": lambda arg: directives.choice(arg, ("prefill", "train", "decode")),
     "kv-len": directives.positive_int,
 }
+
+T = TypeVar("T")
 
 _ITEM = re.compile(r"^\s*`?(?P<key>[A-Za-z_]\w*)`?\s*:\s*")
 
@@ -324,7 +331,7 @@ class AttnprofDirective(SphinxDirective):
         """``+6.2 % (+0.04 % to +12.6 %)``: a difference as a fraction, with its band (:func:`.noise.margin`)."""
         return self.say("figure.margin", **self.band_fields(f, fmt.signed_percent))
 
-    def find(self, variant: str) -> lookup.Found:
+    def find(self, variant: str) -> lookup.FoundResult:
         """The analysed result of ``variant`` (a missing or stale one warns at this directive), in the workload of
         the ``:workload:`` option (and the cache of ``:kv-len:``) when the directive has them."""
         workload, kv_len = self.options.get("workload", "prefill"), self.options.get("kv-len")
@@ -406,3 +413,36 @@ class AttnprofDirective(SphinxDirective):
             first.rawsource = _ITEM.sub("", first.rawsource, count=1) if first.rawsource else first.astext()
             found[match["key"]] = list(item.children)
         return found, problems
+
+
+class RecordDirective(AttnprofDirective, Generic[T]):
+    """A page element drawn from one kind of record file (:attr:`kind`): load, or box, then build.
+
+    :meth:`run` finds the kind's file in the results folder (:func:`attnprof.sphinxext.lookup.find_record`: CUDA's
+    before the CPU's, read once, noted as the page's dependency), then :meth:`build` makes the element from the
+    record; a missing or unreadable file is the warning box (:meth:`without`: the warning is already logged with
+    the directive's location), and the build goes on. :attr:`found` keeps the file for what needs it (a picture
+    drawn beside it).
+    """
+
+    #: The kind of record file the element is drawn from.
+    kind: ClassVar[Kind[Any]]
+    #: What :meth:`run` found (the record, its file, or the problem).
+    found: lookup.Found[T]
+
+    def run(self) -> list[nodes.Node]:
+        self.found = lookup.find_record(self.env, self.kind, self.get_location())
+        record, instead = self.pick(self.found)
+        return instead if record is None else self.build(record)
+
+    def pick(self, found: lookup.Found[T]) -> tuple[T | None, list[nodes.Node]]:
+        """The record to build from, or ``None`` and the nodes shown instead (:meth:`without`)."""
+        return (found.value, []) if found.value is not None else (None, self.without(found.problem))
+
+    def without(self, problem: str | None) -> list[nodes.Node]:
+        """What the page shows without a record: the warning box."""
+        return self.problem(problem)
+
+    def build(self, record: T) -> list[nodes.Node]:
+        """The element, from the record."""
+        raise NotImplementedError

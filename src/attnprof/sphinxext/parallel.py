@@ -43,12 +43,14 @@ from sphinx.application import Sphinx
 from attnprof import variants, words
 from attnprof.analysis import claims, kernels, parallelmodel
 from attnprof.inputs import element_bytes
+from attnprof.records import parallel
 from attnprof.records.bundle import Bundle
 from attnprof.records.parallel import BACKENDS, METHODS, PLAIN_COMMAND, TORCHRUN_COMMAND, ParallelCase, ParallelRun
 from attnprof.render import pictures, ranktimeline
 from attnprof.sphinxext import bundles, lookup
+from attnprof.sphinxext.claims import FamilyClaims
 from attnprof.sphinxext.figures import picture_figure
-from attnprof.sphinxext.nodes import TABLE_OPTIONS, AttnprofDirective, Span, para, status_words
+from attnprof.sphinxext.nodes import TABLE_OPTIONS, RecordDirective, Span, para, status_words
 from attnprof.words import fmt
 
 
@@ -56,9 +58,10 @@ def _mib(n: float) -> str:
     return fmt.number(n / 2**20)
 
 
-class ParallelDirective(AttnprofDirective):
+class ParallelDirective(RecordDirective[ParallelRun]):
     """Shared parts: the run, the case the options name, and numbers in the page's language."""
 
+    kind = parallel.KIND
     option_spec: ClassVar = {
         **TABLE_OPTIONS,
         "method": lambda arg: directives.choice(arg, METHODS),
@@ -68,29 +71,24 @@ class ParallelDirective(AttnprofDirective):
     #: The bundle of the recorded run shown instead of this build's, when this build could not run its own.
     recorded: Bundle | None = None
 
-    def load(self) -> tuple[ParallelRun | None, list[nodes.Node]]:
+    def pick(self, found: lookup.Found[ParallelRun]) -> tuple[ParallelRun | None, list[nodes.Node]]:
         """The run when it ran here, else the latest recorded run of the bundles (:attr:`recorded` then names its
         bundle); else the nodes to show instead (a warning box, or the not-measured note)."""
-        found = lookup.find_parallel(self.env, self.get_location())
-        if found.run is None:
-            return None, self.problem(found.problem)
-        if not found.run.ok:
-            rec = bundles.recorded_parallel(self.env)
-            if rec is not None:
-                self.recorded = rec[1]
-                return rec[0], []
-            return None, [nodes.note("", para(self.say("par.not_measured")), classes=["attnprof-not-run"])]
-        return found.run, []
+        run, instead = super().pick(found)
+        if run is None or run.ok:
+            return run, instead
+        rec = bundles.recorded_parallel(self.env)
+        if rec is not None:
+            self.recorded = rec[1]
+            return rec[0], []
+        return None, [nodes.note("", para(self.say("par.not_measured")), classes=["attnprof-not-run"])]
 
     def run(self) -> list[nodes.Node]:
-        """What :meth:`body` shows, labelled with its machine and date when it is a recorded run."""
-        out = self.body()
+        """What :meth:`build` shows, labelled with its machine and date when it is a recorded run."""
+        out = super().run()
         if self.recorded is None:
             return out
         return [bundles.elsewhere(para(self.recorded_label(), classes=["attnprof-recorded-label"]), *out)]
-
-    def body(self) -> list[nodes.Node]:
-        raise NotImplementedError
 
     def key(self, name: str) -> str:
         """The word key ``name``, or its ``.recorded`` form when the figures shown are a recorded run's (words that
@@ -144,11 +142,15 @@ class ParallelDirective(AttnprofDirective):
 class ParallelStatus(ParallelDirective):
     """``parallel-status``: where and how the run ran, or why it did not and how to run it."""
 
+    def pick(self, found: lookup.Found[ParallelRun]) -> tuple[ParallelRun | None, list[nodes.Node]]:
+        # a run that did not run here is shown as such, the recorded one (if any) boxed below it, not in its place
+        return RecordDirective.pick(self, found)
+
     def run(self) -> list[nodes.Node]:
-        found = lookup.find_parallel(self.env, self.get_location())
-        r = found.run
-        if r is None:
-            return self.problem(found.problem)
+        # this build's status stays outside the box of other machines' figures: build() boxes the recorded run alone
+        return RecordDirective.run(self)
+
+    def build(self, r: ParallelRun) -> list[nodes.Node]:
         if not r.ok:
             box = nodes.admonition("", classes=["attnprof-parallel-status", "attnprof-not-run", "warning"])
             title = nodes.title("", self.say("par.status.not_run_title"))
@@ -260,10 +262,7 @@ class ParallelStatus(ParallelDirective):
 class ParallelTable(ParallelDirective):
     """``parallel-table``: a row per rotation method and sequence length."""
 
-    def body(self) -> list[nodes.Node]:
-        r, out = self.load()
-        if r is None:
-            return out
+    def build(self, r: ParallelRun) -> list[nodes.Node]:
         body = []
         for c in sorted(r.cases, key=lambda c: (c.backend, c.seq, list(METHODS).index(c.method))):
             lead: list[Any] = [self.method_words(c.method), str(c.seq)]
@@ -284,10 +283,7 @@ class ParallelTable(ParallelDirective):
 class ParallelRanks(ParallelDirective):
     """``parallel-ranks``: one case, a row per rank, its time split by kind of kernel."""
 
-    def body(self) -> list[nodes.Node]:
-        r, out = self.load()
-        if r is None:
-            return out
+    def build(self, r: ParallelRun) -> list[nodes.Node]:
         cases, problems = self.cases(r)
         body = []
         for c in cases:
@@ -314,10 +310,7 @@ class ParallelKernels(ParallelDirective):
 
     all_methods = False
 
-    def body(self) -> list[nodes.Node]:
-        r, out = self.load()
-        if r is None:
-            return out
+    def build(self, r: ParallelRun) -> list[nodes.Node]:
         cases, problems = self.cases(r)
         body = []
         for c in cases:
@@ -351,10 +344,7 @@ class ParallelKernels(ParallelDirective):
 class ParallelMemory(ParallelDirective):
     """``parallel-memory``: per GPU against one GPU, inputs plus peak extra memory."""
 
-    def body(self) -> list[nodes.Node]:
-        r, out = self.load()
-        if r is None:
-            return out
+    def build(self, r: ParallelRun) -> list[nodes.Node]:
         body = []
         cfg = r.config
         for c in sorted(r.ran(), key=lambda c: (c.seq, list(METHODS).index(c.method))):
@@ -387,18 +377,19 @@ class ParallelTimeline(ParallelDirective):
         "width": directives.length_or_percentage_or_unitless,
     }
 
-    def body(self) -> list[nodes.Node]:
-        r, out = self.load()
-        if r is None:
+    def pick(self, found: lookup.Found[ParallelRun]) -> tuple[ParallelRun | None, list[nodes.Node]]:
+        r, out = super().pick(found)
+        if r is None and self.content and out and isinstance(out[-1], nodes.Element):
             # the caption goes inside the note: parsed on every build, its message is extracted for translation
-            if self.content and out and isinstance(out[-1], nodes.Element):
-                out[-1] += self.parse_content_to_nodes()
-            return out
+            out[-1] += self.parse_content_to_nodes()
+        return r, out
+
+    def build(self, r: ParallelRun) -> list[nodes.Node]:
         cases, problems = self.cases(r)
         if not cases:
             return problems
         case = cases[0]
-        path = lookup.find_parallel(self.env, self.get_location()).path
+        path = self.found.path
         assert path is not None
         lang = pictures.picture_language(self.lang)
         # a recorded run's picture is drawn beside this build's results, under the bundle's name
@@ -435,10 +426,7 @@ class ParallelTimeline(ParallelDirective):
 class ParallelModel(ParallelDirective):
     """``parallel-model``: the model of more GPUs and nodes, from what this build measured."""
 
-    def body(self) -> list[nodes.Node]:
-        r, out = self.load()
-        if r is None:
-            return out
+    def build(self, r: ParallelRun) -> list[nodes.Node]:
         b = parallelmodel.basis(r)
         if b is None:
             return [nodes.note("", para(self.say(self.key("par.model.no_basis"))), classes=["attnprof-not-run"])]
@@ -469,32 +457,27 @@ class ParallelModel(ParallelDirective):
         ]
 
 
-class ParallelClaims(ParallelDirective):
+class ParallelClaims(FamilyClaims[ParallelRun]):
     """``parallel-claims``: C30–C34 checked against this build's run (unmeasurable, with the reason, without one)."""
 
-    def run(self) -> list[nodes.Node]:
-        found = lookup.find_parallel(self.env, self.get_location())
-        out = self.problem(found.problem) if found.run is None else []
-        body = []
-        for claim in claims.PARALLEL_CLAIMS.values():
-            v = claim.check(language=self.lang, run=found.run)
-            measured = [para(t) for t in (v.measured, v.detail, v.reason) if t]
-            verdict = para(self.say(f"verdict.{v.verdict}"),
-                           classes=["attnprof-verdict", f"attnprof-verdict-{v.verdict}"])  # fmt: skip
-            body.append([nodes.strong("", claim.id), claim.statement(self.lang), measured, verdict])
-        keys = ["col.claim", "col.statement", "col.measured", "col.verdict"]
-        if found.run is not None and not found.run.ok and bundles.recorded_parallel(self.env) is not None:
-            out.append(nodes.note("", para(self.say("par.recorded.no_verdict")), classes=["attnprof-recorded"]))
-        return [self.table(keys, body, ["attnprof-claims-table", "attnprof-parallel-claims"]), *out]
+    kind = parallel.KIND
+    family = claims.PARALLEL_CLAIMS
+    evidence = "run"
+    css = "attnprof-parallel-claims"
+
+    def recorded(self, run: ParallelRun) -> list[str]:
+        return sorted({m for m in (run.reason, *(c.reason for c in run.cases)) if m})
+
+    def notes(self, run: ParallelRun | None) -> list[nodes.Node]:
+        if run is not None and not run.ok and bundles.recorded_parallel(self.env) is not None:
+            return [nodes.note("", para(self.say("par.recorded.no_verdict")), classes=["attnprof-recorded"])]
+        return []
 
 
 class ParallelClosing(ParallelDirective):
     """``parallel-closing``: speed-up, communication share and overlap of every case, and the time it all took."""
 
-    def body(self) -> list[nodes.Node]:
-        r, out = self.load()
-        if r is None:
-            return out
+    def build(self, r: ParallelRun) -> list[nodes.Node]:
         items = nodes.bullet_list(classes=["attnprof-parallel-closing"])
         for c in sorted(r.cases, key=lambda c: (list(METHODS).index(c.method), c.seq)):
             method = self.method_words(c.method)

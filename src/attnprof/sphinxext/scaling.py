@@ -25,10 +25,9 @@ from attnprof.noise import GPU_FLOOR, Figure
 from attnprof.records import sweep
 from attnprof.records.sweep import SdpaComparison, Sweep, SweepPoint
 from attnprof.render import scalingplot
-from attnprof.sphinxext import lookup
 from attnprof.sphinxext.nodes import (
     TABLE_OPTIONS,
-    AttnprofDirective,
+    RecordDirective,
     Span,
     para,
     reason_node,
@@ -43,15 +42,12 @@ def _seq_list(seqs: Sequence[int]) -> str:
     return ", ".join(str(s) for s in seqs)
 
 
-class SweepDirective(AttnprofDirective):
-    """Shared parts of the sweep directives: the sweep, the head dims to show, words about points that did not run."""
+class SweepDirective(RecordDirective[Sweep]):
+    """Shared parts of the sweep directives: the sweep (or a problem box), the head dims to show, words about points
+    that did not run."""
 
+    kind = sweep.KIND
     option_spec: ClassVar = {**TABLE_OPTIONS, "head-dim": directives.positive_int}
-
-    def load(self) -> tuple[lookup.FoundSweep, list[nodes.Node]]:
-        """The sweep, or a problem box (the warning is already logged)."""
-        found = lookup.find_sweep(self.env, self.get_location())
-        return found, [] if found.sweep is not None else self.problem(found.problem)
 
     def head_dims(self, sw: Sweep) -> tuple[list[int], list[nodes.Node]]:
         """The ``:head-dim:`` option (or all of the sweep's); a head_dim the sweep lacks is a note, not a warning:
@@ -173,11 +169,7 @@ class ScalingTable(SweepDirective):
         "metric": lambda arg: directives.choice(arg, sweep.METRICS),
     }
 
-    def run(self) -> list[nodes.Node]:
-        found, problems = self.load()
-        if found.sweep is None:
-            return problems
-        sw = found.sweep
+    def build(self, sw: Sweep) -> list[nodes.Node]:
         metric = self.options.get("metric", "gpu_ms")
         dims, out = self.head_dims(sw)
         metric_words = scalingplot.metric_words(sw, metric, self.lang)
@@ -215,11 +207,7 @@ class RooflineTable(SweepDirective):
     """``roofline-table``: the ceilings measured in this build, and each variant's share of them at the longest
     sequence it ran (see :func:`attnprof.records.sweep.roofline` for the byte count)."""
 
-    def run(self) -> list[nodes.Node]:
-        found, problems = self.load()
-        if found.sweep is None:
-            return problems
-        sw = found.sweep
+    def build(self, sw: Sweep) -> list[nodes.Node]:
         c = sw.ceilings
         if c is None:
             return [nodes.note("", para(self.say("scaling.no_ceilings")), classes=["attnprof-no-ceilings"])]
@@ -275,11 +263,7 @@ class SdpaChoiceTable(SweepDirective):
     """``sdpa-choice-table``: at every point, the backend SDPA picked against the fastest one; then the points
     where issuing the call took the CPU longer than the GPU took to run it."""
 
-    def run(self) -> list[nodes.Node]:
-        found, problems = self.load()
-        if found.sweep is None:
-            return problems
-        sw = found.sweep
+    def build(self, sw: Sweep) -> list[nodes.Node]:
         na = self.say("not_available")
         dims, out = self.head_dims(sw)
         body = []

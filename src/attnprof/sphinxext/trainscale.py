@@ -13,7 +13,7 @@
     The table of published peaks the rates are compared with (:data:`attnprof.records.trainscale.PUBLISHED_PEAKS`):
     each GPU, its dense bf16 TFLOP/s as published, and the source, linked. Reads no file.
 
-The first two read the grid through :func:`attnprof.sphinxext.lookup.find_trainscale`.
+The first two are drawn from the grid (:class:`attnprof.sphinxext.nodes.RecordDirective`).
 """
 
 from __future__ import annotations
@@ -24,16 +24,25 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.application import Sphinx
 
-from attnprof.records.trainscale import PASSES, PUBLISHED_PEAKS
+from attnprof.records import trainscale
+from attnprof.records.trainscale import PASSES, PUBLISHED_PEAKS, TrainScale
 from attnprof.render import pictures, trainplot
-from attnprof.sphinxext import lookup
 from attnprof.sphinxext.figures import picture_figure
-from attnprof.sphinxext.nodes import TABLE_OPTIONS, AttnprofDirective, build_table, para, reason_node, untold
+from attnprof.sphinxext.nodes import (
+    TABLE_OPTIONS,
+    AttnprofDirective,
+    RecordDirective,
+    build_table,
+    para,
+    reason_node,
+    untold,
+)
 
 
-class TrainScalePlot(AttnprofDirective):
+class TrainScalePlot(RecordDirective[TrainScale]):
     """``train-scale-plot``: one pass's TFLOP/s against length, one line per backend; the content as caption."""
 
+    kind = trainscale.KIND
     has_content = True
     option_spec: ClassVar = {
         "pass": lambda arg: directives.choice(arg, PASSES),
@@ -42,34 +51,32 @@ class TrainScalePlot(AttnprofDirective):
         "name": directives.unchanged,
     }
 
-    def run(self) -> list[nodes.Node]:
-        found = lookup.find_trainscale(self.env, self.get_location())
-        if found.grid is None or found.path is None:
-            # the caption is parsed anyway, so that its message is extracted for translation on every build
-            caption = self.parse_content_to_nodes() if self.content else []
-            return [*self.problem(found.problem), *([untold("", *caption)] if caption else [])]
-        grid, phase = found.grid, self.options.get("pass", "fwd")
+    def without(self, problem: str | None) -> list[nodes.Node]:
+        # the caption is parsed anyway, so that its message is extracted for translation on every build
+        caption = self.parse_content_to_nodes() if self.content else []
+        return [*self.problem(problem), *([untold("", *caption)] if caption else [])]
+
+    def build(self, grid: TrainScale) -> list[nodes.Node]:
+        path, phase = self.found.path, self.options.get("pass", "fwd")
+        assert path is not None
         lang = pictures.picture_language(self.lang)
         # one picture per language: the en and ja builds share the results folder
-        png = found.path.parent / "plots" / f"trainscale__{grid.device}__{phase}__{self.lang or 'en'}.png"
-        newest = max(found.path.stat().st_mtime_ns, pictures.code_mtime_ns(trainplot.__file__))
+        png = path.parent / "plots" / f"trainscale__{grid.device}__{phase}__{self.lang or 'en'}.png"
+        newest = max(path.stat().st_mtime_ns, pictures.code_mtime_ns(trainplot.__file__))
         if not png.exists() or png.stat().st_mtime_ns < newest:
             trainplot.save(grid, phase, png, lang)
         return [picture_figure(self, png, trainplot.summary(grid, phase, lang), "attnprof-train-scale-plot",
                                "attnprof-train-scale-image")]  # fmt: skip
 
 
-class TrainScaleTable(AttnprofDirective):
+class TrainScaleTable(RecordDirective[TrainScale]):
     """``train-scale-table``: the rates at the longest length, their shares of the two scales, and the reasons."""
 
+    kind = trainscale.KIND
     has_content = False
     option_spec: ClassVar = dict(TABLE_OPTIONS)
 
-    def run(self) -> list[nodes.Node]:
-        found = lookup.find_trainscale(self.env, self.get_location())
-        if found.grid is None:
-            return self.problem(found.problem)
-        grid = found.grid
+    def build(self, grid: TrainScale) -> list[nodes.Node]:
         out: list[nodes.Node] = [para(line, classes=["attnprof-train-scales"])
                                  for line in trainplot.scale_lines(grid, self.lang)]  # fmt: skip
         classes = ["attnprof-train-scale-table", *self.options.get("class", [])]

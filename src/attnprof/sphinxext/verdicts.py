@@ -34,7 +34,10 @@ from attnprof.analysis import answers
 from attnprof.analysis.answers import Answer
 from attnprof.analysis.decision import DecisionRow
 from attnprof.analysis.verdicts import Option, SdpaAdvice
+from attnprof.analysis.workload_rows import Build
 from attnprof.noise import CPU_FLOOR, Figure
+from attnprof.records import eligibility, masks, trainscale
+from attnprof.records.kinds import Kind
 from attnprof.sphinxext import lookup
 from attnprof.sphinxext.nodes import TABLE_OPTIONS, para
 from attnprof.sphinxext.workloads import BuildDirective
@@ -131,6 +134,11 @@ class Decision(VerdictWords):
         "workload": lambda arg: directives.choice(arg, ("train", "prefill", "decode")),
     }
 
+    def build(self) -> Build:
+        """The whole build; with ``:workload:``, only that workload's results are needed (warned about)."""
+        workload = self.options.get("workload")
+        return lookup.find_build(self.env, self.get_location(), (workload,) if workload else self.needed)
+
     def run(self) -> list[nodes.Node]:
         build = self.build()
         rows = build.decision_rows(self.options.get("workload"))
@@ -175,6 +183,10 @@ class Decision(VerdictWords):
         ]
 
 
+#: The kind of record file each family of :class:`VerdictTable` is drawn from.
+FAMILY_KINDS: dict[str, Kind[Any]] = {"train_scale": trainscale.KIND, "masks": masks.KIND, "gqa": eligibility.KIND}
+
+
 class VerdictTable(VerdictWords):
     """``verdict-table``: the verdicts of one family beside the decision table (``:family:``: ``train_scale``,
     ``masks`` or ``gqa``), one row per size, with the same columns of reasons."""
@@ -184,9 +196,8 @@ class VerdictTable(VerdictWords):
 
     def run(self) -> list[nodes.Node]:
         family = self.options.get("family", "train_scale")
-        finder = {"train_scale": lookup.find_trainscale, "masks": lookup.find_masks, "gqa": lookup.find_grid}[family]
-        found = finder(self.env, self.get_location())
-        data = getattr(found, "grid", None) if family != "masks" else found.run  # type: ignore[attr-defined]
+        found = lookup.find_record(self.env, FAMILY_KINDS[family], self.get_location())
+        data = found.value
         if data is None:
             return self.problem(found.problem)
         rows = {"train_scale": answers.train_scale_answers, "masks": answers.mask_answers,
@@ -255,8 +266,8 @@ class DecisionSummary(VerdictWords):
     def run(self) -> list[nodes.Node]:
         build = self.build()
         rows = build.decision_rows()
-        scale, masks, grid = lookup.extra_sources(self.env)
-        if not rows and scale is None and masks is None:
+        scale, mask_run, grid = lookup.extra_sources(self.env)
+        if not rows and scale is None and mask_run is None:
             return self.empty("train, prefill, decode")
         items = nodes.bullet_list(classes=["attnprof-decision-summary"])
         head: list[nodes.Node] = []
@@ -274,8 +285,8 @@ class DecisionSummary(VerdictWords):
                 items.extend(self.scale_items(scale))
         if not any(workloads.get(r.workload).backward for r in rows) and scale is not None:
             items.extend(self.scale_items(scale))
-        if masks is not None:
-            items.extend(self.mask_items(masks))
+        if mask_run is not None:
+            items.extend(self.mask_items(mask_run))
         if grid is not None:
             items.extend(self.gqa_items(grid))
         self.set_source_info(items)
