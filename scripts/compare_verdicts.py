@@ -7,11 +7,11 @@ Usage::
 ``RESULTS_A`` and ``RESULTS_B`` are the result folders of two builds (``_build/results`` of each; a built site's
 folder ``<site>/results`` works too when it holds the result files). For every claim this prints the verdict of
 both builds and the figures the claim's rule compared, each with its interval, so that a reader sees how close a
-verdict came to flipping; then every row of the decision table (the winner and the runner-up with their bands and
-the margin's band, whether forcing a backend helps) and every "Same?" of the sweep's SDPA comparison, in both
-builds; the one forcing cost of each build with its band; and, for the shape the variant pages and the sweep share,
-each variant's GPU time on its page against its sweep point, in both builds, with the points the sweep measured
-again.
+verdict came to flipping; then every row of the decision table (the best per step with its band and regime, the
+next with the margin's band, the advice about forcing a backend) and every "Same?" of the sweep's SDPA comparison, in
+both builds; the empty forcing context of each build with its band; and, for the shape the variant pages and the
+sweep share, each variant's GPU time on its page against its sweep point, in both builds, with the points the sweep
+measured again.
 
 Exit status: 0 when every verdict (claims, decision rows, the sweep's SDPA comparisons) is the same in both builds,
 1 when one differs (a verdict that flips between two builds of one machine is a bug in its rule), 2 for bad
@@ -32,7 +32,7 @@ from attnprof.analysis.summary import Analysis
 from attnprof.analysis.workload_rows import DECISION_WORKLOADS, DecisionRow
 from attnprof.analysis.workload_rows import Build as WorkloadBuild
 from attnprof.noise import Figure
-from attnprof.records import eligibility, fixedcosts, results, sweep
+from attnprof.records import eligibility, fixedcosts, forcing, results, sweep
 from attnprof.records.eligibility import Grid
 from attnprof.records.fixedcosts import FixedCosts
 from attnprof.records.results import CpuCosts
@@ -81,7 +81,9 @@ def load_build(folder: Path) -> Build:
     }  # every workload's results, as the site's claims read them (attnprof.sphinxext.lookup.find_build)
     fixed_path = fixedcosts.find(folder)
     fixed = fixedcosts.load(fixed_path) if fixed_path is not None else None
-    workloads = WorkloadBuild({w: found for w, found in by_workload.items() if found}, found_sweep, fixed)
+    forcing_path = forcing.find(folder)
+    side = forcing.load(forcing_path) if forcing_path is not None else None
+    workloads = WorkloadBuild({w: found for w, found in by_workload.items() if found}, found_sweep, side)
     grid_path = eligibility.find(folder)
     grid = eligibility.load(grid_path) if grid_path is not None else None
     return Build(folder, picked, cpu, found_sweep, workloads, grid=grid, fixed=fixed)
@@ -122,29 +124,34 @@ def _pct(f: Figure | None) -> str:
 
 
 def decision_verdict(r: DecisionRow) -> str:
-    """What a decision row decides, in a form two builds can be compared by: the winner (or the pair too close to
-    call, in either order), and whether forcing a backend helps."""
-    if r.winner is None:
+    """What a decision row says, in a form two builds can be compared by: the best per step (or the pair too close
+    to call, in either order), its regime, and the advice about forcing a backend (what the page shows)."""
+    v, a = r.verdict, r.advice
+    if v.winner is None:
         ranking = "none"
-    elif r.too_close and r.runner_up is not None:
-        ranking = "tie " + "/".join(sorted((r.winner.variant, r.runner_up.variant)))
+    elif v.too_close and v.runner_up is not None:
+        ranking = "tie " + "/".join(sorted((v.winner.variant, v.runner_up.variant)))
     else:
-        ranking = "win " + r.winner.variant
-    forcing = r.forcing + (f" {r.best_forced.variant}" if r.forcing == "helps" and r.best_forced else "")
-    return f"{ranking}; forcing {forcing}"
+        ranking = "win " + v.winner.variant
+    advice = a.advice + (f" {a.best.variant}" if a.best is not None else "")
+    return f"{ranking} ({v.regime}); forcing: {advice}"
 
 
 def _row_figures(r: DecisionRow) -> str:
-    win, run = r.winner, r.runner_up
+    v, a = r.verdict, r.advice
     parts = []
-    if win is not None:
-        parts.append(f"{win.variant} {_figure(win.band.figure.scaled(1.0))} ms")
-    if run is not None:
-        parts.append(f"{run.variant} margin {_pct(r.margin_band)}")
-    if r.saving is not None:
-        parts.append(f"forcing saves {_pct(r.saving)}")
-    if r.unreliable:
-        parts.append("unreliable: " + ", ".join(e.variant for e in r.unreliable))
+    if v.winner is not None:
+        c = v.winner.cost
+        parts.append(f"{v.winner.variant} step {_figure(c.step)} us (GPU {_figure(c.gpu)}, issue {_figure(c.issue)}"
+                     f"{'' if c.side_by_side else ', own run'})")  # fmt: skip
+    if v.runner_up is not None:
+        parts.append(f"{v.runner_up.variant} margin {_pct(v.margin)}")
+    if a.forcing_cpu is not None:
+        parts.append(f"forcing {a.picked} adds {_figure(a.forcing_cpu)} us")
+    if a.saving is not None:
+        parts.append(f"forcing {a.best.variant if a.best else '?'} saves {_pct(a.saving)}")
+    if v.unreliable:
+        parts.append("unreliable: " + ", ".join(o.variant for o in v.unreliable))
     return "; ".join(parts)
 
 
@@ -181,11 +188,11 @@ def compare_decisions(a: Build, b: Build) -> tuple[list[str], list[str], int]:
 
 
 def forcing_line(build: Build) -> str:
-    """The build's one forcing cost with its band (and the profiler's cost per op)."""
+    """The build's figure for the empty forcing context with its band (and the profiler's cost per op)."""
     f = build.fixed
     if f is None or f.forcing is None:
         return "  no fixed-cost file: forcing not measured once" + (f" ({f.reason})" if f and f.reason else "")
-    line = f"  forcing a backend: {_figure(f.forcing)} us per call ({f.forcing_calls} calls)"
+    line = f"  the empty sdpa_kernel context: {_figure(f.forcing)} us per call ({f.forcing_calls} calls)"
     if f.profiler_per_op is not None:
         line += f"; profiler per op: {_figure(f.profiler_per_op)} us"
     return line
@@ -237,7 +244,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     row_lines, rows_flipped, rows_compared = compare_decisions(a, b)
     print("\n".join(row_lines))
     for name, build in (("A", a), ("B", b)):
-        print(f"\nThe one forcing cost, build {name}:\n{forcing_line(build)}")
+        print(f"\nThe empty forcing context, build {name}:\n{forcing_line(build)}")
         print(f"GPU time per forward, page against sweep, build {name}:")
         print("\n".join(sweep_against_pages(build)))
     n_claims = len(claims.CLAIMS) + len(claims.ELIGIBILITY_CLAIMS)

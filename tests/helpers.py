@@ -504,6 +504,37 @@ def workload_build() -> Build:
     )
 
 
+#: The result files of a real H200 docs build (main 06113e9, torch 2.11+cu130, 2026-12-03): the bundle shipped as
+#: docs/bundles/h200.tar.gz when it was recorded, kept here so that the tests do not move when that one is renewed.
+H200_BUILD = DATA / "h200-build.tar.gz"
+
+
+def h200_build_results(folder: Path) -> Path:
+    """The result files of the real H200 build (:data:`H200_BUILD`), written into ``folder``; returns it."""
+    from attnprof.records import bundle
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, data in bundle.read(H200_BUILD).data.items():
+        (folder / name).write_bytes(data)
+    return folder
+
+
+@functools.cache
+def h200_build() -> Build:
+    """The real H200 build's training, prefill and decoding results, analysed, with its sweep (no side-by-side issue
+    times: that build predates them)."""
+    from attnprof.records import bundle, results, sweep
+
+    b = Build()
+    for name, data in sorted(bundle.read(H200_BUILD).data.items()):
+        if name.count("__") >= 4:
+            r = results.Result.from_dict(json.loads(data))
+            b.by_workload.setdefault(r.workload, []).append(summary.analyse(r))
+        elif name == sweep.filename("cuda"):
+            b.sweep = Sweep.from_dict(json.loads(data))
+    return b
+
+
 # --- kernel names ---------------------------------------------------------------------------------------------------
 
 #: What :func:`attnprof.analysis.kernels.decode` gave for every name of :func:`kernel_names` before the decoder
@@ -806,6 +837,7 @@ def record_samples(grid) -> dict:
         buildtimes,
         eligibility,
         fixedcosts,
+        forcing,
         kinds,
         masks,
         parallel,
@@ -820,6 +852,12 @@ def record_samples(grid) -> dict:
                    context=Figure(3.0, 2.9, 3.1, 10), samples=[30, 100]),
         CpuCostRow("sdpa_cudnn", "unsupported", "RuntimeError: no"),
     ])  # fmt: skip
+    issued = forcing.ForcingCase("decode", [8, 32, 1, 128], "bfloat16", 8, 1024, 12, 3, [  # made up for the test
+        forcing.IssueRow("sdpa_auto", issue=Figure(33.0, 31.0, 35.0, 12), wall_ms=0.05),
+        forcing.IssueRow("sdpa_cudnn", issue=Figure(85.0, 82.0, 88.0, 12), over_auto=Figure(52.1, 48.0, 55.0, 12),
+                         wall_ms=0.05),
+        forcing.IssueRow("sdpa_efficient", "unsupported", "RuntimeError: No available kernel."),
+    ], 0.2)  # fmt: skip
     samples = {
         results.KIND: trace_result("sdpa_flash")[0],
         results.CPU_COSTS: costs,
@@ -831,6 +869,7 @@ def record_samples(grid) -> dict:
         masks.KIND: masks.load(MASK_RUN),
         trainscale.KIND: trainscale.load(TRAIN_SCALE),
         advice.KIND: advice.load(ADVICE_RECORD),
+        forcing.KIND: forcing.Forcing("cuda", h200_environment(), [issued], 2.5),
     }
     missing = [k.what for k in kinds.every() if k not in samples]
     assert not missing, f"tests/helpers.py: record_samples has no sample of {', '.join(missing)}"
@@ -863,7 +902,8 @@ def example_stubs() -> dict[str, str]:
 
 
 #: For every kind of the register that a page looks up, a page element that reads it (the tests that go over the
-#: register build a page of them all); the CPU-cost table reads the CPU costs and the fixed costs.
+#: register build a page of them all); the CPU-cost table reads the CPU costs and the fixed costs, the decision table
+#: (of prefill alone: no training or decoding results needed) the side-by-side issue times.
 PAGE_OF_KIND = {
     "result file": "```{kernel-table} sdpa_flash\n```",
     "CPU-cost file": "```{cpu-cost-table} naive\n```",
@@ -873,7 +913,12 @@ PAGE_OF_KIND = {
     "eligibility map": "```{eligibility-table}\n:family: dtype\n```",
     "mask run": "```{mask-table}\n:mask: documents\n```",
     "training-scale file": "```{train-scale-table}\n```",
+    "forcing file": "```{decision}\n:workload: prefill\n```",
 }
+
+#: The kinds an element of :data:`PAGE_OF_KIND` reads besides its own (so a bad file of them is one warning from each
+#: element that reads it): the decision table reads every result and the sweep as well.
+ALSO_READS = {"forcing file": ("result file", "sweep file")}
 
 VERSION_FIELDS = ("version", "schema_version")
 

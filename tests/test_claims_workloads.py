@@ -11,8 +11,9 @@ from attnprof.analysis import claims, summary
 from attnprof.analysis.claims import CLAIMS
 from attnprof.analysis.workload_rows import Build
 from attnprof.noise import Figure
+from attnprof.records.forcing import Forcing, ForcingCase, IssueRow
 from attnprof.records.results import Result
-from helpers import analysed_build, decode_results, fixed_costs, train_result, workload_build
+from helpers import analysed_build, decode_results, h200_environment, train_result, workload_build
 
 EXPECTED = {
     # SDPA ran cuDNN for training: 0.258 ms per step, the same as cuDNN forced (0.258 ms).
@@ -31,17 +32,24 @@ EXPECTED = {
     "C24": "holds",
     # CPU 64.4 -> 9.3 (auto), 62.5 -> 5.5 (flash), 57.6 -> 5.5 (cuDNN) us; GPU within 4%.
     "C25": "holds",
-    # forcing costs 8.01 us (a test input: the probes did not time the context alone), 32% of the 24.9 us SDPA takes
-    # to issue a step at KV 1024, far above 5% (1.25 us).
+    # forcing cuDNN adds 52 us per call at KV 4096, issued side by side (a test input: no H200 build measured it
+    # yet), 158% of the 33 us SDPA's own choice takes to issue the step, far above 5% (1.65 us).
     "C26": "holds",
 }
-#: What forcing a backend costs per call in the builds these tests check (µs): a test input, not a recording.
-FORCING = Figure(8.01, 7.93, 8.12, 20)
+#: What forcing the backend SDPA picks adds per call at KV 4096, against SDPA's own choice's 33 µs (µs): a test
+#: input, not a recording.
+FORCING = Figure(52.0, 49.0, 55.0, 12)
 
 
 def with_forcing(build: Build, forcing: Figure | None = FORCING) -> Build:
-    """A copy of ``build`` with a fixed-cost file whose forcing cost is ``forcing``."""
-    return dataclasses.replace(build, fixed=fixed_costs(forcing))
+    """A copy of ``build`` with a side-by-side case at KV 4096 in which forcing cuDNN adds ``forcing`` (µs)."""
+    if forcing is None:
+        return build
+    forced = Figure(33.0 + forcing.median, 80.0, 90.0, 12)
+    rows = [IssueRow("sdpa_auto", issue=Figure(33.0, 32.0, 34.0, 12)),
+            IssueRow("sdpa_cudnn", issue=forced, over_auto=forcing)]  # fmt: skip
+    case = ForcingCase("decode", [8, 32, 1, 128], "bfloat16", 8, 4096, 12, 3, rows)
+    return dataclasses.replace(build, forcing=Forcing("cuda", h200_environment(), [case]))
 
 
 def check(claim_id: str, build: Build, language: str = "en") -> claims.Verdict:
@@ -90,8 +98,8 @@ def test_the_sentences_carry_the_figures():
     )
     assert check("C24", b).measured == "KV cache 1024: issue 24.9 µs, GPU 15.6 µs"
     assert check("C26", with_forcing(b)).measured.replace("\xa0", " ") == (
-        "forcing costs 8.01 µs CPU per call (7.21–8.81), the same at every shape: 32.1% of the 24.9 µs SDPA takes to "
-        "issue a step at KV cache 1024"
+        "forcing cuDNN, the backend SDPA picks, adds 52.0 µs of CPU per call (46.8–57.2) at KV cache 4096, issued "
+        "side by side: 158% of the 33.0 µs SDPA's own choice takes to issue the step"
     )
     assert check("C23", b, "ja").measured.startswith("cuDNN (KV キャッシュ 131072): 4559 GB/s")
 
@@ -191,19 +199,19 @@ def test_c25_differs_when_the_graph_changes_the_gpu_time_and_says_why_it_could_n
     assert v.verdict == "unmeasurable" and "boom" in v.reason
 
 
-def test_c26_rests_on_the_one_forcing_cost_and_says_too_close_to_call_robustly():
-    # nearly free: below 5% of the issue time beyond the noise
-    assert check("C26", with_forcing(workload_build(), Figure(0.2, 0.19, 0.21, 20))).verdict == "differs"
-    # about 5% of 24.9 us: the bands overlap, and the verdict says so with both bands
-    v = check("C26", with_forcing(workload_build(), Figure(1.3, 1.25, 1.35, 20)))
+def test_c26_rests_on_the_whole_difference_side_by_side_and_says_too_close_to_call_robustly():
+    # nearly free: below 5% of the 33 µs issue time beyond the noise
+    assert check("C26", with_forcing(workload_build(), Figure(0.5, 0.45, 0.55, 12))).verdict == "differs"
+    # about 5% of 33 us: the bands overlap, and the verdict says so with both bands
+    v = check("C26", with_forcing(workload_build(), Figure(1.7, 1.6, 1.8, 12)))
     assert v.verdict == "tie" and "5% of the issue time" in v.detail
-    # the dispatch costs of the forced variant and of SDPA's choice no longer decide anything: making the forced
-    # variant's dispatch free (the old rule's "differs") changes nothing
+    # the dispatch costs of the forced variant and of SDPA's choice in their own runs decide nothing: making the
+    # forced variant's dispatch free changes nothing
     decode = decode_results()
     for r in decode:
         if r.ok and r.variant == "sdpa_cudnn":
             r.timing = dataclasses.replace(r.timing, dispatch_us_median=1.0)
     assert check("C26", with_forcing(rebuilt(decode=decode))).verdict == "holds"
-    # without the build's one figure the claim is not measurable, and says where the figure comes from
+    # without the side-by-side measurement the claim is not measurable, and says where the figure comes from
     v = check("C26", workload_build())
     assert v.verdict == "unmeasurable" and "examples/11-cpu-overhead.py" in v.reason

@@ -57,9 +57,11 @@ def test_the_same_results_give_the_same_verdicts(tmp_path, capsys):
     assert "gpu_us sdpa_flash" in out and "A 162.1 [162.1, 162.1] n=30" in out
     # the page against the sweep at the shared shape
     assert "sdpa_flash      page 0.1621 ms" in out and "+2.0%" in out
-    # each decision row with its figures and bands, and the one forcing cost of each build with its band
-    assert "prefill 4096     A: win sdpa_cudnn; forcing no_gain" in out and "sdpa_flash margin +" in out
-    assert "forcing a backend: 8.01 [7.93, 8.09] n=20 us per call (4000 calls)" in out
+    # each decision row with its figures and bands (what a step costs, GPU and CPU, and its regime), and the empty
+    # forcing context of each build with its band
+    assert "prefill 4096     A: win sdpa_auto (gpu); forcing: keep" in out and "sdpa_flash margin +" in out
+    assert "sdpa_auto step 746.3 [723.9, 768.7] us (GPU 746.3 [746.3, 746.3], issue 25 [25, 25] n=1, own run)" in out
+    assert "the empty sdpa_kernel context: 8.01 [7.93, 8.09] n=20 us per call (4000 calls)" in out
 
 
 def test_a_flipped_verdict_fails_the_gate(tmp_path, capsys):
@@ -77,8 +79,8 @@ def test_a_decision_row_that_flips_fails_the_gate(tmp_path, capsys):
     a, b = _build(tmp_path / "a"), _build(tmp_path / "b", flash_4096=0.6)
     assert _script().main([str(a), str(b)]) == 1
     out = capsys.readouterr().out
-    assert "prefill 4096     A: win sdpa_cudnn; forcing no_gain" in out
-    assert "B: win sdpa_flash; forcing helps sdpa_flash" in out and "DIFFERS" in out
+    assert "prefill 4096     A: win sdpa_auto (gpu); forcing: keep" in out
+    assert "B: win sdpa_flash (gpu); forcing: force sdpa_flash DIFFERS" in out
     assert "verdicts differ between the builds: prefill 4096, sdpa hd64 s4096" in out
 
 

@@ -62,6 +62,7 @@ def test_cpu_verdicts_are_confirmed_by_real_calls(saved):
                 assert v.agrees is True, (row.family, row.case, v)
                 if v.ran:
                     assert v.time_ms is not None and v.time_ms.median > 0
+                    assert v.issue_us is not None and v.issue_us.median > 0  # the same calls' issue time
     base = _row(grid, "dtype")
     assert base.answer.pick == "FLASH_ATTENTION" == base.answer.ran
     dropout = _row(grid, "dropout", dropout=eligibility.DROPOUT).answer

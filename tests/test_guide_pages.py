@@ -4,7 +4,6 @@ the claims' rows, and verdicts that match attnprof.analysis.claims."""
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 
@@ -65,7 +64,7 @@ def test_claims_page_has_every_claim_with_a_statement_and_a_computed_verdict(sit
     for row, (claim_id, claim) in zip(rows, claims.CLAIMS.items(), strict=True):
         # the claim and its verdict first (they stay in view when the table scrolls), then the rest
         assert row[0].split()[0] == claim_id and claim.source(language) in row[0]
-        verdict = claim.check(h200, language, None, dataclasses.replace(workload_build(), fixed=FIXED))
+        verdict = claim.check(h200, language, None, workload_build())
         assert row[1] == words.text(f"verdict.{verdict.verdict}", language)
         assert len(row[2]) > 40, f"{claim_id} has no statement"  # the page's own sentence
         assert row[3] == claim.published(language)

@@ -16,7 +16,7 @@ def test_the_register_holds_every_kind_a_build_writes_each_declared_once_by_its_
     whats, stems = [k.what for k in EVERY], [k.stem for k in EVERY]
     assert len(set(whats)) == len(whats) and len(set(stems)) == len(stems)
     assert set(stems) == {"result", "cpu_costs", "fixed_costs", "sweep", "parallel", "eligibility", "trainscale",
-                          "masks", "attnprof-times", "advice"}  # fmt: skip
+                          "masks", "forcing", "attnprof-times", "advice"}  # fmt: skip
     for kind in EVERY:  # the module of the record declares it (results also declares the CPU costs)
         module = __import__(kind.record.__module__, fromlist=["_"])
         assert kind in (getattr(module, "KIND", None), getattr(module, "CPU_COSTS", None)), kind.what
@@ -52,7 +52,7 @@ def test_bundle_membership_comes_from_the_declarations():
     assert kinds.bundle_kind("naive__prefill__1x4x256x64__bfloat16__cpu.json") == "result"
     assert kinds.bundle_kind("sweep__cuda.json") == "sweep" and kinds.bundle_kind("parallel__cpu.json") == "parallel"
     for other in ("cpu_costs__cuda.json", "fixed_costs__cpu.json", "eligibility__cuda.json", "masks__cpu.json",
-                  "trainscale__cuda.json"):  # fmt: skip
+                  "trainscale__cuda.json", "forcing__cuda.json"):  # fmt: skip
         assert kinds.bundle_kind(other) == "other", other
     assert kinds.bundle_kind("x.trace.json.gz") == "trace"
     assert kinds.bundle_kind(buildtimes.FILENAME) is None and kinds.bundle_kind("naive_trace.json") is None

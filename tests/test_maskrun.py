@@ -33,6 +33,7 @@ def test_every_case_ran_or_says_why(cpu_run):
     for case in run.cases:
         assert case.status in records.STATUSES
         assert (case.time_ms is not None) == (case.status == "ok"), case
+        assert (case.issue_us is not None) == (case.status == "ok"), case  # the CPU's issue time, beside the time
         assert case.status == "ok" or case.reason, case
 
 
@@ -65,6 +66,9 @@ def test_traces_and_the_file_are_written(cpu_run):
     trace = json.loads(gzip.decompress((out / traced[0].trace_file).read_bytes()))
     assert any(traced[0].mask in str(e.get("name", "")) for e in trace["traceEvents"])
     assert all(b.status == "ok" and b.time_ms and b.launches > 0 and b.trace_file for b in back.builds)
+    # the dense mask's build is timed beside the block mask's: what a new batch costs the dense-mask methods
+    assert all(b.dense_ms is not None and b.dense_ms.median > 0 for b in back.builds)
+    assert back.cases == run.cases and back.builds == run.builds  # every figure read back as written
 
 
 def test_the_dense_mask_is_the_mask_mod_evaluated():

@@ -35,6 +35,8 @@ def test_every_point_in_order_with_both_passes_timed(grid):
         assert (p.batch, p.heads) == workloads.train_scale_shape(p.seq, 16, "cpu")[:2]
         rate = p.tflops("bwd")
         assert rate.lo <= rate.median <= rate.hi
+        # the CPU's issue time of a step (forward's and backward's added) and SDPA's own pick, asked without a call
+        assert 0 < p.issue_us.lo <= p.issue_us.median <= p.issue_us.hi and p.sdpa_pick in ("FLASH_ATTENTION", "MATH")
     assert grid.timer == "perf_counter" and grid.ceilings is None and grid.peak is None and grid.dtype == "float32"
 
 

@@ -7,14 +7,28 @@ without bundles."""
 from __future__ import annotations
 
 import shutil
+import statistics
 from pathlib import Path
 
 import pytest
+from docutils import nodes
 
 from attnprof import words
+from attnprof.analysis import summary
 from attnprof.records import files, parallel
 from attnprof.words import fmt
-from helpers import H200_CEILINGS, h200_bundle, html, no_gpu_run, rows, tables, trace_result
+from helpers import (
+    H200_CEILINGS,
+    TRACE_VARIANTS,
+    analysed,
+    doctree,
+    h200_bundle,
+    html,
+    no_gpu_run,
+    rows,
+    tables,
+    trace_result,
+)
 
 ROOT = Path(__file__).parent.parent
 DOCS = ROOT / "docs"
@@ -67,6 +81,30 @@ def test_the_cross_gpu_page_labels_every_figure_and_leaves_bad_bundles_out(proje
     result, _ = trace_result("sdpa_flash")
     assert flash[6] == fmt.percent(100 * result.timing.tflops / H200_CEILINGS.matmul_tflops)
     assert len([r for r in h200 if r[7] == say("xgpu.fastest")]) == 1
+
+
+@pytest.mark.parametrize("language", ["en", "ja"])
+def test_on_a_build_of_the_same_gpu_its_bundle_is_not_another_gpu_and_the_methods_gap_is_measured(
+    project, bundles, language
+):
+    # this build ran on an H200 (the variant pages' results made from the H200 traces)
+    app = project({"index.md": CROSS}, TRACE_VARIANTS, language=language, attnprof_bundles_dir=str(bundles))
+    assert app.warning.getvalue() == ""
+    say = lambda key, **f: words.text(key, language, **f)  # noqa: E731
+    text = doctree(app).astext()
+    assert say("xgpu.same_gpu", gpu="NVIDIA H200", bundles="h200") in text
+    groups = tables(app, "attnprof-xgpu")
+    assert {r[1] for g in groups for r in rows(g)} == {"NVIDIA A100-SXM4-80GB"}  # the article's, and no H200
+    # how far the profiler's GPU time of a call is from the CUDA-event time, over this build's variants
+    ratios = sorted(x for v in TRACE_VARIANTS if (x := summary.profiled_over_timed(analysed(v))) is not None)
+    assert len(ratios) >= 8 and min(ratios) > 0
+    expected = say("xgpu.methods", device="NVIDIA H200", shape="8×16×1024×64", dtype="bfloat16", n=len(ratios),
+                   low=fmt.percent(100 * ratios[0]), high=fmt.percent(100 * ratios[-1]),
+                   mid=fmt.percent(100 * statistics.median(ratios)))  # fmt: skip
+    assert expected in text
+    # that figure is this build's: outside the box of other machines' figures
+    (box,) = [n for n in doctree(app).findall(nodes.container) if "attnprof-elsewhere" in n["classes"]]
+    assert expected not in box.astext()
 
 
 def test_measured_elsewhere_shows_one_workload_or_says_there_is_none(project, bundles, tmp_path):

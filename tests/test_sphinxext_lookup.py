@@ -12,10 +12,12 @@ from pathlib import Path
 
 from attnprof.analysis import summary
 from attnprof.noise import Figure, exact
-from attnprof.records import eligibility, kinds, masks, parallel, results, trainscale
+from attnprof.records import eligibility, forcing, kinds, masks, parallel, results, trainscale
+from attnprof.records.forcing import Forcing, ForcingCase, IssueRow
 from attnprof.records.results import CpuCostRow, CpuCosts
 from attnprof.sphinxext import lookup
 from helpers import (
+    ALSO_READS,
     PAGE_OF_KIND,
     fixed_costs,
     h200_sweep,
@@ -112,8 +114,25 @@ def test_a_corrupt_file_of_every_kind_is_one_warning_naming_it_and_the_fix_and_t
     page = html(app)
     assert page.count('class="attnprof-problem admonition warning"') == 7 and "attnprof-cpu-cost-table" in page
     # every kind of file a page reads was checked here (rank traces are traces: the next test; a profiler trace
-    # of anyone's code, read by explain-report: test_sphinxext_dropin.py)
-    assert {k.what for k in lookup.KINDS} == {*bad, lookup.FOREIGN.what}
+    # of anyone's code, read by explain-report: test_sphinxext_dropin.py; the forcing file, read with every result
+    # of the build: the test after the next)
+    assert {k.what for k in lookup.KINDS} == {*bad, lookup.FOREIGN.what, forcing.KIND.what}
+
+
+def test_a_corrupt_forcing_file_is_one_warning_and_the_decision_is_built_from_the_own_runs(project, tmp_path):
+    folder = tmp_path / "results"
+    auto = IssueRow("sdpa_auto", issue=exact(33.0))
+    case = ForcingCase("decode", [8, 32, 1, 128], "bfloat16", 8, 8192, 6, 3, [auto])
+    forcing.save(Forcing("cuda", trace_result("sdpa_flash")[0].environment, [case]), folder)
+    pages = {"index.md": "# Decision\n\n" + TOC + "```{decision}\n```\n"}
+    app = project(pages, (), sweep_data=h200_sweep(), conf=GALLERY_CONF, extra=GALLERY, workloads=True)
+    assert app.warning.getvalue() == ""
+    path = folder / forcing.filename("cuda")
+    _corrupt(path)
+    app = project(pages, (), conf=GALLERY_CONF, extra=GALLERY)
+    lines = [line for line in app.warning.getvalue().splitlines() if str(path) in line]
+    assert len(lines) == 1 and "stale or unreadable forcing file" in lines[0] and "01-writes.py" in lines[0]
+    assert "attnprof-decision-table" in html(app)
 
 
 def test_a_wrongly_typed_field_planted_in_a_file_of_every_kind_is_one_warning_and_the_build_goes_on(
@@ -121,7 +140,8 @@ def test_a_wrongly_typed_field_planted_in_a_file_of_every_kind_is_one_warning_an
 ):
     """Generated from the register: every kind a page looks up gets a file of its own with one field of the wrong
     type (``"flops": "x"`` in a mask run once ended the whole Sphinx run with a TypeError); each is one warning
-    naming the file and the field, and the page is built to its end."""
+    naming the file and the field (one per element that reads it: :data:`helpers.ALSO_READS`), and the page is built
+    to its end."""
     looked_up = [k for k in kinds.every() if k.devices]
     assert set(PAGE_OF_KIND) == {k.what for k in looked_up}  # a new kind needs a page element here
     folder = tmp_path / "results"
@@ -139,11 +159,13 @@ def test_a_wrongly_typed_field_planted_in_a_file_of_every_kind_is_one_warning_an
                   extra=GALLERY)  # fmt: skip
     warnings = app.warning.getvalue()
     assert "Traceback" not in warnings and "Exception occurred" not in warnings
+    readers = Counter(also for kinds_read in ALSO_READS.values() for also in kinds_read)  # elements reading it too
     for what, (path, where) in planted.items():
         lines = [line for line in warnings.splitlines() if str(path) in line]
-        assert len(lines) == 1, (what, lines)
-        assert f"WARNING: stale or unreadable {what}: {path}: {path.name}: field {where}: 'x' is not " in lines[0]
-    assert len(warnings.splitlines()) == len(planted)
+        assert len(lines) == 1 + readers[what], (what, lines)
+        for line in lines:
+            assert f"WARNING: stale or unreadable {what}: {path}: {path.name}: field {where}: 'x' is not " in line
+    assert len(warnings.splitlines()) == len(planted) + sum(readers[what] for what in planted)
     assert "attnprof-kernel-table" in html(app)  # the element after them all was built
 
 

@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 from attnprof.records import masks as records
+from attnprof.render import masks as cells
 from helpers import STUB_GALLERY_CONF, example_stubs
 
 CPU_RUN = Path(__file__).parent / "data" / "masks" / "cpu" / records.filename("cpu")
@@ -89,3 +90,38 @@ def test_a_kernel_shows_its_short_label_and_its_full_name_on_hover(project, tmp_
         head = re.search(r"<thead>(.*?)</thead>", page, re.S).group(1)
         assert head.count("<th") == 7  # ten columns, three of them stacked under others
         assert head.count('class="attnprof-stacked"') == 2
+
+
+def test_when_a_build_is_paid_nested_tensors_built_once_and_why_one_length(project, tmp_path):
+    import dataclasses
+
+    from attnprof import words
+    from attnprof.noise import Figure
+
+    # the H200 mask run, with what the newer runs record beside it: the dense mask's build, the nested tensors
+    # built once (figures made up for the test, around the recorded ones)
+    run = records.load(Path(__file__).parent / "data" / "masks" / "h200" / records.filename("cuda"))
+    builds = [dataclasses.replace(b, dense_ms=Figure(0.4, 0.38, 0.42, 5)) for b in run.builds]
+    cases = [dataclasses.replace(c, prebuilt_ms=Figure(2.1, 2.0, 2.2, 10))
+             if c.method == "nested" and c.workload == "prefill" else c for c in run.cases]  # fmt: skip
+    (tmp_path / "results").mkdir(exist_ok=True)
+    records.save(dataclasses.replace(run, builds=builds, cases=cases), tmp_path / "results")
+    for lang in ("en", "ja"):
+        app = project({"index.md": PAGE}, variants=(), language=lang)
+        assert app._warning.getvalue() == ""
+        text = " ".join((app.outdir / "index.html").read_text(encoding="utf-8").split())
+        docs = next(b for b in run.builds if b.mask == "documents")
+        if lang == "en":
+            assert (
+                f"so a training loop builds this mask in every step: the block mask in {cells.band(docs.time_ms)}"
+                in text
+            )
+            assert "the dense mask in 0.400" in text
+            assert "their masks are built once, before the loop" in text
+            nested = next(c for c in run.cases if c.method == "nested" and c.time_ms and c.workload == "prefill")
+            built = cells.band(nested.time_ms)
+            assert f"{built} ms with the nested tensors built from the packed rows in every step" in text
+            assert f"{cells.band(Figure(2.1, 2.0, 2.2, 10))} ms on nested tensors built once" in text
+            assert "This build measures the masks at seq 8192 only" in text and "measures seq 4096 as well" in text
+        else:
+            assert words.text("mask.builds.once", "ja") in text

@@ -20,6 +20,7 @@ from attnprof.words import report as report_words
 from attnprof.words import site as site_words
 from attnprof.words import tracediff as tracediff_words
 from attnprof.words import trainscale as trainscale_words
+from attnprof.words import verdicts as verdict_words
 from attnprof.words import viewer as viewer_words
 from attnprof.words import workloadreport as workloadreport_words
 from attnprof.words import workloads as workload_words
@@ -53,6 +54,7 @@ def test_the_table_is_the_union_of_its_parts_and_refuses_a_key_twice():
         + len(crossgpu_words.CROSSGPU)
         + len(advice_words.ADVICE)
         + len(mask_words.MASK_WORDS)
+        + len(verdict_words.VERDICTS)
         + len(tracediff_words.TRACEDIFF)
     )
     with pytest.raises(KeyError, match=r"word key 'col\.kernel' is defined twice"):

@@ -1,5 +1,5 @@
 """attnprof.analysis.workload_rows on the 2xH200 recordings: the phases of a training step, the rows of the training,
-decoding and CUDA-graph tables, the decision table, and the placeholder tie rule."""
+decoding and CUDA-graph tables, the conditions of each workload (the decision table is test_decision.py)."""
 
 from __future__ import annotations
 
@@ -8,20 +8,10 @@ import dataclasses
 import pytest
 
 from attnprof.analysis import summary
-from attnprof.analysis.workload_rows import Band, Build, Entry, decision_row, too_close_to_call
-from attnprof.noise import Figure
-from helpers import decode_result, fixed_costs, train_result, workload_build, workload_facts
+from attnprof.analysis.workload_rows import Build
+from helpers import decode_result, train_result, workload_build, workload_facts
 
 FACTS = workload_facts()
-
-
-def test_the_tie_rule_is_band_overlap():
-    assert too_close_to_call(Band(1.0, 0.9, 1.1), Band(1.05, 1.08, 1.2))
-    assert not too_close_to_call(Band(1.0, 0.9, 1.1), Band(1.3, 1.2, 1.4))
-    assert too_close_to_call(Band(1.0, 1.0, 1.0), Band(1.0, 1.0, 1.0))
-    # bands apart, but less than the minimum effect (5%) between the medians: a difference the next build may not see
-    assert too_close_to_call(Band(1.0, 0.999, 1.001), Band(1.045, 1.044, 1.046))
-    assert not too_close_to_call(Band(1.0, 0.999, 1.001), Band(1.07, 1.069, 1.071))
 
 
 def test_a_training_step_splits_into_its_annotated_phases():
@@ -93,64 +83,6 @@ def test_graph_rows():
     assert (auto.eager_cpu_us, auto.graph_cpu_us) == (g["eager"]["cpu_us"], g["graph"]["cpu_us"])
     assert (auto.eager_launches, auto.graph_launches, auto.graph_launch_api) == (2, 1, "cudaGraphLaunch")
     assert auto.eager_kernels == auto.graph_kernels == 2 and auto.replay_matches is True
-
-
-def test_the_decision_table():
-    rows = workload_build().decision_rows()
-    assert [r.workload for r in rows] == ["train"] + ["prefill"] * 6 + ["decode"] * 5
-    train = rows[0]
-    assert train.length == 1024 and train.winner.variant == "sdpa_cudnn"
-    assert "sdpa_auto" not in [e.variant for e in train.entries]  # SDPA's choice is compared, not ranked
-    assert train.auto.backend == "cudnn" and train.forcing == "no_gain"
-    assert train.flex_ratio == pytest.approx(0.326 / 0.258)
-    decode = {r.length: r for r in rows if r.workload == "decode"}
-    longest = decode[131072]
-    assert (longest.winner.variant, longest.runner_up.variant) == ("sdpa_cudnn", "sdpa_flash")
-    assert longest.too_close  # 942.1 and 943.9 us: the bands overlap
-    # the margin's band, which the page shows, reaches below zero: that is what "too close to call" means
-    assert longest.margin_band.lo < 0 < longest.margin_band.hi
-    assert longest.margin_band.median == pytest.approx(943.9 / 942.1 - 1, abs=1e-3)
-    # this build has no fixed-cost file: no row makes up a forcing cost from two dispatch costs
-    assert longest.forcing_cost is None and longest.forcing_cpu_us is None
-    assert decode[4096].margin == pytest.approx(44.8 / 42.112 - 1)
-    # the decoding rows' inputs are dominated by the KV cache: 2 x 8 x 8 heads x 131072 x 128 x bf16 = 4 GiB
-    assert longest.winner.inputs_mib == pytest.approx((8 * 32 * 128 + 2 * 8 * 8 * 131072 * 128) * 2 / 2**20)
-
-
-def test_every_row_cites_the_one_forcing_cost_of_the_build():
-    b = dataclasses.replace(workload_build(), fixed=fixed_costs(Figure(8.01, 7.93, 8.12, 20)))  # a copy: cached
-    rows = b.decision_rows()
-    assert {r.forcing_cost for r in rows} == {b.fixed.forcing}  # one figure, whatever the shape
-    assert {r.forcing_cpu for r in rows} == {"higher"}
-    b = dataclasses.replace(b, fixed=fixed_costs(Figure(0.4, -0.1, 0.9, 20)))  # lost in its own noise: not a cost
-    assert {r.forcing_cpu for r in b.decision_rows("decode")} == {"tie"}
-
-
-def test_forcing_helps_only_beyond_the_noise():
-    auto = Entry("sdpa_auto", Band(1.0, 0.98, 1.02), None, 20.0, "flash")
-    cudnn = Entry("sdpa_cudnn", Band(0.8, 0.79, 0.81), None, 30.0)
-    flash = Entry("sdpa_flash", Band(1.0, 0.98, 1.02), None, 28.0)
-    row = decision_row("decode", 1024, [auto, cudnn, flash], Figure(8.0, 7.9, 8.1, 20))
-    assert row.forcing == "helps" and row.best_forced is cudnn and row.forcing_cpu_us == 8.0
-    # the saving, with the band the page shows: 20% (16.7% to 22.5% with the ±3% floors)
-    assert row.saving.median == pytest.approx(0.2) and 0 < row.saving.lo < 0.2 < row.saving.hi
-    close = decision_row("decode", 1024, [auto, dataclasses.replace(cudnn, band=Band(0.99, 0.97, 1.01)), flash])
-    assert close.forcing == "no_gain" and close.saving.lo < 0 < close.saving.hi
-    alone = decision_row("decode", 1024, [flash])
-    assert alone.forcing == "unknown" and alone.runner_up is None and alone.margin is None
-
-
-def test_a_candidate_measured_under_contention_decides_nothing():
-    # the CPU build's sweep at seq 128: SDPA's choice took 40 ms in a point measured while other processes ran
-    flash = Entry("sdpa_flash", Band(0.37, 0.36, 0.38), None, None)
-    naive = Entry("naive", Band(0.38, 0.37, 0.39), None, None)
-    auto = Entry("sdpa_auto", Band(40.0, 0.41, 52.0), None, None, "flash")
-    row = decision_row("prefill", 128, [flash, naive, auto])
-    assert row.forcing == "unreliable" and row.saving is None  # not "forcing saves 99%"
-    slow_math = Entry("sdpa_math", Band(1.8, 0.4, 5.0), None, None)
-    row = decision_row("prefill", 128, [slow_math, flash, naive])
-    assert [e.variant for e in row.unreliable] == ["sdpa_math"]  # named, not ranked
-    assert [e.variant for e in row.entries] == ["sdpa_flash", "naive"] and row.too_close
 
 
 def test_the_conditions_of_each_workload():

@@ -206,7 +206,8 @@ class Variant:
             backend upcasts float16 and bfloat16).
         fused: One of the three fused SDPA backends the reference article compares.
         cpu_cost: Measured in the side-by-side CPU-cost comparison
-            (:func:`attnprof.measure.cpucosts.measure_cpu_costs`).
+            (:func:`attnprof.measure.cpucosts.measure_cpu_costs`): every variant, so that the CPU figures of the
+            at-a-glance table share one measurement.
         decode: Prepares the decoding form ``(kv_len, device) -> (q, k, v) -> out`` (no mask, grouped KV heads),
             or ``None`` for a variant that has none (see ``not_for``).
         not_for: ``(workload, why)`` pairs: the workloads this variant does not take part in, and why in words.
@@ -303,6 +304,7 @@ VARIANTS: dict[str, Variant] = {
             "none beyond memory: it materialises the [seq, seq] score matrix several times",
             _prepare_naive,
             short="naive",
+            cpu_cost=True,
             materializes_scores=True,
             score_copies=2,
             decode=_decode_naive,
@@ -317,6 +319,7 @@ VARIANTS: dict[str, Variant] = {
             "none beyond memory; the in-place fill is safe under autograd too (no backward reads what it overwrites)",
             _prepare_naive_inplace,
             short="in-place",
+            cpu_cost=True,
             materializes_scores=True,
             score_copies=2,
             not_for=(("decode", "a decoding step has no mask to fill, so its code is the naive variant's"),),
@@ -333,6 +336,7 @@ VARIANTS: dict[str, Variant] = {
             decode=_decode_sdpa("MATH"),
             backend="MATH",
             short="math",
+            cpu_cost=True,
             sdpa_family="math",
             materializes_scores=True,
             score_copies=2,
@@ -416,6 +420,7 @@ VARIANTS: dict[str, Variant] = {
             _prepare_flex,
             compiled=True,
             short="flex",
+            cpu_cost=True,
             decode=_decode_flex,
         ),
         Variant(
@@ -429,6 +434,7 @@ VARIANTS: dict[str, Variant] = {
             _prepare_compiled_naive,
             compiled=True,
             short="compiled",
+            cpu_cost=True,
             materializes_scores=True,
             score_copies=2,
             not_for=(

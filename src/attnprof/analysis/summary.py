@@ -396,6 +396,17 @@ def _finite(x: float | None) -> float | None:
     return x if x is not None and x == x and abs(x) != float("inf") else None
 
 
+def profiled_over_timed(a: Analysis) -> float | None:
+    """How far the profiler's GPU time of a call is from the time CUDA events give without the profiler: the GPU
+    activities of the profiled steps summed per step (what a profiler table's CUDA time per call is), over the median
+    of the timed calls; ``None`` for a result without both (a CPU run, one not timed)."""
+    r = a.result
+    if not r.ok or r.device != "cuda" or r.timing is None or not r.timing.gpu_ms_median or not a.rows:
+        return None
+    profiled_us = sum(row.per_step * row.avg_us for row in a.rows)
+    return profiled_us / 1e3 / r.timing.gpu_ms_median if profiled_us > 0 else None
+
+
 def cpu_cost(variant: str, analysis: Analysis | None, measured: CpuCostRow | None = None) -> CpuCost:
     """The CPU cost of one call of ``variant``.
 

@@ -8,12 +8,12 @@ Pages, claims and the terminal tables read the rows made here, so one rule decid
 and when two are too close to call.
 
 Too close to call: two medians whose noise bands overlap, or that differ by less than the minimum effect size
-(:func:`too_close_to_call`, which is :func:`attnprof.noise.compare` with the GPU floor of ±3 % and the GPU minimum
-effect of 5 %). The band of a result or a sweep point is the 95 % confidence interval of its median, as everywhere on
-the site. A candidate whose band is too wide to decide anything (:func:`attnprof.noise.too_wide`: a time measured
-while something else ran) is not ranked: the row names it instead of letting it decide. What forcing a backend
-costs on the CPU is one figure for every row, measured once for the build
-(:class:`attnprof.records.fixedcosts.FixedCosts`), not the difference of two per-shape dispatch costs.
+(:func:`attnprof.analysis.decision.too_close_to_call`, which is :func:`attnprof.noise.compare` with the GPU floor
+of ±3 % and the GPU minimum effect of 5 %). The band of a result or a sweep point is the 95 % confidence interval of
+its median, as everywhere on the site. A candidate whose band is too wide to decide anything
+(:func:`attnprof.noise.too_wide`: a time measured while something else ran) is not ranked: the row names it instead
+of letting it decide. The decision table itself (what a step costs, GPU and CPU, and whether forcing a backend pays)
+is :mod:`attnprof.analysis.decision`.
 
 This module does not import torch.
 """
@@ -23,11 +23,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from attnprof import inputs, noise, variants, workloads
+from attnprof import noise, variants, workloads
+from attnprof.analysis.decision import Band, DecisionRow, Entry, band_of, decision_row, entry, sweep_rows
 from attnprof.analysis.kernels import KernelInfo
 from attnprof.analysis.summary import Analysis, KernelRow
-from attnprof.noise import Figure
-from attnprof.records.fixedcosts import FixedCosts
+from attnprof.records.forcing import Forcing, ForcingCase
 from attnprof.records.sweep import Sweep
 
 #: The workloads of the decision table, in the order it lists them.
@@ -35,53 +35,7 @@ DECISION_WORKLOADS: tuple[str, ...] = ("train", "prefill", "decode")
 MIB = 2**20
 
 
-# --- the tie rule ---------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Band:
-    """A median and the noise band around it (same unit, ms)."""
-
-    median: float
-    low: float
-    high: float
-
-    @property
-    def figure(self) -> Figure:
-        """The same as a :class:`attnprof.noise.Figure`."""
-        return Figure(self.median, self.low, self.high, 0)
-
-    @property
-    def too_wide(self) -> bool:
-        """Too wide to decide anything (:func:`attnprof.noise.too_wide`)."""
-        return noise.too_wide(self.figure)
-
-
-def too_close_to_call(a: Band, b: Band) -> bool:
-    """Whether two medians are too close to call: the site's one comparison rule (:func:`attnprof.noise.compare`)
-    on their confidence intervals, each at least ±3 % wide (:data:`attnprof.noise.GPU_FLOOR`), with the minimum
-    effect size of GPU times (:data:`attnprof.noise.GPU_MIN_EFFECT`)."""
-    return _compare(a, b) == "tie"
-
-
-def _compare(a: Band, b: Band) -> str:
-    return noise.compare(a.figure, b.figure, noise.GPU_FLOOR, min_effect=noise.GPU_MIN_EFFECT)
-
-
-def _margin(a: Band, b: Band) -> Figure | None:
-    """How much slower ``a`` is than ``b`` with its band (:func:`attnprof.noise.margin`, GPU floor)."""
-    return noise.margin(a.figure, b.figure, noise.GPU_FLOOR) if b.low > 0 and b.median > 0 else None
-
-
 # --- one row per result ---------------------------------------------------------------------------------------------
-
-
-def _band(a: Analysis) -> Band | None:
-    t = a.result.timing
-    if not a.result.ok or t is None:
-        return None
-    gpu = t.gpu  # the median with its confidence interval
-    return Band(gpu.median, gpu.lo, gpu.hi)
 
 
 def _mib(n: int | None) -> float | None:
@@ -136,7 +90,7 @@ def train_row(a: Analysis) -> TrainRow:
     t, f = r.timing, r.train_figures
     if not r.ok or t is None:
         return row
-    row.step_ms, row.tflops, row.peak_mib, row.band = t.gpu_ms_median, t.tflops, _mib(t.peak_extra_bytes), _band(a)
+    row.step_ms, row.tflops, row.peak_mib, row.band = t.gpu_ms_median, t.tflops, _mib(t.peak_extra_bytes), band_of(a)
     if f is not None:
         row.fwd_ms = f.fwd_ms_median
         # a step measured no longer than its forward (CPU noise) has no backward time to show
@@ -203,7 +157,7 @@ def decode_row(a: Analysis) -> DecodeRow:
     t, d = r.timing, r.decode_figures
     if not r.ok or t is None:
         return row
-    row.gpu_us, row.dispatch_us, row.band = t.gpu_ms_median * 1e3, t.dispatch_us_median, _band(a)
+    row.gpu_us, row.dispatch_us, row.band = t.gpu_ms_median * 1e3, t.dispatch_us_median, band_of(a)
     row.peak_mib = _mib(t.peak_extra_bytes)
     if d is not None:
         row.gbs, row.read_fraction = d.gbs, d.read_fraction
@@ -269,164 +223,6 @@ def graph_row(a: Analysis) -> GraphRow | None:
     return row
 
 
-# --- the decision table ---------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One candidate at one workload and length.
-
-    Attributes:
-        variant: The variant.
-        band: Its median GPU time (ms) and the band around it.
-        peak_mib: Peak device memory of one call (training: one step) above what was allocated before it, MiB: the
-            inputs (``q``, ``k``, ``v``; for decoding, the KV cache) are not in it.
-        dispatch_us: CPU time to issue one call, µs.
-        backend: The backend SDPA ran (``sdpa_auto`` only).
-        dispatch: The dispatch cost with its band.
-        inputs_mib: What the inputs the call reads take in device memory, MiB (the KV cache, for decoding): allocated
-            before the call, so not in ``peak_mib``.
-    """
-
-    variant: str
-    band: Band
-    peak_mib: float | None
-    dispatch_us: float | None
-    backend: str | None = None
-    dispatch: Figure | None = None
-    inputs_mib: float | None = None
-
-
-@dataclass
-class DecisionRow:
-    """Which attention wins one workload at one length.
-
-    Attributes:
-        workload: ``"train"``, ``"prefill"`` or ``"decode"``.
-        length: The sequence length (train, prefill) or cache length (decode).
-        entries: Every candidate that ran and whose band can decide something, fastest first (median GPU time);
-            SDPA's own choice is not one of them (it runs one of the forced backends) but ``auto``.
-        unreliable: Candidates that ran but whose band is too wide to decide anything
-            (:func:`attnprof.noise.too_wide`): not ranked, named instead.
-        too_close: The winner and the runner-up are too close to call (:func:`too_close_to_call`).
-        margin_band: How much slower the runner-up is than the winner (0.05: 5%), with the band the two bands allow
-            (:func:`attnprof.noise.margin`, ±3 % floors): too close to call when it reaches zero or when the median
-            margin is under the minimum effect (:data:`attnprof.noise.GPU_MIN_EFFECT`).
-        forcing: ``"helps"`` (a forced backend beats SDPA's own choice beyond the noise), ``"no_gain"`` (it does
-            not), ``"unreliable"`` (SDPA's choice or the fastest forced backend was measured with a band too wide to
-            decide), or ``"unknown"`` (SDPA's choice or every forced backend is missing).
-        best_forced: The fastest forced SDPA backend.
-        saving: The share of GPU time forcing ``best_forced`` would save against SDPA's own choice, with its band
-            (negative: forcing would be slower).
-        forcing_cost: What forcing a backend costs the CPU per call (µs): the build's one figure for every shape
-            (:attr:`attnprof.records.fixedcosts.FixedCosts.forcing`), ``None`` where the build did not measure it.
-        forcing_cpu_us: Its median.
-        forcing_cpu: ``"higher"`` when that cost is beyond the noise (its band, ±10 % at least, lies wholly above
-            zero), ``"tie"`` otherwise.
-        flex_ratio: FlexAttention's time over the winner's, where it ran.
-    """
-
-    workload: str
-    length: int
-    entries: list[Entry] = field(default_factory=list)
-    too_close: bool = False
-    forcing: str = "unknown"
-    best_forced: Entry | None = None
-    auto: Entry | None = None
-    forcing_cpu_us: float | None = None
-    forcing_cpu: str | None = None
-    flex_ratio: float | None = None
-    unreliable: list[Entry] = field(default_factory=list)
-    margin_band: Figure | None = None
-    saving: Figure | None = None
-    forcing_cost: Figure | None = None
-
-    @property
-    def winner(self) -> Entry | None:
-        return self.entries[0] if self.entries else None
-
-    @property
-    def runner_up(self) -> Entry | None:
-        return self.entries[1] if len(self.entries) > 1 else None
-
-    @property
-    def margin(self) -> float | None:
-        """How much slower the runner-up is than the winner (0.05: 5%)."""
-        w, r = self.winner, self.runner_up
-        return r.band.median / w.band.median - 1 if w and r and w.band.median > 0 else None
-
-
-def decision_row(
-    workload: str, length: int, entries: Iterable[Entry], forcing_cost: Figure | None = None
-) -> DecisionRow:
-    """Rank the candidates of one workload at one length and work out the rest of the row.
-
-    ``forcing_cost`` is what forcing a backend costs the CPU per call, the build's one figure (µs).
-    """
-    entries = list(entries)
-    wide = [e for e in entries if e.band.too_wide]
-    # SDPA's own choice runs one of the forced backends: it is compared with them, not ranked among them
-    ranked = sorted(
-        (e for e in entries if e.variant != variants.sdpa_chooser() and e not in wide), key=lambda e: e.band.median
-    )
-    row = DecisionRow(workload, length, ranked, unreliable=wide)
-    if len(ranked) > 1:
-        row.too_close = too_close_to_call(ranked[1].band, ranked[0].band)
-        row.margin_band = _margin(ranked[1].band, ranked[0].band)
-    by = {e.variant: e for e in entries}
-    row.auto = by.get(variants.sdpa_chooser())
-    forced = [e for e in entries if e.variant in variants.forced()]
-    row.best_forced = min(forced, key=lambda e: e.band.median) if forced else None
-    if row.auto is not None and row.best_forced is not None:
-        if row.auto.band.too_wide or row.best_forced.band.too_wide:
-            row.forcing = "unreliable"
-        else:
-            row.forcing = "helps" if _compare(row.best_forced.band, row.auto.band) == "lower" else "no_gain"
-            m = _margin(row.best_forced.band, row.auto.band)
-            row.saving = None if m is None else Figure(-m.median, -m.hi, -m.lo, m.n)
-    if forcing_cost is not None:
-        row.forcing_cost, row.forcing_cpu_us = forcing_cost, forcing_cost.median
-        row.forcing_cpu = "higher" if forcing_cost.band(noise.CPU_FLOOR)[0] > 0 else "tie"
-    flex, win = by.get("flex"), row.winner
-    if flex is not None and win is not None and win.band.median > 0 and not flex.band.too_wide:
-        row.flex_ratio = flex.band.median / win.band.median
-    return row
-
-
-def _inputs_mib(a: Analysis) -> float:
-    """Device memory of the inputs a result's call reads (``q``, ``k``, ``v``; the KV cache for decoding), MiB."""
-    r = a.result
-    b, h, s, d = r.shape
-    kv = b * (r.kv_heads or h) * (r.kv_len or s) * d
-    return (b * h * s * d + 2 * kv) * inputs.element_bytes(r.dtype) / MIB
-
-
-def _entry(a: Analysis) -> Entry | None:
-    band = _band(a)
-    if band is None:
-        return None
-    t = a.result.timing
-    backend = a.sdpa[0] if a.variant == variants.sdpa_chooser() else None
-    return Entry(a.variant, band, _mib(t.peak_extra_bytes) if t else None, t.dispatch_us_median if t else None,
-                 backend, t.dispatch if t else None, _inputs_mib(a))  # fmt: skip
-
-
-def _sweep_rows(sw: Sweep, head_dim: int, forcing_cost: Figure | None) -> list[DecisionRow]:
-    rows = []
-    for seq in sw.seqs:
-        entries = []
-        for p in sw.points:
-            if p.ok and p.head_dim == head_dim and p.seq == seq and p.gpu_ms is not None:
-                low, high = p.gpu.lo, p.gpu.hi  # type: ignore[union-attr]
-                peak = None if p.peak_extra_bytes is None else p.peak_extra_bytes / MIB
-                size = 3 * sw.batch * sw.heads * seq * head_dim * inputs.element_bytes(sw.dtype) / MIB
-                entries.append(Entry(p.variant, Band(p.gpu_ms, low, high), peak, p.dispatch_us, p.sdpa_choice,
-                                     inputs_mib=size))  # fmt: skip
-        if entries:
-            rows.append(decision_row("prefill", seq, entries, forcing_cost))
-    return rows
-
-
 @dataclass(frozen=True)
 class Conditions:
     """What a workload's decision rows were measured on: the shape but for its length, the dtype, the mask.
@@ -461,17 +257,17 @@ class Conditions:
 
 @dataclass
 class Build:
-    """Every analysed result of a build, by workload, the sweep (prefill at several lengths) and the shape-independent
-    CPU costs (:mod:`attnprof.records.fixedcosts`), if any."""
+    """Every analysed result of a build, by workload, the sweep (prefill at several lengths) and the side-by-side
+    issue times at the decision table's shapes (:mod:`attnprof.records.forcing`), if any."""
 
     by_workload: dict[str, list[Analysis]] = field(default_factory=dict)
     sweep: Sweep | None = None
-    fixed: FixedCosts | None = None
+    forcing: Forcing | None = None
 
-    @property
-    def forcing_cost(self) -> Figure | None:
-        """What forcing a backend costs the CPU per call, the build's one figure (µs), if it measured it."""
-        return self.fixed.forcing if self.fixed is not None else None
+    def forcing_case(self, a: Analysis) -> ForcingCase | None:
+        """The side-by-side issue times measured at the shape of ``a``'s result, if the build measured them."""
+        r = a.result
+        return self.forcing.case(r.workload, r.shape, r.dtype, r.kv_len) if self.forcing is not None else None
 
     def of(self, workload: str) -> list[Analysis]:
         """The analysed results of ``workload`` (in registry order of their variants, then by length)."""
@@ -504,19 +300,19 @@ class Build:
             analyses = self.of(w)
             if workloads.get(w).sweeps and self.sweep is not None:
                 head_dim = analyses[0].result.shape[3] if analyses else self.sweep.head_dims[0]
-                out += _sweep_rows(
-                    self.sweep,
-                    head_dim if head_dim in self.sweep.head_dims else self.sweep.head_dims[0],
-                    self.forcing_cost,
-                )
+                hd = head_dim if head_dim in self.sweep.head_dims else self.sweep.head_dims[0]
+                out += sweep_rows(self.sweep, hd, self.forcing)
                 continue
-            by_length: dict[int, list[Entry]] = {}
+            by_length: dict[int, list[tuple[Analysis, Entry]]] = {}
             for a in analyses:
                 length = a.result.kv_len if workloads.get(w).kv_cache else a.result.shape[2]
-                e = _entry(a)
+                e = entry(a)
                 if e is not None and length:
-                    by_length.setdefault(length, []).append(e)
-            out += [decision_row(w, n, es, self.forcing_cost) for n, es in sorted(by_length.items())]
+                    by_length.setdefault(length, []).append((a, e))
+            for n, found in sorted(by_length.items()):
+                first = found[0][0]
+                out.append(decision_row(w, n, [e for _, e in found], self.forcing_case(first),
+                                        first.result.device == "cuda"))  # fmt: skip
         return out
 
     def conditions(self, workload: str) -> Conditions | None:

@@ -20,12 +20,23 @@ from attnprof.noise import Figure, median_interval
 from attnprof.records import results, trace
 from attnprof.records.results import CpuCostRow, CpuCosts
 
+#: Rounds of the side-by-side measurement: the band of a median over 16 rounds runs from the fourth lowest to the
+#: fourth highest round median (:func:`attnprof.noise.median_interval`), so that a few disturbed rounds cannot move
+#: it.
+ROUNDS = 16
+
+
+def default_names(device: str) -> tuple[str, ...]:
+    """The variants measured side by side on ``device``: every variant the registry marks (``Variant.cpu_cost``),
+    without those that compile on the CPU (tens of seconds each there)."""
+    return tuple(n for n in variants.names(cpu_cost=True) if device == "cuda" or not variants.get(n).compiled)
+
 
 def measure_cpu_costs(
     names: Iterable[str] | None = None,
     setup: Setup | None = None,
     *,
-    rounds: int = 10,
+    rounds: int = ROUNDS,
     calls: int = 10,
     profiled_calls: int = 3,
     save_to: str | Path | None = None,
@@ -46,8 +57,9 @@ def measure_cpu_costs(
     with its confidence interval over the rounds (:func:`attnprof.noise.median_interval`). The rounds, not the
     calls, are the samples: calls of one round share the machine's state, rounds do not.
 
-    ``names`` defaults to the variants the registry marks for this comparison (``Variant.cpu_cost``: the
-    article's three fused backends and SDPA's own choice). A variant that cannot run gets a row saying why; it never
+    ``names`` defaults to the variants the registry marks for this comparison (:func:`default_names`: every one,
+    without those that compile on the CPU); a variant that compiles reuses what this process compiled for the shape
+    before (its variant page, in the docs build). A variant that cannot run gets a row saying why; it never
     stops the others. Bad names raise ``ValueError``.
 
     With ``reuse`` (by default when ``$ATTNPROF_REUSE`` asks for it, as the docs build does), a measurement saved in
@@ -58,8 +70,8 @@ def measure_cpu_costs(
     import torch
     from torch.profiler import record_function
 
-    chosen = [variants.get(n) for n in (variants.names(cpu_cost=True) if names is None else names)]
     setup = setup or default_setup()
+    chosen = [variants.get(n) for n in (default_names(setup.device) if names is None else names)]
     if settings.replaying():  # the docs build's other languages: what the first one measured (attnprof.measure.reuse)
         return replayed_costs(setup.device, save_to if save_to is not None else settings.results_dir())
     if (settings.reuse_measurements() if reuse is None else reuse) and save_to is not None:

@@ -28,7 +28,7 @@ from attnprof.measure.failure import attempt
 from attnprof.measure.profiling import cuda_missing_reason, environment
 from attnprof.measure.reuse import measured_by_this_code, same_machine
 from attnprof.measure.timing import Plan, gpu_sleeper, time_shape, timer_name
-from attnprof.noise import Figure
+from attnprof.noise import Figure, median_interval
 from attnprof.records import eligibility
 from attnprof.records.eligibility import Answer, Case, Grid, Row
 from attnprof.records.files import UnreadableFile
@@ -116,12 +116,15 @@ def case_inputs(case: Case, device: str, seed: int = 0) -> backends.Inputs:
     return backends.Inputs(q, k, v, mask, case.dropout, case.mask == "causal", case.kv_heads is not None)
 
 
-def time_backend(inputs: backends.Inputs, backend: str, device: str) -> Figure | None:
+def time_backend(inputs: backends.Inputs, backend: str, device: str) -> tuple[Figure | None, Figure | None]:
     """One short timing (:data:`GRID_PLAN`) of ``backend`` forced on ``inputs`` (forward and backward when they
-    require gradients): the median and range, ms; ``None`` if a call fails."""
+    require gradients): the median and range of the GPU time, ms, and of the CPU's issue time of the same calls, µs;
+    ``(None, None)`` if a call fails."""
     with attempt() as outcome:  # it ran once already; a failure now leaves the cell without a time
         timed = time_shape(backends.attention_call(inputs, backend), device, GRID_PLAN, gpu_sleeper(device))
-    return timed.gpu if outcome.ok else None
+    if not outcome.ok:
+        return None, None
+    return timed.gpu, median_interval(timed.samples.issue_us)
 
 
 def measure_case(case: Case, device: str, *, call: bool = True, timed: bool = True) -> Answer:
@@ -135,7 +138,7 @@ def measure_case(case: Case, device: str, *, call: bool = True, timed: bool = Tr
     if timed:
         for verdict in answer.verdicts:
             if verdict.ran:
-                verdict.time_ms = time_backend(inputs, verdict.backend, device)
+                verdict.time_ms, verdict.issue_us = time_backend(inputs, verdict.backend, device)
     return answer
 
 

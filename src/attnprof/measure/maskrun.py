@@ -39,6 +39,7 @@ from attnprof.measure.failure import attempt, plain
 from attnprof.measure.profiling import environment
 from attnprof.measure.sweeprun import dynamo_limits
 from attnprof.measure.timing import PeakMemory, Plan, capture_trace, gpu_sleeper, sync, time_shape
+from attnprof.noise import Figure
 from attnprof.records import masks as records
 from attnprof.records import trace
 from attnprof.records.files import UnreadableFile
@@ -260,6 +261,7 @@ class Prepared:
     grad: Any
     nested: bool = False
     sdpa_inputs: backends.Inputs | None = None
+    prebuilt: Callable[[], Any] | None = None  # nested tensors: the call on tensors built once, before the calls
 
     def output(self, out: Any) -> Any:
         """``out`` as ``[batch, heads, seq, dim]`` (a nested output unpacked)."""
@@ -294,7 +296,8 @@ def prepare(
         def forward() -> Any:
             return nested_sdpa(*(jagged(t, offsets) for t in leaves))
 
-        return Prepared(forward, leaves, nested_grad, True, ask)
+        views = [jagged(t, offsets) for t in leaves]  # built once: the time without the construction
+        return Prepared(forward, leaves, nested_grad, True, ask, lambda: nested_sdpa(*views))
     allowed = cache.get("allowed")
     if allowed is None:
         allowed = cache["allowed"] = dense_mask(mask, g, setup.device)
@@ -416,6 +419,10 @@ def measure_case(
         with PeakMemory(setup.device) as peak:  # the peak of the timed steps: no step of its own
             t = time_shape(call, setup.device, MASK_PLAN, gpu_sleeper(setup.device))
         case.time_ms = t.gpu
+        case.issue_us = noise.median_interval(t.samples.issue_us)
+        if p.prebuilt is not None and not train:  # a training step builds its views in its own autograd graph
+            once = time_shape(_no_grad(p.prebuilt), setup.device, MASK_PLAN, gpu_sleeper(setup.device))
+            case.prebuilt_ms = once.gpu
         case.peak_bytes = peak.bytes
         if check and not train:
             ref = cache.get("reference")
@@ -442,6 +449,19 @@ def measure_case(
     return case
 
 
+def walls_ms(fn: Callable[[], Any], device: str, reps: int = 5) -> Figure:
+    """Wall time of ``fn``, the device waited for (ms), over ``reps`` calls after one that pays for the caches."""
+    fn()
+    walls = []
+    for _ in range(reps):
+        sync(device)
+        t0 = time.perf_counter()
+        fn()
+        sync(device)
+        walls.append((time.perf_counter() - t0) * 1e3)
+    return noise.median_interval(walls)
+
+
 def measure_build(mask: Mask, g: Geometry, device: str, *, traces: Path | None = None) -> BlockMaskBuild:
     """``create_block_mask`` for ``mask`` at ``g``, timed apart (wall time, the device waited for) and traced."""
     build = BlockMaskBuild(mask.name, g.seq, g.window, 0 if mask.windowed or mask.packed else g.prefix,
@@ -452,15 +472,9 @@ def measure_build(mask: Mask, g: Geometry, device: str, *, traces: Path | None =
         def construct() -> None:
             made[:] = [block_mask(mask, g, device)]
 
-        construct()  # the first build pays for imports and caches
-        walls = []
-        for _ in range(5):
-            sync(device)
-            t0 = time.perf_counter()
-            construct()
-            sync(device)
-            walls.append((time.perf_counter() - t0) * 1e3)
-        build.time_ms = noise.median_interval(walls)
+        build.time_ms = walls_ms(construct, device)
+        # what a new batch costs the methods that take a dense mask instead
+        build.dense_ms = walls_ms(lambda: dense_mask(mask, g, device), device)
         bm = made[0]
         full = bm.full_kv_num_blocks
         kept = int(bm.kv_num_blocks.sum().item()) + (0 if full is None else int(full.sum().item()))

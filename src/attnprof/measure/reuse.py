@@ -31,8 +31,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from attnprof import settings
-from attnprof.records import files, parallel, results, trainscale
+from attnprof.records import files, forcing, parallel, results, trainscale
 from attnprof.records.files import UnreadableFile
+from attnprof.records.forcing import Forcing
 from attnprof.records.parallel import ParallelRun
 from attnprof.records.results import CpuCosts, Environment, Result
 from attnprof.records.sweep import Sweep
@@ -145,6 +146,12 @@ def replayed_result(variant: str, setup: Setup, folder: str | Path, workload: st
 def replayed_costs(device: str, folder: str | Path) -> CpuCosts:
     """The side-by-side CPU costs the first language saved in ``folder`` (raises :class:`NotRecorded`)."""
     return _replayed("the CPU costs", Path(folder) / f"cpu_costs__{device}.json", results.load_cpu_costs)
+
+
+def replayed_forcing(device: str, folder: str | Path) -> Forcing:
+    """The side-by-side issue times at the decision table's shapes that the first language saved in ``folder``
+    (raises :class:`NotRecorded`)."""
+    return _replayed("the issue times of the decision table", Path(folder) / forcing.filename(device), forcing.load)
 
 
 def replayed_sweep(device: str, folder: str | Path) -> Sweep:

@@ -11,7 +11,10 @@ gradients and a fixed upstream gradient:
   for a pass slower than :data:`SLOW_PASS_MS`), then the backward
   alone over as many calls of ``out.backward(grad, retain_graph=True)`` on one forward's graph (the convention of
   FlashAttention's benchmarks): CUDA events with the GPU pre-filled (:func:`attnprof.measure.timing.timed_calls`),
-  ``perf_counter`` on the CPU; medians with their bands (:func:`attnprof.noise.median_interval`).
+  ``perf_counter`` on the CPU; medians with their bands (:func:`attnprof.noise.median_interval`);
+* the same calls give the CPU's issue time of a step (the forward's and the backward's added), and SDPA's own
+  selector is asked which backend it would pick for these inputs (:func:`attnprof.measure.backends.pick`, nothing
+  run): what the verdicts weigh besides the GPU time.
 
 Failure is data: a backend PyTorch refuses records PyTorch's reason (:func:`attnprof.measure.failure.attempt`);
 after an out-of-memory point the longer ones of the same line are ``oom`` without running; after a step slower than
@@ -29,12 +32,14 @@ from pathlib import Path
 from typing import Any
 
 from attnprof import inputs, noise, settings, variants, words, workloads
+from attnprof.measure import backends
 from attnprof.measure.failure import attempt
 from attnprof.measure.interrupts import interrupts_seen, raise_if_interrupted
 from attnprof.measure.profiling import cuda_missing_reason, environment
 from attnprof.measure.reuse import replayed_trainscale
 from attnprof.measure.sweeprun import measure_ceilings
-from attnprof.measure.timing import GpuSleep, gpu_sleeper, timed_calls, timer_name, warm_up
+from attnprof.measure.timing import GpuSleep, Samples, gpu_sleeper, timed_calls, timer_name, warm_up
+from attnprof.noise import Figure
 from attnprof.records import sweep as sweep_records
 from attnprof.records.files import UnreadableFile
 from attnprof.records.results import StaleResultError
@@ -112,11 +117,12 @@ def measure_point(variant: str, head_dim: int, causal: bool, seq: int, *, device
             q.grad = k.grad = v_.grad = None
             forward().backward(grad)
 
-        def timed(fn: Callable[[], Any], warm_ms: float) -> list[float]:
+        def timed(fn: Callable[[], Any], warm_ms: float) -> Samples:
             n = min(reps, REPS_SLOW) if warm_ms >= SLOW_PASS_MS else reps
-            return timed_calls(fn, device, min_reps=n, budget_ms=BUDGET_MS, max_reps=MAX_REPS, sleep=sleep).gpu_ms
+            return timed_calls(fn, device, min_reps=n, budget_ms=BUDGET_MS, max_reps=MAX_REPS, sleep=sleep)
 
         _, step_ms = warm_up(step, device, 1, WARMUP_MS)
+        point.sdpa_pick = backends.pick(backends.Inputs(q, k, v_, is_causal=causal))[0]  # asked, nothing run
         fwd = timed(forward, step_ms / (1 + workloads.BACKWARD_FLOP_FACTOR))
         graph = [forward()]  # one forward's graph, kept for the backward's calls
 
@@ -125,8 +131,11 @@ def measure_point(variant: str, head_dim: int, causal: bool, seq: int, *, device
             graph[0].backward(grad, retain_graph=True)
 
         bwd = timed(backward, warm_up(backward, device, 1)[1])
-        point.fwd, point.bwd = noise.median_interval(fwd), noise.median_interval(bwd)
-        point.repetitions = min(len(fwd), len(bwd))
+        point.fwd, point.bwd = noise.median_interval(fwd.gpu_ms), noise.median_interval(bwd.gpu_ms)
+        point.repetitions = min(len(fwd.gpu_ms), len(bwd.gpu_ms))
+        # what the CPU takes to issue a step: the forward's and the backward's issue times, each a median
+        i, j = noise.median_interval(fwd.issue_us), noise.median_interval(bwd.issue_us)
+        point.issue_us = Figure(i.median + j.median, i.lo + j.lo, i.hi + j.hi, min(i.n, j.n))
         graph.clear()
     if not outcome.ok:
         point.status, point.reason = outcome.status, outcome.reason

@@ -79,6 +79,8 @@ class Verdict:
         call: What one real call with this backend forced did: ``ran``, a failure status, or ``None`` (not called).
         call_reason: PyTorch's reason when the call failed.
         time_ms: The call's time (median and band, ms) where the grid timed it; ``None`` otherwise.
+        issue_us: The CPU's time to issue that call (median and band of the timed calls, the GPU kept busy), µs;
+            ``None`` where it was not timed or the file did not record it.
     """
 
     backend: str
@@ -89,6 +91,7 @@ class Verdict:
     call: str | None = None
     call_reason: str | None = None
     time_ms: Figure | None = None
+    issue_us: Figure | None = None
 
     @property
     def accepts(self) -> bool:
@@ -114,6 +117,7 @@ class Verdict:
         d = dataclasses.asdict(self)
         d["failed"] = list(self.failed)
         d["time_ms"] = None if self.time_ms is None else self.time_ms.to_dict()
+        d["issue_us"] = None if self.issue_us is None else self.issue_us.to_dict()
         return d
 
     @classmethod
@@ -121,6 +125,7 @@ class Verdict:
         d = dict(data)
         d["failed"] = tuple(d.get("failed") or ())
         d["time_ms"] = Figure.from_dict(d.get("time_ms"))
+        d["issue_us"] = Figure.from_dict(d.get("issue_us"))
         return cls(**d)
 
 

@@ -24,10 +24,16 @@ VERSION = 1
 STATUSES: tuple[str, ...] = ("ok", "unsupported", "not_applicable", "not_measured", "no_cuda", "oom", "error")
 
 
+#: The fields of a case or a build that hold a figure with its band.
+_FIGURES: tuple[str, ...] = ("time_ms", "issue_us", "dense_ms", "prebuilt_ms")
+
+
 def _timed_to_dict(record: MaskCase | BlockMaskBuild) -> dict[str, Any]:
-    """A case's or a build's fields as JSON: its time as a figure, its kernels as pairs."""
+    """A case's or a build's fields as JSON: its figures with their bands, its kernels as pairs."""
     d = dataclasses.asdict(record)
-    d["time_ms"] = None if record.time_ms is None else record.time_ms.to_dict()
+    for key in _FIGURES:
+        if key in d:
+            d[key] = None if getattr(record, key) is None else getattr(record, key).to_dict()
     d["kernels"] = [list(k) for k in record.kernels]
     return d
 
@@ -35,7 +41,9 @@ def _timed_to_dict(record: MaskCase | BlockMaskBuild) -> dict[str, Any]:
 def _timed_fields(d: dict[str, Any]) -> dict[str, Any]:
     """The fields of a case or a build read back from :func:`_timed_to_dict`'s JSON."""
     d = dict(d)
-    d["time_ms"] = Figure.from_dict(d.get("time_ms"))
+    for key in _FIGURES:
+        if key in d:
+            d[key] = Figure.from_dict(d.get(key))
     d["kernels"] = [(str(n), float(us)) for n, us in d.get("kernels", [])]
     return d
 
@@ -58,6 +66,10 @@ class MaskCase:
         ran: The SDPA backend that ran (SDPA's choice and nested tensors: read from the dispatched operators).
         kernels: Kernel (GPU) or operator (CPU) names of one step in the trace, with their summed time, µs.
         trace_file: The gzipped Chrome trace beside the file, or ``None``.
+        issue_us: The CPU's time to issue one step (the median of the timed calls, the GPU kept busy), µs, or
+            ``None`` (a run that did not record it).
+        prebuilt_ms: Nested tensors, forward only: the step's time on nested tensors built once, before the calls
+            (``time_ms`` builds them in every step, as a loop over new batches does), ms, or ``None``.
     """
 
     mask: str
@@ -77,6 +89,8 @@ class MaskCase:
     ran: str | None = None
     kernels: list[tuple[str, float]] = field(default_factory=list)
     trace_file: str | None = None
+    issue_us: Figure | None = None
+    prebuilt_ms: Figure | None = None
 
     @property
     def seq(self) -> int:
@@ -119,6 +133,8 @@ class BlockMaskBuild:
         launches: Kernels (or operators on the CPU) one build launches.
         trace_file: The gzipped Chrome trace of the builds, or ``None``.
         status, reason: How it ended.
+        dense_ms: Wall time of building the dense boolean mask from the same ``mask_mod`` (what SDPA and the naive
+            code need instead), the device waited for; ``None`` in a run that did not record it.
     """
 
     mask: str
@@ -133,6 +149,7 @@ class BlockMaskBuild:
     trace_file: str | None = None
     status: str = "ok"
     reason: str | None = None
+    dense_ms: Figure | None = None
 
     def stem(self) -> str:
         size = f"__w{self.window}" if self.window else ""

@@ -97,6 +97,11 @@ class TrainPoint:
         bwd: The backward's median time (ms) and its band.
         repetitions: Timed calls behind each median.
         wall_s: Wall time spent on the point.
+        issue_us: The CPU's time to issue one step, µs: the forward's and the backward's issue times (each the
+            median of its timed calls, the GPU kept busy so the launch queue never blocks) added, bands added;
+            ``None`` in a file of a grid that did not record it.
+        sdpa_pick: The backend SDPA's own selector picks for these inputs (``SDPBackend`` name, asked without
+            running anything: :func:`attnprof.measure.backends.pick`), or ``None``.
     """
 
     variant: str
@@ -111,6 +116,8 @@ class TrainPoint:
     bwd: Figure | None = None
     repetitions: int = 0
     wall_s: float = 0.0
+    issue_us: Figure | None = None
+    sdpa_pick: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -149,12 +156,14 @@ class TrainPoint:
         d = dataclasses.asdict(self)
         d["fwd"] = self.fwd.to_dict() if self.fwd else None
         d["bwd"] = self.bwd.to_dict() if self.bwd else None
+        d["issue_us"] = self.issue_us.to_dict() if self.issue_us else None
         return d
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TrainPoint:
         d = dict(data)
         d["fwd"], d["bwd"] = Figure.from_dict(d.get("fwd")), Figure.from_dict(d.get("bwd"))
+        d["issue_us"] = Figure.from_dict(d.get("issue_us"))
         return cls(**d)
 
 

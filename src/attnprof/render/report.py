@@ -18,6 +18,7 @@ from attnprof import words
 from attnprof.analysis.summary import Analysis, analyse, cpu_cost
 from attnprof.noise import Figure
 from attnprof.records.fixedcosts import FixedCosts
+from attnprof.records.forcing import Forcing
 from attnprof.records.results import CpuCosts, Result
 from attnprof.records.sweep import METRICS, Ceilings, Sweep
 from attnprof.words.fmt import shorten
@@ -449,6 +450,25 @@ def fixed_costs_lines(costs: FixedCosts, lang: str | None = None) -> str:
     if costs.reason:
         lines.append(words.text("report.fixed.missing", lang, reason=costs.reason))
     return "\n".join(lines)
+
+
+def forcing_table(run: Forcing, lang: str | None = None) -> str:
+    """The side-by-side issue times at the decision table's shapes (:mod:`attnprof.records.forcing`): one block per
+    shape, one line per call, with what it adds against SDPA's own choice."""
+    out = [words.text("report.forcing.head", lang, device=words.device(run.environment.device_name, lang),
+                      seconds=f"{run.seconds:.1f}")]  # fmt: skip
+    keys = ("variant", "status", "issue_us", "over_auto_us")
+    for case in run.cases:
+        length = words.text(f"workload.length.{case.workload}", lang, n=case.length)
+        out.append(words.text("report.forcing.case", lang, workload=words.text(f"workload.{case.workload}", lang),
+                              length=length, rounds=case.rounds, calls=case.calls))  # fmt: skip
+        body = [
+            [r.variant, status_word("ok" if r.ok else r.status, lang), _band(r.issue, ".1f"),
+             _band(r.over_auto, ".1f") if r.ok else "" if r.status == "slow" else shorten(r.reason or "", 60)]
+            for r in case.rows
+        ]  # fmt: skip
+        out.append(table([words.text(f"report.col.{k}", lang) for k in keys], body))
+    return "\n".join(out)
 
 
 def cpu_by_hand_line(variant: str, without_us: float, with_us: float, lang: str | None = None) -> str:

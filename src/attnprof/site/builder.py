@@ -8,8 +8,9 @@ Measured once, shown in every language: the first language's scripts measure (re
 before, :mod:`attnprof.measure.reuse`) and save everything they show; every later language is built with
 ``-D attnprof_replay_measurements=1``, so its scripts replay what the first saved and measure nothing. After the last
 language, :mod:`attnprof.site.numbers` compares every number of every page with the first language's, and
-:mod:`attnprof.site.outputs` looks for a library's warning or traceback in what the scripts printed: either fails the
-build. Replaying, a call into the measuring code fails the build too, naming the script and line that made it
+:mod:`attnprof.site.outputs` looks for a library's warning or traceback in what the scripts printed, and
+:mod:`attnprof.site.provenance` for a recorded figure called this build's: any of them fails the build.
+Replaying, a call into the measuring code fails the build too, naming the script and line that made it
 (:class:`attnprof.settings.MeasuredWhileReplaying`).
 
 Compiling is done ahead: before the first language's gallery runs, every compile the build will make runs in a pool
@@ -46,7 +47,7 @@ from pathlib import Path
 
 from attnprof import words
 from attnprof.measure import precompile
-from attnprof.site import localize, numbers, outputs, stacks, timetable
+from attnprof.site import localize, numbers, outputs, provenance, stacks, timetable
 
 #: The folder of the build's on-disk compile caches (Inductor's, Triton's), in the build folder: a cold build (no
 #: build folder) compiles from nothing, ahead and in parallel (:mod:`attnprof.measure.precompile`).
@@ -120,6 +121,9 @@ def build(root: Path, out: Path, extra: Sequence[str] = (), languages: Sequence[
         leaks, read = outputs.check_site(out / "html", languages)
         print(outputs.report(leaks, read), file=sys.stderr if leaks else sys.stdout)
         status = 1 if leaks else status
+        mislabels, boxes = provenance.check_site(out / "html", languages)
+        print(provenance.report(mislabels, boxes), file=sys.stderr if mislabels else sys.stdout)
+        status = 1 if mislabels else status
         times.comparison_s = time.perf_counter() - t0
     times.total_s = time.perf_counter() - started
     timetable.save(times, out)

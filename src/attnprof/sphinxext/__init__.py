@@ -27,8 +27,8 @@ registers the nodes they share):
 :mod:`.depends`                 (no directive) what a page depends on: the list of result files, the code
 :mod:`.buildtimes`              (no directive) where the build's time went, per script and phase
 :mod:`.scripts`                 (no directive) the gallery pages' install line, the scripts' language and reuse
-:mod:`.workloads`               ``train-table``, ``decode-table``, ``decode-kernel-table``, ``graph-table``,
-                                ``decision``, ``decision-summary``
+:mod:`.workloads`               ``train-table``, ``decode-table``, ``decode-kernel-table``, ``graph-table``
+:mod:`.verdicts`                ``decision``, ``decision-summary`` (what a step costs, GPU and CPU; the advice)
 :mod:`.eligibility`             ``eligibility-table``, ``eligibility-summary`` (which backend takes which inputs)
 :mod:`.dropin`                  ``explain-report`` (``attnprof explain`` on a trace, read by the build),
                                 ``dropin-reader`` (the same reading of a dropped trace, in the browser)
@@ -83,6 +83,7 @@ from attnprof.sphinxext.scaling import setup_scaling
 from attnprof.sphinxext.scripts import setup_scripts
 from attnprof.sphinxext.tables import setup_tables
 from attnprof.sphinxext.trainscale import setup_trainscale
+from attnprof.sphinxext.verdicts import setup_verdicts
 from attnprof.sphinxext.viewer import setup_viewer
 from attnprof.sphinxext.workloads import setup_workloads
 
@@ -117,7 +118,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
                          setup_scaling, setup_figures, setup_viewer, setup_banner, setup_gallery, setup_scripts,
                          setup_workloads, setup_parallel, setup_buildtimes, setup_depends,
                          setup_eligibility, setup_dropin,
-                         setup_bundles, setup_trainscale, setup_masks):  # fmt: skip
+                         setup_bundles, setup_trainscale, setup_masks, setup_verdicts):  # fmt: skip
         setup_family(app)
     # env_version: a change to the code that renders the pages re-reads them all (attnprof.sphinxext.depends)
     return {"version": __version__, "env_version": code_version(), "parallel_read_safe": True,

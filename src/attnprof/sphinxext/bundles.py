@@ -18,6 +18,7 @@ the recorded run of a bundle through :func:`recorded_parallel` when this build c
 from __future__ import annotations
 
 import os
+import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
@@ -28,14 +29,15 @@ from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
 
-from attnprof import workloads
-from attnprof.analysis import crossgpu
+from attnprof import words, workloads
+from attnprof.analysis import crossgpu, summary
 from attnprof.analysis.crossgpu import Group, Machine
 from attnprof.records import bundle, files, published
 from attnprof.records.bundle import Bundle
 from attnprof.records.parallel import ParallelRun
 from attnprof.records.results import write_if_changed
 from attnprof.settings import BUNDLES_ENV
+from attnprof.sphinxext import lookup
 from attnprof.sphinxext.nodes import TABLE_OPTIONS, AttnprofDirective, para
 from attnprof.words import fmt
 
@@ -132,11 +134,20 @@ class CrossGpu(AttnprofDirective):
     def run(self) -> list[nodes.Node]:
         loaded = load(self.env)
         workload = self.options.get("workload")
-        machines = [*loaded.machines, *(crossgpu.from_published(p) for p in published.SOURCES)]
+        own = self.own_gpu()
+        # a bundle of the GPU model this build ran on is not another GPU: left out, and said so
+        shown = {m.origin for m in loaded.machines}  # the bundles with figures for these tables
+        same = [b for b in loaded.bundles if own is not None and b.provenance.gpu_model == own and b.name in shown]
+        others = [m for m in loaded.machines if m.origin not in {b.name for b in same}]
+        machines = [*others, *(crossgpu.from_published(p) for p in published.SOURCES)]
         groups = crossgpu.compare(machines, workload)
         out: list[nodes.Node] = []
         if self.full:
             out += self.sources([m for m in machines if any(g for g in groups if m in g.machines)])
+            if same:
+                text = self.say("xgpu.same_gpu", gpu=words.device(own or "", self.lang),
+                                bundles=", ".join(b.name for b in same))  # fmt: skip
+                out.append(para(text, classes=["attnprof-bundles-same-gpu"]))
             if loaded.skipped:
                 out.append(
                     para(self.say("xgpu.skipped", n=len(loaded.skipped)), classes=["attnprof-bundles-skipped"])
@@ -152,7 +163,27 @@ class CrossGpu(AttnprofDirective):
             out.append(nodes.note("", para(text), classes=["attnprof-elsewhere-none"]))
         else:
             out += [self.group_table(g) for g in groups]
-        return [elsewhere(*out)]
+        return [*(self.methods() if self.full else []), elsewhere(*out)]
+
+    def own_gpu(self) -> str | None:
+        """The GPU this build ran on, from its own results (``None`` on a build without one)."""
+        ran = [a.result for a in lookup.all_results(self.env) if a.result.ok and a.result.device == "cuda"]
+        return ran[0].environment.device_name if ran else None
+
+    def methods(self) -> list[nodes.Node]:
+        """How far apart the two ways of timing a call are on this build's own GPU: the profiler's GPU time per
+        call (how the article's figures were read) against CUDA events without the profiler (how this site times),
+        over the variant pages' results; nothing on a build without a GPU."""
+        found = [(a, x) for a in lookup.all_results(self.env) if (x := summary.profiled_over_timed(a)) is not None]
+        if not found:
+            return [para(self.say("xgpu.methods_unknown"), classes=["attnprof-xgpu-methods"])]
+        ratios = sorted(x for _, x in found)
+        r = found[0][0].result
+        text = self.say("xgpu.methods", device=words.device(r.environment.device_name, self.lang),
+                        shape="×".join(map(str, r.shape)), dtype=r.dtype, n=len(ratios),
+                        low=fmt.percent(100 * ratios[0]), high=fmt.percent(100 * ratios[-1]),
+                        mid=fmt.percent(100 * statistics.median(ratios)))  # fmt: skip
+        return [para(text, classes=["attnprof-xgpu-methods"])]
 
     def sources(self, machines: list[Machine]) -> list[nodes.Node]:
         items = nodes.bullet_list(classes=["attnprof-xgpu-sources"])

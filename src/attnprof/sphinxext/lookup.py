@@ -1,6 +1,7 @@
 """Finding what a page shows: every kind of record file of the register (:mod:`attnprof.records.kinds`: results,
-each analysed, CPU costs, fixed costs, the sweep, the context-parallel run, the eligibility map, the training-scale
-grid, the mask run), traces, and a profiler trace of anyone's code, behind one cache.
+each analysed, CPU costs, fixed costs, the side-by-side issue times, the sweep, the context-parallel run, the
+eligibility map, the training-scale grid, the mask run), traces, and a profiler trace of anyone's code, behind one
+cache.
 
 Every file of every kind (:data:`KINDS`) is read the same way, by :func:`read`: once per process and version (its
 modification time), so that a result is loaded and analysed (:func:`attnprof.analysis.summary.analyse`) once,
@@ -16,12 +17,13 @@ goes on.
 before the CPU); a missing one is a warning that names the files looked for and the gallery script that declares
 them (:func:`attnprof.sphinxext.gallery.writer_line`), and the page then depends on the list of the results folder
 (:func:`attnprof.sphinxext.depends.note_results_folder`), so that it is read again when a file appears, and not on
-every build.
+every build. :func:`quietly` is its quiet form, for a page that only sums up or mentions what other pages show (those
+warn about the file).
 
 Which result is used for a variant: of its result files (:func:`attnprof.records.results.find`), the first that ran
 (``status == "ok"``), CUDA results before CPU ones; else the first one. For the training and decoding workloads,
 :func:`find_build` gathers every result of the build (all variants, all cache lengths), analysed, into one
-:class:`attnprof.analysis.workload_rows.Build`.
+:class:`attnprof.analysis.workload_rows.Build`, with the sweep and the side-by-side issue times.
 """
 
 from __future__ import annotations
@@ -40,10 +42,26 @@ from attnprof.analysis import attention, explain, summary
 from attnprof.analysis.explain import Explanation
 from attnprof.analysis.summary import Analysis
 from attnprof.analysis.workload_rows import DECISION_WORKLOADS, Build
-from attnprof.records import files, fixedcosts, foreign, kinds, results, sweep, trace
+from attnprof.records import (
+    eligibility,
+    files,
+    fixedcosts,
+    forcing,
+    foreign,
+    kinds,
+    masks,
+    results,
+    sweep,
+    trace,
+    trainscale,
+)
+from attnprof.records.eligibility import Grid
 from attnprof.records.fixedcosts import FixedCosts
 from attnprof.records.kinds import Kind
+from attnprof.records.masks import MaskRun
 from attnprof.records.results import CpuCosts, Result
+from attnprof.records.sweep import Sweep
+from attnprof.records.trainscale import TrainScale
 from attnprof.sphinxext import depends, gallery
 from attnprof.variants import VARIANTS
 
@@ -205,13 +223,16 @@ class FoundResult(Found[Analysis]):
         return None if self.value is None else self.value.result
 
 
-def find_record(env: BuildEnvironment, kind: Kind[T], location: Location, *, needed: bool = True) -> Found[T]:
+def find_record(
+    env: BuildEnvironment, kind: Kind[T], location: Location, *, needed: bool = True, quiet: bool = False
+) -> Found[T]:
     """The file of ``kind`` in the results folder (:meth:`attnprof.records.kinds.Kind.find`: CUDA's before the
     CPU's), read (:func:`read`).
 
     A missing file is a warning at ``location`` when ``needed`` (naming the files looked for and the gallery script
     that writes them); the page then depends on the list of the results folder, so that it is read again when the
-    file appears (and not on every build). An unreadable file is always a warning.
+    file appears (and not on every build). An unreadable file is always a warning, unless ``quiet`` (then neither is
+    one: the problem is only returned).
     """
     directory = results_dir(env)
     path = kind.find(directory)
@@ -223,8 +244,27 @@ def find_record(env: BuildEnvironment, kind: Kind[T], location: Location, *, nee
         writer = gallery.writer_line(env.config, env.srcdir, names[0])
         message = f"no {kind.what} ({' or '.join(names)}) in {directory} ({writer})"
         return Found(None, None, warn(message, "missing", location))
-    found = read(env, kind, path, location)
+    found = read(env, kind, path, location, quiet=quiet)
     return Found(found.value, path if found.value is not None else None, found.problem)
+
+
+def quietly(env: BuildEnvironment, kind: Kind[T]) -> T | None:
+    """The record of ``kind`` in the results folder when there is a readable one, else ``None``, without a warning
+    (:func:`find_record`, quiet): for a page that sums up or mentions what other pages show, which warn about the
+    file."""
+    return find_record(env, kind, None, needed=False, quiet=True).value
+
+
+def extra_sources(env: BuildEnvironment) -> tuple[TrainScale | None, MaskRun | None, Grid | None]:
+    """The training-scale grid, the mask run and the eligibility map of the results folder, those that are there
+    and readable (:func:`quietly`)."""
+    return quietly(env, trainscale.KIND), quietly(env, masks.KIND), quietly(env, eligibility.KIND)
+
+
+def sweep_if_any(env: BuildEnvironment) -> Sweep | None:
+    """The sweep of the results folder when there is a readable one, else ``None``, without a warning (for a page
+    that only mentions it; the pages that show it warn through :func:`find_record`)."""
+    return quietly(env, sweep.KIND)
 
 
 def _readable(env: BuildEnvironment, paths: list[Path]) -> tuple[list[tuple[Path, Analysis]], str | None]:
@@ -322,7 +362,8 @@ def verified_trace(env: BuildEnvironment, path: Path, location: Location) -> str
 
 
 def find_build(env: BuildEnvironment, location: Location, needed: tuple[str, ...] = ()) -> Build:
-    """Every readable result of the build, analysed, by workload, with the sweep when there is one.
+    """Every readable result of the build, analysed, by workload, with the sweep and the side-by-side issue times
+    (:mod:`attnprof.records.forcing`) when there are some.
 
     Each workload of ``needed`` without a result file is a warning at ``location`` (its gallery script did not
     run); unreadable files are warnings too, and are left out.
@@ -340,4 +381,4 @@ def find_build(env: BuildEnvironment, location: Location, needed: tuple[str, ...
             writer = gallery.writer_line(env.config, env.srcdir, _a_result_name("*", workload))
             warn(f"no result file of the {workload} workload in {directory} ({writer})", "missing", location)
     found_sweep = find_record(env, sweep.KIND, location, needed=False).value
-    return Build(by_workload, found_sweep, find_fixed_costs(env, location))
+    return Build(by_workload, found_sweep, find_record(env, forcing.KIND, location, needed=False).value)

@@ -36,6 +36,7 @@ from attnprof.render import masks as cells
 from attnprof.sphinxext import lookup
 from attnprof.sphinxext.claims import FamilyClaims
 from attnprof.sphinxext.nodes import TABLE_OPTIONS, RecordDirective, build_table, para, reason_node, words_para
+from attnprof.words import fmt
 
 
 class MaskDirective(RecordDirective[MaskRun]):
@@ -77,8 +78,14 @@ class MaskTable(MaskDirective):
             message = f"mask-table: unknown mask {name!r}; choose one of: {', '.join(workloads.MASKS)}"
             return self.problem(lookup.warn(message, "mask", self.get_location()))
         # the length under the size, the backend that ran and its longest kernel under the method
-        return self.show(cells.mask_table(run, name, self.lang), "attnprof-mask-cases", numeric=(1, 5, 6, 7),
-                         stack={0: (1,), 3: (9, 8)})  # fmt: skip
+        out = self.show(cells.mask_table(run, name, self.lang), "attnprof-mask-cases", numeric=(1, 5, 6, 7),
+                        stack={0: (1,), 3: (9, 8)})  # fmt: skip
+        for c in run.cases:  # nested tensors: with their construction in every step, and built once
+            if c.mask == name and c.prebuilt_ms is not None and c.time_ms is not None:
+                text = self.say("mask.nested.prebuilt", seq=c.seq, built=cells.band(c.time_ms),
+                                once=cells.band(c.prebuilt_ms))  # fmt: skip
+                out.append(para(text, classes=["attnprof-table-note", "attnprof-nested-note"]))
+        return out
 
 
 class MaskBuilds(MaskDirective):
@@ -89,8 +96,20 @@ class MaskBuilds(MaskDirective):
 
     def build(self, run: MaskRun) -> list[nodes.Node]:
         # the length under the size
-        return self.show(cells.builds_table(run, self.lang), "attnprof-mask-builds", numeric=(2, 4, 5, 6),
-                         stack={1: (2,)})  # fmt: skip
+        out = self.show(cells.builds_table(run, self.lang), "attnprof-mask-builds", numeric=(2, 4, 5, 6),
+                        stack={1: (2,)})  # fmt: skip
+        for b in run.builds:  # when a build is paid: once, or in every step
+            if b.status != "ok" or b.time_ms is None:
+                continue
+            name = self.say(f"mask.name.{b.mask}")
+            if workloads.get_mask(b.mask).packed:
+                dense = cells.band(b.dense_ms) if b.dense_ms is not None else self.say("not_available")
+                text = self.say("mask.builds.every_batch", mask=name, seq=b.seq, block=cells.band(b.time_ms),
+                                dense=dense)  # fmt: skip
+                out.append(para(text, classes=["attnprof-table-note", "attnprof-build-per-step"]))
+        if any(not workloads.get_mask(b.mask).packed for b in run.builds):
+            out.append(para(self.say("mask.builds.once"), classes=["attnprof-table-note"]))
+        return out
 
 
 class MaskVerdicts(MaskDirective):
@@ -114,6 +133,17 @@ class MaskSummary(MaskDirective):
         out = [words_para("mask.summary", self.lang, **cells.summary_fields(run, self.lang))]
         if run.device == "cpu":
             out.append(words_para("mask.summary.cpu", self.lang))
+        else:  # why these lengths only: each one is a compile per mask and window
+            firsts = [c.first_ms for c in run.cases if workloads.get_method(c.method).compiled and c.first_ms]
+            seqs = sorted({c.seq for c in run.cases})
+            others = [s for s in workloads.MASK_CUDA_SEQS if s not in seqs]
+            compiles = len({(c.mask, c.seq, c.window, c.workload) for c in run.cases
+                            if workloads.get_method(c.method).compiled and c.status == "ok"})  # fmt: skip
+            if others:
+                out.append(words_para("mask.summary.lengths", self.lang, seqs=", ".join(map(str, seqs)),
+                                      compiles=compiles, low=fmt.number(min(firsts) / 1e3) if firsts else "?",
+                                      high=fmt.number(max(firsts) / 1e3) if firsts else "?",
+                                      others=", ".join(map(str, others))))  # fmt: skip
         return out
 
 

@@ -40,12 +40,12 @@ from docutils.parsers.rst import directives
 from sphinx import addnodes
 from sphinx.application import Sphinx
 
-from attnprof import words
+from attnprof import variants, words
 from attnprof.analysis import claims, kernels, parallelmodel
 from attnprof.inputs import element_bytes
 from attnprof.records import parallel
 from attnprof.records.bundle import Bundle
-from attnprof.records.parallel import METHODS, PLAIN_COMMAND, TORCHRUN_COMMAND, ParallelCase, ParallelRun
+from attnprof.records.parallel import BACKENDS, METHODS, PLAIN_COMMAND, TORCHRUN_COMMAND, ParallelCase, ParallelRun
 from attnprof.render import pictures, ranktimeline
 from attnprof.sphinxext import bundles, lookup
 from attnprof.sphinxext.claims import FamilyClaims
@@ -90,6 +90,11 @@ class ParallelDirective(RecordDirective[ParallelRun]):
             return out
         return [bundles.elsewhere(para(self.recorded_label(), classes=["attnprof-recorded-label"]), *out)]
 
+    def key(self, name: str) -> str:
+        """The word key ``name``, or its ``.recorded`` form when the figures shown are a recorded run's (words that
+        say whose measurement a figure is must never call a recorded figure this build's)."""
+        return f"{name}.recorded" if self.recorded is not None and words.has(f"{name}.recorded") else name
+
     def recorded_label(self) -> str:
         p = self.recorded.provenance if self.recorded is not None else None
         return "" if p is None else self.say("par.recorded.label", machine=p.machine, date=p.day,
@@ -133,7 +138,8 @@ class ParallelDirective(RecordDirective[ParallelRun]):
         if out:
             return out, []
         ran = ", ".join(f"{c.method} S={c.seq}" for c in traced) or self.say("none")
-        text = self.say("par.no_case", method=", ".join(methods), seq=self.options.get("seq", "*"), cases=ran)
+        text = self.say(self.key("par.no_case"), method=", ".join(methods), seq=self.options.get("seq", "*"),
+                        cases=ran)  # fmt: skip
         return [], self.problem(lookup.warn(text, "case", self.get_location()))
 
 
@@ -143,6 +149,10 @@ class ParallelStatus(ParallelDirective):
     def pick(self, found: lookup.Found[ParallelRun]) -> tuple[ParallelRun | None, list[nodes.Node]]:
         # a run that did not run here is shown as such, the recorded one (if any) boxed below it, not in its place
         return RecordDirective.pick(self, found)
+
+    def run(self) -> list[nodes.Node]:
+        # this build's status stays outside the box of other machines' figures: build() boxes the recorded run alone
+        return RecordDirective.run(self)
 
     def build(self, r: ParallelRun) -> list[nodes.Node]:
         if not r.ok:
@@ -160,8 +170,41 @@ class ParallelStatus(ParallelDirective):
             rec = bundles.recorded_parallel(self.env)
             if rec is None:
                 return [box]
-            return [box, bundles.elsewhere(self.recorded_box(*rec), *self.ran(rec[0], rec[1]))]
+            self.recorded = rec[1]
+            return [
+                box,
+                bundles.elsewhere(
+                    self.recorded_box(*rec),
+                    *self.ran(rec[0], rec[1]),
+                    para(self.backend_note(rec[0]), classes=["attnprof-backend-note"]),
+                ),
+            ]
         return self.ran(r)
+
+    def backend_note(self, r: ParallelRun) -> str:
+        """Which backend the recorded run forced, against the one SDPA picks on one GPU: from this build's sweep at
+        the run's head dim and the longest length where both were measured, or why this build cannot say."""
+        forced = [b for b in r.config.backends if b != "auto"]
+        name = ", ".join(forced) or "auto"
+        variant = next((v.name for v in variants.VARIANTS.values() if forced and v.backend == BACKENDS[forced[0]]),
+                       None)  # fmt: skip
+        sw = lookup.sweep_if_any(self.env) if variant else None
+        if sw is None or sw.device != "cuda" or variant is None:
+            return self.say("par.recorded.backend_unknown", backend=name)
+        chooser = variants.sdpa_chooser()
+        pairs = [(a, f) for a in sw.points for f in sw.points
+                 if a.variant == chooser and f.variant == variant and a.ok and f.ok and a.seq == f.seq
+                 and a.head_dim == f.head_dim == r.config.head_dim and a.gpu_ms and f.gpu_ms]  # fmt: skip
+        if not pairs:
+            return self.say("par.recorded.backend_unknown", backend=name)
+        auto, own = max(pairs, key=lambda p: p[0].seq)
+        picked = variants.by_sdpa_family(auto.sdpa_choice)
+        return self.say("par.recorded.backend", backend=name,
+                        picked=variants.get(picked).short if picked else auto.sdpa_choice or "?",
+                        seq=auto.seq, head_dim=auto.head_dim, batch=sw.batch, heads=sw.heads,
+                        auto=fmt.number(auto.gpu_ms), forced=fmt.number(own.gpu_ms),  # type: ignore[arg-type]
+                        ratio=fmt.number(own.gpu_ms / auto.gpu_ms), device=words.device(sw.environment.device_name,
+                                                                                       self.lang))  # fmt: skip
 
     def recorded_box(self, r: ParallelRun, b: Bundle) -> nodes.admonition:
         """The box that says the figures below are a recorded run's: machine, date, bundle, software."""
@@ -390,13 +433,13 @@ class ParallelModel(ParallelDirective):
     def build(self, r: ParallelRun) -> list[nodes.Node]:
         b = parallelmodel.basis(r)
         if b is None:
-            return [nodes.note("", para(self.say("par.model.no_basis")), classes=["attnprof-not-run"])]
+            return [nodes.note("", para(self.say(self.key("par.model.no_basis"))), classes=["attnprof-not-run"])]
         gbs = lambda x: fmt.unit(fmt.number(x), "GB/s")  # noqa: E731
         ms = lambda x: fmt.unit(fmt.number(x), "ms")  # noqa: E731
-        basis = self.say("par.model.basis", seq=b.seq, backend=b.backend, single=ms(b.single_ms),
+        basis = self.say(self.key("par.model.basis"), seq=b.seq, backend=b.backend, single=ms(b.single_ms),
                          tflops=fmt.unit(fmt.number(b.tflops), "TFLOP/s"), busbw=gbs(b.busbw_gbs), world=b.world,
                          method=self.method_words(b.method), overlap=self.percent(b.overlap))  # fmt: skip
-        assumed = self.say("par.model.assumed", per_node=b.gpus_per_node, inter=gbs(b.inter_node_gbs))
+        assumed = self.say(self.key("par.model.assumed"), per_node=b.gpus_per_node, inter=gbs(b.inter_node_gbs))
         body = []
         for row in parallelmodel.rows(b):
             body.append([str(row.gpus), str(row.nodes), fmt.number(row.bandwidth_gbs), self.ms(row.compute_ms),
@@ -404,8 +447,8 @@ class ParallelModel(ParallelDirective):
                          self.speedup(row.speedup), self.percent(row.efficiency)])  # fmt: skip
         keys = ["par.col.gpus", "par.col.nodes", "par.col.bandwidth", "par.col.compute_ms", "par.col.model_comm_ms",
                 "par.col.exposed_ms", "par.col.model_step_ms", "par.col.speedup", "par.col.efficiency"]  # fmt: skip
-        check = self.say("par.model.check", world=b.world, model=ms(parallelmodel.predict(b, b.world).step_ms),
-                         measured=ms(b.measured_step_ms))  # fmt: skip
+        model = ms(parallelmodel.predict(b, b.world).step_ms)
+        check = self.say(self.key("par.model.check"), world=b.world, model=model, measured=ms(b.measured_step_ms))
         n = parallelmodel.crossover(b)
         kv = fmt.unit(fmt.number(b.kv_bytes / 2**20), "MiB")
         cross = self.say("par.model.crossover", n=n, kv=kv) if n else self.say("par.model.no_crossover")

@@ -191,8 +191,11 @@ class _VariantTable(AttnprofDirective):
 
 
 class CompareTable(_VariantTable):
-    """``compare-table [VARIANT ...]``: the at-a-glance table (every figure from the variant's own run; see
-    :class:`attnprof.analysis.summary.SummaryRow` for what each is)."""
+    """``compare-table [VARIANT ...]``: the at-a-glance table (the GPU figures from the variant's own run; see
+    :class:`attnprof.analysis.summary.SummaryRow` for what each is). The two CPU columns come from the build's
+    side-by-side measurement when it made one (:func:`attnprof.measure.cpucosts.measure_cpu_costs`: every variant
+    in the same rounds, each figure with its band), and a note under the table defines them; without it, from each
+    variant's own run, said so."""
 
     columns = ("col.gpu_ms", "col.kernels_per_step", "col.activities_per_step", "col.cpu_step_us", "col.dispatch_us",
                "col.tflops", "col.peak_mib", "col.main_kernel")  # fmt: skip
@@ -201,9 +204,11 @@ class CompareTable(_VariantTable):
     table_class = "attnprof-compare-table"
     stack: ClassVar = {2: (3,)}  # the GPU activities (kernels, copies, fills) under the kernels
     reveals_need_gpu = True
+    measured: CpuCosts | None = None
 
     def run(self) -> list[nodes.Node]:
         self.shown: list[Analysis] = []
+        self.measured = self.cpu_costs()
         out = super().run()
         # what every row was measured at: the figures depend on the shape, the CPU's as well
         ran = {(tuple(a.result.shape), a.result.dtype, a.result.environment.device_name)
@@ -215,15 +220,35 @@ class CompareTable(_VariantTable):
                 for shape, dtype, device in sorted(ran)
             )  # fmt: skip
             out.insert(1, para(self.say("compare.conditions", where=where), classes=["attnprof-table-note"]))
+            m = self.measured
+            if m is not None:
+                text = self.say("compare.cpu_side", rounds=m.rounds, shape="[" + ", ".join(map(str, m.shape)) + "]",
+                                dtype=m.dtype)  # fmt: skip
+            else:
+                text = self.say("compare.cpu_own")
+            out.insert(2, para(text, classes=["attnprof-table-note", "attnprof-cpu-definitions"]))
         return out
 
     def column_keys(self, analyses: list[Analysis]) -> list[str]:
-        """The time column says CPU time when no row of the table ran on a GPU (the times are then CPU times)."""
+        """The time column says CPU time when no row of the table ran on a GPU (the times are then CPU times); the
+        CPU columns say side by side when they come from that measurement."""
         self.shown = analyses
         keys = list(self.columns)
         if not any(a.result.ok and a.result.device == "cuda" for a in analyses):
             keys[0] = "col.cpu_ms"
+        if self.measured is not None:
+            keys[3], keys[4] = "col.profiled_side_us", "col.dispatch_side_us"
         return keys
+
+    def cpu_cells(self, a: Analysis) -> list[str]:
+        """The profiled CPU time and the dispatch cost of one call: side by side with their bands, or (no
+        side-by-side row for this variant) the medians of its own run, marked †."""
+        row = self.measured.row(a.variant) if self.measured is not None else None
+        if row is not None and row.status == "ok":
+            return [self.band(row.profiled), self.band(row.dispatch)]
+        summary = a.summary
+        own = [self.na(summary.cpu_us), self.na(summary.dispatch_us)]
+        return [self.say("verdict.own_run", text=t) for t in own] if self.measured is not None else own
 
     def cells(self, a: Analysis) -> list[Any]:
         row = a.summary
@@ -232,8 +257,7 @@ class CompareTable(_VariantTable):
             self.na(row.gpu_ms),
             self.na(row.kernels_per_step, fmt.count),
             self.na(row.activities_per_step, fmt.count),
-            self.na(row.cpu_us),
-            self.na(row.dispatch_us),
+            *self.cpu_cells(a),
             self.na(row.tflops),
             self.na(row.peak_mib),
             main.info.text(self.lang) if main is not None else self.say("not_available"),

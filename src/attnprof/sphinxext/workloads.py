@@ -1,4 +1,5 @@
-"""Tables of the other workloads (:mod:`attnprof.workloads`): training, decoding, CUDA graphs, and the decision.
+"""Tables of the other workloads (:mod:`attnprof.workloads`): training, decoding and CUDA graphs (the decision
+table is :mod:`.verdicts`).
 
 ``train-table``
     One row per variant's training step: step, forward and backward times, their ratio, TFLOP/s (3.5 times the
@@ -14,12 +15,6 @@
 ``graph-table``
     The decoding step replayed from a CUDA graph beside the eager step: CPU, wall and GPU time, kernels and launch
     calls per step.
-``decision``
-    Which attention wins each workload at each length (``:workload:`` for one), the runner-up and the margin ("too
-    close to call" where the noise bands overlap), the winner's memory, SDPA's choice and whether forcing a backend
-    helps, and FlexAttention against the winner.
-``decision-summary``
-    The three-line answer: one line per workload, the winner at its longest length, linking ``:link:`` (a document).
 
 Every figure comes from :class:`attnprof.analysis.workload_rows.Build` (one per page, from
 :func:`.lookup.find_build`).
@@ -32,12 +27,11 @@ from typing import Any, ClassVar
 
 from docutils import nodes
 from docutils.parsers.rst import directives
-from sphinx import addnodes
 from sphinx.application import Sphinx
 
-from attnprof import variants, words
-from attnprof.analysis.workload_rows import Build, Conditions, DecisionRow, DecodeRow
-from attnprof.noise import CPU_FLOOR, GPU_FLOOR
+from attnprof import words
+from attnprof.analysis.workload_rows import Build, Conditions, DecodeRow
+from attnprof.noise import GPU_FLOOR
 from attnprof.sphinxext import lookup
 from attnprof.sphinxext.nodes import TABLE_OPTIONS, AttnprofDirective, Span, para, status_words
 from attnprof.words import fmt
@@ -46,7 +40,7 @@ from attnprof.words import fmt
 DECODE_METRICS: tuple[str, ...] = ("gpu_us", "gbs", "read_pct", "dispatch_us")
 
 
-class _BuildDirective(AttnprofDirective):
+class BuildDirective(AttnprofDirective):
     """A directive that reads the whole build; ``needed`` workloads warn when they have no results."""
 
     has_content = False
@@ -95,7 +89,7 @@ class _BuildDirective(AttnprofDirective):
         return Span(para(text, classes=["attnprof-not-run"]), width)
 
 
-class TrainTable(_BuildDirective):
+class TrainTable(BuildDirective):
     """``train-table``: one row per variant's training step."""
 
     needed = ("train",)
@@ -137,7 +131,7 @@ def _decode_value(row: DecodeRow, metric: str) -> float | None:
     }[metric]
 
 
-class DecodeTable(_BuildDirective):
+class DecodeTable(BuildDirective):
     """``decode-table``: a row per variant, a column per cache length, one metric in the cells."""
 
     needed = ("decode",)
@@ -188,7 +182,7 @@ class DecodeTable(_BuildDirective):
         return out + (notes if metric == "gpu_us" else [])
 
 
-class DecodeKernelTable(_BuildDirective):
+class DecodeKernelTable(BuildDirective):
     """``decode-kernel-table``: the kernels of each variant's decoding step at one cache length."""
 
     needed = ("decode",)
@@ -232,7 +226,7 @@ class DecodeKernelTable(_BuildDirective):
         return out
 
 
-class GraphTable(_BuildDirective):
+class GraphTable(BuildDirective):
     """``graph-table``: the decoding step replayed from a CUDA graph beside the eager step."""
 
     needed = ("decode",)
@@ -260,128 +254,9 @@ class GraphTable(_BuildDirective):
         return [self.table(keys, body, "attnprof-graph-table", numeric=(1, 2, 3, 4, 5)), *notes]
 
 
-class Decision(_BuildDirective):
-    """``decision``: which attention wins each workload at each length, and what to do about SDPA's choice."""
-
-    needed = ("train", "decode")
-    option_spec: ClassVar = {
-        **TABLE_OPTIONS,
-        "workload": lambda arg: directives.choice(arg, ("train", "prefill", "decode")),
-    }
-
-    def run(self) -> list[nodes.Node]:
-        rows = self.build().decision_rows(self.options.get("workload"))
-        if not rows:
-            return self.empty(self.options.get("workload", "train, prefill, decode"))
-        body = [self.cells(r) for r in rows]
-        keys = ["col.workload", "col.length", "col.winner", "col.runner_up", "col.winner_memory",
-                "col.sdpa_forcing", "col.flex"]  # fmt: skip
-        shown = list(dict.fromkeys(r.workload for r in rows))
-        return [*self.conditions_head(self.build(), shown),
-                self.table(keys, body, "attnprof-decision-table", numeric=(4,))]  # fmt: skip
-
-    def cells(self, r: DecisionRow) -> list[Any]:
-        win, run = r.winner, r.runner_up
-        winner: list[nodes.Node] = []
-        if win is not None:
-            fields = self.band_fields(win.band.figure, floor=GPU_FLOOR)
-            winner.append(para(self.say("decision.time", variant=win.variant, **fields)))
-        if r.unreliable:
-            items = self.say("list.semi").join(
-                self.say(
-                    "decision.unreliable_item", variant=e.variant, **self.band_fields(e.band.figure, floor=GPU_FLOOR)
-                )
-                for e in r.unreliable
-            )
-            winner.append(para(self.say("decision.unreliable", items=items), classes=["attnprof-unreliable"]))
-        runner = None
-        if run is not None and r.margin_band is not None:
-            fields = self.band_fields(r.margin_band, fmt.signed_percent)
-            runner = [para(self.say("decision.margin", variant=run.variant, **fields))]
-            if r.too_close:
-                runner.append(para(self.say("decision.tie"), classes=["attnprof-tie"]))
-        memory = self.na(win.peak_mib if win else None)
-        if win is not None and win.peak_mib is not None and win.inputs_mib is not None:
-            memory = self.say("decision.memory", peak=memory, inputs=fmt.number(win.inputs_mib))
-        return [
-            self.say(f"workload.{r.workload}"),
-            self.say(f"workload.length.{r.workload}", n=r.length),
-            winner or self.say("not_available"),
-            runner or self.say("not_available"),
-            memory,
-            self.forcing(r),
-            self.na(r.flex_ratio, lambda x: words.times(x, self.lang)),
-        ]
-
-    def forcing(self, r: DecisionRow) -> list[nodes.Node] | str:
-        if r.forcing == "unknown" or r.auto is None or r.best_forced is None:
-            return self.say("decision.forcing.unknown")
-        picked_variant = variants.by_sdpa_family(r.auto.backend)
-        picked = variants.get(picked_variant).short if picked_variant else r.auto.backend or "?"
-        fields = self.band_fields(r.auto.band.figure, floor=GPU_FLOOR)
-        out = [para(self.say("decision.forcing.picked", picked=picked, **fields))]
-        if r.forcing == "unreliable" or r.saving is None:
-            out.append(para(self.say("decision.forcing.unreliable"), classes=["attnprof-unreliable"]))
-        else:
-            saving = self.margin_text(r.saving)
-            out.append(para(self.say(f"decision.forcing.{r.forcing}", best=r.best_forced.variant, saving=saving)))
-        if r.forcing_cost is not None:
-            out.append(para(self.say("decision.forcing.cpu", **self.band_fields(r.forcing_cost, floor=CPU_FLOOR))))
-        return out
-
-
-class DecisionSummary(_BuildDirective):
-    """``decision-summary``: one line per workload, the winner at its longest length, linking ``:link:``."""
-
-    needed = ("train", "decode")
-    option_spec: ClassVar = {**TABLE_OPTIONS, "link": directives.unchanged_required}
-
-    def run(self) -> list[nodes.Node]:
-        build = self.build()
-        rows = build.decision_rows()
-        last: dict[str, DecisionRow] = {}
-        for r in rows:
-            if r.winner is not None or r.unreliable:
-                last[r.workload] = r  # rows come by length: the last one is the longest
-        if not last:
-            return self.empty("train, prefill, decode")
-        items = nodes.bullet_list(classes=["attnprof-decision-summary"])
-        head: list[nodes.Node] = []
-        for r in last.values():
-            c = build.conditions(r.workload)
-            length = self.say(f"workload.length.{r.workload}", n=r.length)
-            if c is not None and len(c.lengths) > 1:  # "the longest" only where there are several
-                length = self.say("conditions.longest", n=len(c.lengths), length=length)
-            if c is not None and not head:
-                key = "conditions.head.gpu" if c.on_gpu else "conditions.head.cpu"
-                head = [para(self.say(key, device=words.device(c.device, self.lang)),
-                             classes=["attnprof-conditions-head"])]  # fmt: skip
-            fields = dict(workload=self.say(f"workload.{r.workload}"), length=length,
-                          conditions=self.conditions_text(c) if c is not None else self.say("not_available"),
-                          winner=variants.get(r.winner.variant).short if r.winner else "?")  # fmt: skip
-            if r.winner is None:  # every candidate measured with a band too wide to decide anything
-                text = self.say("decision.summary.undecided", **{k: v for k, v in fields.items() if k != "winner"})
-            elif r.too_close and r.runner_up is not None:
-                text = self.say("decision.summary.tie", runner=variants.get(r.runner_up.variant).short, **fields)
-            else:
-                text = self.say("decision.summary.line", **fields)
-            items += nodes.list_item("", para(self.link(text)))
-        self.set_source_info(items)
-        return [*head, items]
-
-    def link(self, text: str) -> nodes.Node:
-        target = self.options.get("link")
-        if not target:
-            return nodes.Text(text)
-        return addnodes.pending_xref("", nodes.inline("", text), refdomain="std", reftype="doc", reftarget=target,
-                                     refexplicit=True, refwarn=True, refdoc=self.env.docname)  # fmt: skip
-
-
 def setup_workloads(app: Sphinx) -> None:
     """Register the workload directives."""
     app.add_directive("train-table", TrainTable)
     app.add_directive("decode-table", DecodeTable)
     app.add_directive("decode-kernel-table", DecodeKernelTable)
     app.add_directive("graph-table", GraphTable)
-    app.add_directive("decision", Decision)
-    app.add_directive("decision-summary", DecisionSummary)

@@ -6,8 +6,8 @@ labels, the trace viewer's words, the printed reports of the gallery scripts, th
 :data:`TABLE`, picked by the build's ``language``. The table is assembled from data modules, one per part of the site
 (:mod:`.site`, :mod:`.claims`, :mod:`.kernels`, :mod:`.viewer`, :mod:`.report`, :mod:`.workloads`,
 :mod:`.parallel`, :mod:`.workloadreport`, :mod:`.explain`, :mod:`.eligibility`, :mod:`.figures`, :mod:`.dropin`,
-:mod:`.crossgpu`, :mod:`.trainscale`, :mod:`.masks`, :mod:`.tracediff`, :mod:`.advice`); a key lives in exactly
-one of them (checked on import), and every key has every language of :data:`LANGUAGES` (a test checks it).
+:mod:`.crossgpu`, :mod:`.trainscale`, :mod:`.masks`, :mod:`.verdicts`, :mod:`.tracediff`, :mod:`.advice`); a key
+lives in exactly one of them (checked on import), and every key has every language of :data:`LANGUAGES` (a test checks it).
 ``{placeholders}`` are filled with :meth:`str.format`.
 
 >>> text("status.oom", "ja")
@@ -39,6 +39,7 @@ from attnprof.words import report as _report
 from attnprof.words import site as _site
 from attnprof.words import tracediff as _tracediff
 from attnprof.words import trainscale as _trainscale
+from attnprof.words import verdicts as _verdicts
 from attnprof.words import viewer as _viewer
 from attnprof.words import workloadreport as _workloadreport
 from attnprof.words import workloads as _workloads
@@ -74,6 +75,7 @@ TABLE: dict[str, dict[str, str]] = _merge(
     _crossgpu.CROSSGPU,
     _trainscale.TRAINSCALE,
     _masks.MASK_WORDS,
+    _verdicts.VERDICTS,
     _tracediff.TRACEDIFF,
     _advice.ADVICE,
 )

@@ -40,6 +40,32 @@ CROSSGPU: dict[str, dict[str, str]] = {
         "en": "Bundles left out because they could not be read ({n}):",
         "ja": "読めなかったため除外したバンドル ({n} 件):",
     },
+    "xgpu.same_gpu": {
+        "en": "Left out: {bundles}, recorded on the GPU model this build ran on ({gpu}). This page compares other "
+        "GPUs; this build's own pages show this one.",
+        "ja": "除外: {bundles} はこのビルドと同じ GPU モデル ({gpu}) で記録されたものです。このページは他の GPU "
+        "を比べるもので、この GPU はこのビルド自身のページが示しています。",
+    },
+    "xgpu.methods": {
+        "en": "Two ways of timing one call, and how far apart they are here: the article read its figures off the "
+        "profiler (the GPU time of the kernels under a call's range, the profiler recording), while this site times "
+        "calls with CUDA events and no profiler. On this build's {device}, at {shape} {dtype}, the profiler's GPU "
+        "time of a call came out at {low} to {high} of the CUDA-event time (median {mid}, over {n} variants). "
+        "Differences between the published figures and the measured ones smaller than that gap say nothing.",
+        "ja": "1 回の呼び出しを計る 2 つの方法と、その差: 記事の数値はプロファイラから読んだもの (プロファイラが記録"
+        "している状態で、呼び出しの範囲にあるカーネルの GPU 時間) で、このサイトはプロファイラなしで CUDA イベントに"
+        "より計時します。このビルドの {device} では、{shape} {dtype} でのプロファイラの GPU 時間は CUDA イベントの"
+        "時間の {low}〜{high} でした (中央値 {mid}、{n} バリアント)。公表値と実測値の差がこの開きより小さければ、"
+        "何も言えません。",
+    },
+    "xgpu.methods_unknown": {
+        "en": "Two ways of timing one call: the article read its figures off the profiler, while this site times "
+        "calls with CUDA events and no profiler. How far apart the two are needs a GPU, and this build ran without "
+        "one.",
+        "ja": "1 回の呼び出しを計る 2 つの方法: 記事の数値はプロファイラから読んだもので、このサイトはプロファイラ"
+        "なしで CUDA イベントにより計時します。2 つの差を知るには GPU が必要ですが、このビルドは GPU なしで実行"
+        "されました。",
+    },
     "xgpu.elsewhere": {
         "en": "Measured elsewhere, not on this build's machine: each figure with its machine and date.",
         "ja": "このビルドのマシンではなく他所で測った数値です。各数値にマシンと日付を添えています。",
@@ -64,6 +90,22 @@ CROSSGPU: dict[str, dict[str, str]] = {
     "par.recorded.label": {
         "en": "Recorded on {machine}, {date} (bundle {bundle})",
         "ja": "{date} に {machine} で記録 (バンドル {bundle})",
+    },
+    "par.recorded.backend": {
+        "en": "The recorded run forced {backend}: its one-GPU times and speed-ups are {backend}'s. Left to choose, "
+        "SDPA does not pick {backend} on one GPU: on {device}, this build's sweep at seq {seq}, head_dim {head_dim} "
+        "(batch {batch}, {heads} heads; the longest length it measured) has SDPA's choice run {picked} in {auto} ms "
+        "against {forced} ms for {backend} forced, {ratio}× as long.",
+        "ja": "記録された実行は {backend} を強制しています。GPU 1 基の時間と高速化率は {backend} のものです。SDPA "
+        "に選ばせると、GPU 1 基では {backend} を選びません: {device} でこのビルドのスイープが計測した系列長 {seq}、"
+        "head_dim {head_dim} (バッチ {batch}、ヘッド {heads}。計測した最長の長さ) では、SDPA の選択は {picked} を "
+        "{auto} ms で実行し、{backend} を強制すると {forced} ms ({ratio} 倍) かかります。",
+    },
+    "par.recorded.backend_unknown": {
+        "en": "The recorded run forced {backend}: its one-GPU times and speed-ups are {backend}'s, which need not "
+        "be the backend SDPA picks when left to choose; this build measured no one-GPU figure to compare them with.",
+        "ja": "記録された実行は {backend} を強制しています。GPU 1 基の時間と高速化率は {backend} のもので、SDPA "
+        "に選ばせたときのバックエンドとは限りません。このビルドには比べられる GPU 1 基の計測値がありません。",
     },
     "par.recorded.no_verdict": {
         "en": "This build could not run the measurement, so these claims are not checked here; the recorded run "

@@ -135,4 +135,38 @@ MASK_WORDS: dict[str, dict[str, str]] = {
     },
     "mask.reason.no_case": {"en": "no case of {what} was measured", "ja": "{what} のケースが計測されていない"},
     "mask.reason.one_side": {"en": "{where}: {outcome}", "ja": "{where}: {outcome}"},
+    "mask.nested.prebuilt": {
+        "en": "Nested tensors at seq {seq}, forward: {built} ms with the nested tensors built from the packed rows "
+        "in "
+        "every step, as a loop over new batches builds them; {once} ms on nested tensors built once, before the "
+        "calls. A training step builds them inside its own autograd graph, so its time includes them.",
+        "ja": "系列長 {seq} のネスト (ジャグド) テンソル、フォワード: 新しいバッチを回すループと同じく各ステップでパ"
+        "ック"
+        "された行からネストテンソルを作ると {built} ms、呼び出しの前に 1 回だけ作ったネストテンソルでは {once} ms。"
+        "学習ステップは自身の自動微分グラフの中でそれを作るため、その時間に含まれます。",
+    },
+    "mask.builds.every_batch": {
+        "en": "{mask} at seq {seq}: the documents and their boundaries change with every batch, so a training loop "
+        "builds this mask in every step: the block mask in {block} ms for FlexAttention, the dense mask in {dense} "
+        "ms for SDPA and the naive code. The decision page adds each to its method's step.",
+        "ja": "系列長 {seq} の{mask}: 文書とその境界はバッチごとに変わるため、学習ループはこのマスクを各ステップで"
+        "作ります。FlexAttention のブロックマスクは {block} ms、SDPA と素朴な実装の密なマスクは {dense} ms "
+        "です。判定のページはそれぞれを各方法のステップに加えています。",
+    },
+    "mask.builds.once": {
+        "en": "The sliding window and the prefix-LM are the same for every batch of a given length: their masks are "
+        "built once, before the loop, and their cost is not paid per step.",
+        "ja": "スライディングウィンドウとプレフィックス LM は、同じ長さならどのバッチでも同じです。マスクはループの"
+        "前に 1 回だけ作り、そのコストはステップごとにはかかりません。",
+    },
+    "mask.summary.lengths": {
+        "en": "This build measures the masks at seq {seqs} only: FlexAttention compiles once per mask, window, "
+        "length "
+        "and step ({compiles} compiles here, the first call of each taking {low} to {high} s), and the build keeps "
+        "to "
+        "its time budget. The probe scripts/probe_masks.py measures seq {others} as well.",
+        "ja": "このビルドはマスクを系列長 {seqs} でのみ計測します。FlexAttention はマスク、ウィンドウ、長さ、"
+        "ステップごとにコンパイルし (ここでは {compiles} 回、初回呼び出しはそれぞれ {low}〜{high} s)、ビルドは"
+        "時間予算内に収めるためです。scripts/probe_masks.py は系列長 {others} も計測します。",
+    },
 }

@@ -127,6 +127,24 @@ PARALLEL: dict[str, dict[str, str]] = {
         "{tflops})。このホストの GPU 間で NCCL の all-gather はバス帯域幅 {busbw} に達します。{method} "
         "方式で計測した GPU {world} 基の実行では、重なりが最も小さいランクで通信の {overlap} が計算と重なりました。",
     },
+    "par.model.basis.recorded": {
+        "en": "Recorded in that run, not measured by this machine: one GPU computes causal attention over S = {seq} "
+        "({backend}) in {single} ({tflops}); NCCL's all-gather reaches a bus bandwidth of {busbw} between its GPUs; "
+        "in its {world}-GPU run with the {method} rotation, {overlap} of the communication overlapped computation "
+        "on the rank where it overlapped least.",
+        "ja": "その実行で記録した値で、このマシンの計測ではありません: GPU 1 基は S = {seq} の因果アテンション "
+        "({backend}) を {single} で計算します ({tflops})。その GPU 間で NCCL の all-gather はバス帯域幅 {busbw} "
+        "に達します。{method} 方式の GPU {world} 基の実行では、重なりが最も小さいランクで通信の {overlap} "
+        "が計算と重なりました。",
+    },
+    "par.model.check.recorded": {
+        "en": "Where the model can be checked, at {world} GPUs, it gives {model}; the recorded run took {measured}.",
+        "ja": "モデルを検証できる GPU {world} 基では、モデルの値は {model}、記録された実行の値は {measured} です。",
+    },
+    "par.no_case.recorded": {
+        "en": "The recorded run has no case that ran for {method} at S = {seq}; cases that ran: {cases}.",
+        "ja": "記録された実行には {method}、S = {seq} の実行済みケースがありません。実行済み: {cases}。",
+    },
     "par.model.assumed": {
         "en": "Assumed, not measured: {per_node} GPUs per node, joined by NVLink at the bus bandwidth measured "
         "here; between nodes, {inter} per GPU (one 400 Gb/s InfiniBand NDR link per GPU); compute divides evenly "
@@ -135,6 +153,16 @@ PARALLEL: dict[str, dict[str, str]] = {
         "ja": "仮定 (計測ではありません): 1 ノードに GPU {per_node} 基、ノード内は NVLink "
         "でここで計測したバス帯域幅のまま。ノード間は GPU あたり {inter} (GPU ごとに 400 Gb/s の InfiniBand NDR を "
         "1 本)。計算は計測した速度のままGPU 間で均等に分かれる。通信と計算の重なりはここで計測した割合のままで、"
+        "計算時間を超えて重なることはない。部分結果の統合にかかる時間は含めない。",
+    },
+    "par.model.assumed.recorded": {
+        "en": "Assumed, not measured: {per_node} GPUs per node, joined by NVLink at the bus bandwidth recorded in "
+        "that run; between nodes, {inter} per GPU (one 400 Gb/s InfiniBand NDR link per GPU); compute divides "
+        "evenly over the GPUs at the recorded rate; communication overlaps computation as much as recorded, and "
+        "never longer than the computation lasts; the merging of partial results is left out.",
+        "ja": "仮定 (計測ではありません): 1 ノードに GPU {per_node} 基、ノード内は NVLink "
+        "でその実行で記録したバス帯域幅のまま。ノード間は GPU あたり {inter} (GPU ごとに 400 Gb/s の InfiniBand "
+        "NDR を 1 本)。計算は記録した速度のまま GPU 間で均等に分かれる。通信と計算の重なりは記録した割合のままで、"
         "計算時間を超えて重なることはない。部分結果の統合にかかる時間は含めない。",
     },
     "par.model.check": {
@@ -157,6 +185,12 @@ PARALLEL: dict[str, dict[str, str]] = {
         "has not got them.",
         "ja": "モデルには、トレース付きで実行できたケースと、計測した all-gather の帯域幅が必要ですが、"
         "このビルドにはありません。",
+    },
+    "par.model.no_basis.recorded": {
+        "en": "The model needs a case that ran, with its traces, and the measured all-gather bandwidth; the "
+        "recorded run has not got them.",
+        "ja": "モデルには、トレース付きで実行できたケースと、計測した all-gather の帯域幅が必要ですが、"
+        "記録された実行にはありません。",
     },
     # --- the closing note ---
     "par.closing.item": {

@@ -80,8 +80,8 @@ WORKLOADS: dict[str, dict[str, str]] = {
     "col.winner": {"en": "Fastest", "ja": "最速"},
     "col.runner_up": {"en": "Runner-up (slower by)", "ja": "次点 (遅い分)"},
     "col.winner_memory": {
-        "en": "Fastest's peak memory above its inputs (MiB)",
-        "ja": "最速のピークメモリ (入力を除く, MiB)",
+        "en": "Best's peak memory above its inputs (MiB)",
+        "ja": "最良のピークメモリ (入力を除く, MiB)",
     },
     "col.sdpa_forcing": {"en": "SDPA's choice; force a backend?", "ja": "SDPA の選択、バックエンドを強制すべきか"},
     "col.flex": {"en": "FlexAttention vs fastest", "ja": "FlexAttention と最速の比"},
@@ -208,22 +208,26 @@ WORKLOADS: dict[str, dict[str, str]] = {
         "ja": "SDPA がどのみち選ぶバックエンドを強制すると、ステップごとに CPU 時間がかかる",
     },
     "C26.measured": {
-        "en": "forcing costs {cost} µs CPU per call ({lo}–{hi}), the same at every shape: {share}% of the {issue} µs "
-        "SDPA takes to issue a step at KV cache {length}",
-        "ja": "強制すると呼び出しごとに CPU 時間が {cost} µs ({lo}–{hi}) かかり、形状によらず同じ: KV キャッシュ "
-        "{length} で SDPA がステップの発行にかける {issue} µs の {share}%",
+        "en": "forcing {picked}, the backend SDPA picks, adds {cost} µs of CPU per call ({lo}–{hi}) at KV cache "
+        "{length}, issued side by side: {share}% of the {issue} µs SDPA's own choice takes to issue the step",
+        "ja": "SDPA が選ぶバックエンド {picked} を強制すると、KV キャッシュ {length} で呼び出しごとに CPU 時間が "
+        "{cost} µs ({lo}–{hi}) 増える (並べて発行して計測): SDPA 自身の選択がステップの発行にかける {issue} µs の "
+        "{share}%",
     },
     "C26.detail": {
-        "en": "Holds when that cost is, beyond the noise, at least 5% of the issue time ({limit} µs): the "
-        "sdpa_kernel context measured alone, {calls} calls, not the difference of two dispatch costs.",
-        "ja": "その代償がノイズを超えて発行時間の 5% ({limit} µs) 以上なら成り立つ。sdpa_kernel コンテキストだけを "
-        "{calls} 回計測した値で、2 つのディスパッチコストの差ではない。",
+        "en": "Holds when that difference is, beyond the noise, at least 5% of the issue time ({limit} µs): the "
+        "whole difference between the forced call and SDPA's own choice, round by round over {rounds} rounds in "
+        "which both were issued, not the empty sdpa_kernel context alone.",
+        "ja": "その差がノイズを超えて発行時間の 5% ({limit} µs) 以上なら成り立つ。強制した呼び出しと SDPA 自身の"
+        "選択を同じ {rounds} ラウンドで発行し、ラウンドごとに取った差の全体で、中身のない sdpa_kernel "
+        "コンテキストだけの値ではない。",
     },
     "C26.cost": {"en": "forcing", "ja": "強制の代償"},
     "C26.limit": {"en": "5% of the issue time", "ja": "発行時間の 5%"},
-    "C26.reason.no_fixed": {
-        "en": "this build did not measure the cost of forcing a backend once (examples/11-cpu-overhead.py writes it)",
-        "ja": "このビルドはバックエンドを強制するコストを 1 回計測していません (examples/11-cpu-overhead.py が"
-        "書き出します)",
+    "C26.reason.no_side": {
+        "en": "this build did not issue the forced call and SDPA's own choice side by side at a decoding shape "
+        "(examples/11-cpu-overhead.py does)",
+        "ja": "このビルドは、デコードの形状で強制した呼び出しと SDPA 自身の選択を並べて発行していません "
+        "(examples/11-cpu-overhead.py が行います)",
     },
 }

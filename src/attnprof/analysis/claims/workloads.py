@@ -15,8 +15,9 @@ claim (each rule function states its own):
 * C24: at the shortest cache, issuing SDPA's decoding step takes the CPU longer than the GPU takes to run it.
 * C25: replaying the decoding step from a CUDA graph cuts the CPU time at least threefold, for every captured
   variant, while its GPU time stays within ±10%.
-* C26: forcing the backend SDPA picks anyway costs CPU time on every step: the build's one figure for the
-  ``sdpa_kernel`` context is at least 5% of the time SDPA takes to issue the shortest decoding step.
+* C26: forcing the backend SDPA picks anyway costs CPU time on every step: the whole difference between the forced
+  call and SDPA's own choice, issued side by side at the shortest decoding cache, is at least 5% of the time SDPA
+  takes to issue that step.
 """
 
 from __future__ import annotations
@@ -235,31 +236,33 @@ FORCING_MIN_SHARE = 0.05
 
 
 def _forcing_costs_cpu_time(ctx: Check) -> Verdict:
-    """Forcing the backend SDPA picks anyway costs CPU time on every step: the build's one figure for the
-    ``sdpa_kernel`` context (entered and left alone thousands of times, :mod:`attnprof.records.fixedcosts`; the same
-    at every shape) is at least 5% of the CPU time SDPA takes to issue a decoding step at the shortest cache length,
-    where issuing limits the step (C24). Tolerance: both CPU figures with their bands, ±10 % at least
-    (noise.CPU_FLOOR): holds when the forcing cost lies above 5% of the issue time beyond the noise, differs when
+    """Forcing the backend SDPA picks anyway costs CPU time on every step: at the shortest cache length where the
+    build issued them side by side (:mod:`attnprof.records.forcing`), the whole difference between the forced call of
+    the backend SDPA's own choice ran and SDPA's own choice (taken round by round, in the same rounds) is at least 5%
+    of the time SDPA's own choice takes to issue the step. Tolerance: both CPU figures with their bands, ±10 % at
+    least (noise.CPU_FLOOR): holds when the difference lies above 5% of the issue time beyond the noise, differs when
     below, too close to call otherwise.
 
-    The cost is not read off as the difference of a forced backend's dispatch cost and SDPA's own: those are
-    measured in different runs, and on the H200 that difference came out between 8 and 224 µs in one build and
-    flipped the verdict between two builds."""
-    forcing = ctx.build.forcing_cost
-    rows = [r for r in ctx.build.decision_rows("decode") if r.auto is not None and r.auto.dispatch is not None]
-    if forcing is None:
-        return ctx.unmeasurable(ctx.t("C26.reason.no_fixed"))
+    Neither the empty ``sdpa_kernel`` context alone (it is only part of what forcing changes) nor the difference of
+    two dispatch costs measured in different runs (on the H200 it came out between 8 and 224 µs in one build) is
+    used."""
+    rows = [r for r in ctx.build.decision_rows("decode") if r.advice.forcing_cpu is not None and r.advice.auto]
     if not rows:
-        return ctx.unmeasurable(ctx.not_recorded("dispatch", ["sdpa_auto"]))
+        return ctx.unmeasurable(ctx.t("C26.reason.no_side"))
     shortest = min(rows, key=lambda r: r.length)
-    issue: Figure = shortest.auto.dispatch  # type: ignore[union-attr,assignment]
+    a = shortest.advice
+    issue = a.auto.cost.issue  # type: ignore[union-attr]
+    forcing: Figure = a.forcing_cpu  # type: ignore[assignment]
+    if issue is None:
+        return ctx.unmeasurable(ctx.not_recorded("dispatch", ["sdpa_auto"]))
     limit = issue.scaled(FORCING_MIN_SHARE)
     outcome = noise.compare(forcing, limit, noise.CPU_FLOOR)
     lo, hi = forcing.band(noise.CPU_FLOOR)
-    measured = ctx.t("C26.measured", cost=_num(forcing.median), lo=_num(lo), hi=_num(hi),
+    picked = short(a.picked) if a.picked else "?"
+    measured = ctx.t("C26.measured", picked=picked, cost=_num(forcing.median), lo=_num(lo), hi=_num(hi),
                      share=_num(100 * forcing.median / issue.median), issue=_num(issue.median),
                      length=shortest.length)  # fmt: skip
-    detail = ctx.t("C26.detail", limit=_num(limit.median), calls=ctx.build.fixed.forcing_calls)  # type: ignore[union-attr]
+    detail = ctx.t("C26.detail", limit=_num(limit.median), rounds=forcing.n)
     if outcome == "tie":
         bands = ctx.tie_detail({ctx.t("C26.cost"): forcing, ctx.t("C26.limit"): limit}, noise.CPU_FLOOR, "µs")
         detail = ctx.t("sentence.sep").join([detail, bands])
