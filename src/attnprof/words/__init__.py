@@ -7,8 +7,8 @@ labels, the trace viewer's words, the printed reports of the gallery scripts, th
 (:mod:`.site`, :mod:`.claims`, :mod:`.kernels`, :mod:`.viewer`, :mod:`.report`, :mod:`.workloads`,
 :mod:`.parallel`, :mod:`.workloadreport`, :mod:`.explain`, :mod:`.eligibility`, :mod:`.figures`, :mod:`.dropin`,
 :mod:`.crossgpu`, :mod:`.trainscale`, :mod:`.masks`, :mod:`.verdicts`, :mod:`.tracediff`, :mod:`.advice`); a key
-lives in exactly one of them (checked on import), and every key has every language of :data:`LANGUAGES` (a test checks it).
-``{placeholders}`` are filled with :meth:`str.format`.
+lives in exactly one of them (checked on import), and every key has every language of :data:`LANGUAGES` (a test
+checks it). ``{placeholders}`` are filled with :meth:`str.format`.
 
 >>> text("status.oom", "ja")
 'メモリ不足'
