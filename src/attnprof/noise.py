@@ -186,20 +186,16 @@ def compare(a: Figure, b: Figure, floor: float = 0.0, *, min_effect: float = 0.0
         a: One figure.
         b: The other.
         floor: Each band is at least ``±floor`` of its figure's median (see :data:`GPU_FLOOR`, :data:`CPU_FLOOR`).
-        min_effect: The minimum effect size: a difference is called only when the bands are apart by at least this
-            fraction of the nearer band's end (for positive figures: when the band of :func:`margin` lies wholly
-            beyond ``min_effect``), else it is a tie, however narrow the bands (see :data:`GPU_MIN_EFFECT`,
-            :data:`CPU_MIN_EFFECT`). Not the medians: two builds whose medians fall either side of the line but
-            whose bands both straddle it would give two verdicts (an H200's sweep did, at one point: +4.2 % and
-            +7.8 %, bands [-1.8 %, +10.7 %] and [+1.5 %, +14.4 %]).
+        min_effect: The minimum effect size: medians that differ by less than this fraction of the smaller one (in
+            size) are a tie even when their bands are apart (see :data:`GPU_MIN_EFFECT`, :data:`CPU_MIN_EFFECT`).
     """
     a_lo, a_hi = a.band(floor)
     b_lo, b_hi = b.band(floor)
     if a_lo <= b_hi and b_lo <= a_hi:
         return "tie"
-    if a_hi < b_lo:
-        return "lower" if b_lo - a_hi >= min_effect * abs(a_hi) else "tie"
-    return "higher" if a_lo - b_hi >= min_effect * abs(b_hi) else "tie"
+    if min_effect > 0 and abs(a.median - b.median) < min_effect * min(abs(a.median), abs(b.median)):
+        return "tie"
+    return "lower" if a_hi < b_lo else "higher"
 
 
 def margin(a: Figure, b: Figure, floor: float = 0.0) -> Figure:

@@ -49,7 +49,7 @@ class VerdictWords(BuildDirective):
 
     def short(self, variant: str | None) -> str:
         """``cuDNN`` for ``sdpa_cudnn``; an unnamed backend for ``None``."""
-        return variants.get(variant).short if variant else self.say("advice.unknown_pick")
+        return variants.get(variant).short if variant else self.say("forcing_advice.unknown_pick")
 
     def option_name(self, o: Option) -> str:
         """``SDPA's choice (cuDNN)`` for SDPA's own choice, the variant's (or the mask method's) name otherwise."""
@@ -87,21 +87,21 @@ class VerdictWords(BuildDirective):
     def advice_text(self, a: SdpaAdvice) -> str:
         """The reason about forcing a backend, one sentence (:func:`attnprof.analysis.verdicts.sdpa_advice`)."""
         if a.advice == "unknown" or a.auto is None:
-            return self.say("advice.unknown")
+            return self.say("forcing_advice.unknown")
         picked = self.short(a.picked)
         if a.advice == "keep":
             f = a.forcing_cpu
             if f is None:
-                return self.say("advice.keep.unmeasured", picked=picked)
+                return self.say("forcing_advice.keep.unmeasured", picked=picked)
             if f.lo <= 0 <= f.hi:
-                return self.say("advice.keep.zero", picked=picked, lo=fmt.number(f.lo), hi=fmt.number(f.hi))
+                return self.say("forcing_advice.keep.zero", picked=picked, lo=fmt.number(f.lo), hi=fmt.number(f.hi))
             c = a.auto.cost
             regime = a.regime or ("gpu" if c.on_gpu else "none")
             fields = dict(picked=picked, gpu=fmt.number(c.gpu.median), **self.band_fields(f))
             share = a.forcing_share.median if a.forcing_share else (f.median / c.step.median if not c.on_gpu else 0)
-            return self.say(f"advice.keep.{regime}", share=fmt.signed_percent(share), **fields)
+            return self.say(f"forcing_advice.keep.{regime}", share=fmt.signed_percent(share), **fields)
         assert a.best is not None
-        return self.say(f"advice.{a.advice}", picked=picked, best=a.best.variant, **self.saving_fields(a))
+        return self.say(f"forcing_advice.{a.advice}", picked=picked, best=a.best.variant, **self.saving_fields(a))
 
     def saving_fields(self, a: SdpaAdvice) -> dict[str, str]:
         """The saving of forcing the best forced backend with its band, and the same as a cost (``neg``, ``nlo``,

@@ -48,67 +48,67 @@ VERDICTS: dict[str, dict[str, str]] = {
     "col.what_to_do": {"en": "Force a backend?", "ja": "バックエンドを強制すべきか"},
     "col.flex_step": {"en": "FlexAttention vs best", "ja": "FlexAttention と最良の比"},
     # --- the reason beside a verdict: forcing a backend ---
-    "advice.keep.cpu": {
+    "forcing_advice.keep.cpu": {
         "en": "SDPA already picks {picked} here; forcing it adds {median} µs of CPU per call ({lo}–{hi}), "
         "{share} of a step, which is CPU-bound: do not force.",
         "ja": "SDPA はここで既に {picked} を選んでいます。強制すると呼び出しごとに CPU 時間が {median} µs "
         "({lo}–{hi}) 増え、CPU 律速のステップの {share} にあたります。強制しないでください。",
     },
-    "advice.keep.gpu": {
+    "forcing_advice.keep.gpu": {
         "en": "SDPA already picks {picked} here; forcing it adds {median} µs of CPU per call ({lo}–{hi}), hidden "
         "behind the GPU's {gpu} µs: nothing to gain by forcing.",
         "ja": "SDPA はここで既に {picked} を選んでいます。強制すると呼び出しごとに CPU 時間が {median} µs "
         "({lo}–{hi}) 増えますが、GPU の {gpu} µs の陰に隠れます。強制しても得るものはありません。",
     },
-    "advice.keep.balanced": {
+    "forcing_advice.keep.balanced": {
         "en": "SDPA already picks {picked} here; forcing it adds {median} µs of CPU per call ({lo}–{hi}), with the "
         "issue about as long as the GPU's {gpu} µs: do not force.",
         "ja": "SDPA はここで既に {picked} を選んでいます。強制すると呼び出しごとに CPU 時間が {median} µs "
         "({lo}–{hi}) 増え、発行時間は GPU の {gpu} µs とほぼ同じです。強制しないでください。",
     },
-    "advice.keep.none": {
+    "forcing_advice.keep.none": {
         "en": "SDPA already picks {picked} here; forcing it adds {median} µs per call ({lo}–{hi}), {share} of the "
         "call "
         "on this CPU, which does all the work: do not force.",
         "ja": "SDPA はここで既に {picked} を選んでいます。強制すると呼び出しごとに {median} µs ({lo}–{hi}) 増え、"
         "すべての処理をこの CPU が行う呼び出しの {share} にあたります。強制しないでください。",
     },
-    "advice.keep.zero": {
+    "forcing_advice.keep.zero": {
         "en": "SDPA already picks {picked} here; forcing it adds no CPU time this build can tell apart from zero "
         "({lo} to {hi} µs per call): nothing to gain by forcing.",
         "ja": "SDPA はここで既に {picked} を選んでいます。強制しても、このビルドでゼロと区別できる CPU 時間の増加は"
         "ありません (呼び出しごとに {lo}〜{hi} µs)。強制しても得るものはありません。",
     },
-    "advice.keep.unmeasured": {
+    "forcing_advice.keep.unmeasured": {
         "en": "SDPA already picks {picked} here: forcing it runs the same kernel and only adds CPU time (not "
         "measured side by side at this shape).",
         "ja": "SDPA はここで既に {picked} を選んでいます。強制しても同じカーネルが動き、CPU 時間が増えるだけです "
         "(この形状では並べて計測していません)。",
     },
-    "advice.force": {
+    "forcing_advice.force": {
         "en": "SDPA picks {picked} here, but forcing {best} saves {median} of a step ({lo} to {hi}), its extra CPU "
         "time included: force it, for these shapes.",
         "ja": "SDPA はここで {picked} を選びますが、{best} を強制するとステップが {median} ({lo}〜{hi}) 短くなります "
         "(増える CPU 時間を含む)。この形状では強制してください。",
     },
-    "advice.no_gain": {
+    "forcing_advice.no_gain": {
         "en": "SDPA picks {picked} here; forcing {best} would save {median} of a step ({lo} to {hi}), its extra CPU "
         "time included: nothing beyond the noise, so do not force.",
         "ja": "SDPA はここで {picked} を選びます。{best} を強制した場合の短縮はステップの {median} ({lo}〜{hi}、"
         "増える CPU 時間を含む) で、ノイズを超えません。強制しないでください。",
     },
-    "advice.costs": {
+    "forcing_advice.costs": {
         "en": "SDPA picks {picked} here; forcing {best}, whose kernel is faster, makes a step longer by {neg} ({nlo} "
         "to {nhi}), its extra CPU time included: do not force.",
         "ja": "SDPA はここで {picked} を選びます。カーネルの速い {best} を強制すると、増える CPU "
         "時間を含めてステップが "
         "{neg} ({nlo}〜{nhi}) 長くなります。強制しないでください。",
     },
-    "advice.unknown": {
+    "forcing_advice.unknown": {
         "en": "not decided: SDPA's own choice or the backends it can be forced to were not measured here",
         "ja": "判定しない: SDPA 自身の選択か、強制できるバックエンドがここでは計測されていない",
     },
-    "advice.unknown_pick": {"en": "an unnamed backend", "ja": "名前の分からないバックエンド"},
+    "forcing_advice.unknown_pick": {"en": "an unnamed backend", "ja": "名前の分からないバックエンド"},
     # --- the landing page's answer, one line per workload ---
     "answer.segment": {
         "en": "{lengths}: {winner}; next {next}, {margin} per step; {regime}.",
