@@ -37,12 +37,11 @@ from attnprof import inputs, variants, workloads
 
 #: Environment variable naming the folder of torch.compile's on-disk caches (Inductor puts Triton's inside it).
 CACHE_ENV = "TORCHINDUCTOR_CACHE_DIR"
-#: What the workers' server imports once, before it forks them (none of it touches CUDA): torch, the compiler's stack
-#: (Dynamo, Inductor, Triton; imported at a process's first compile, seconds each time) and the measuring modules
-#: the jobs call. A module that cannot be imported is left out (multiprocessing's rule).
-PRELOAD = ["torch", "torch._dynamo", "torch._inductor.compile_fx", "torch._inductor.codecache", "triton",
-           "torch.nn.attention.flex_attention", "attnprof.measure.precompile", "attnprof.measure.maskrun",
-           "attnprof.measure.sweeprun", "attnprof.measure.steps"]  # fmt: skip
+#: What the workers' server imports once, before it forks them: torch and this module, nothing that touches CUDA.
+#: Not the compiler's stack: with Dynamo, Inductor and Triton imported in the server, every worker forked from it
+#: failed its CUDA set-up ("CUDA error: initialization error", all 17 jobs of an H200 build, which then compiled
+#: everything itself); with these two, all 17 ran.
+PRELOAD = ["torch", "attnprof.measure.precompile"]
 #: Inductor compiles each worker's kernels in that worker (the workers are the parallelism); set for the workers
 #: only.
 WORKER_ENV = {"TORCHINDUCTOR_COMPILE_THREADS": "1"}
