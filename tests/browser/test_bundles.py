@@ -57,7 +57,13 @@ def test_the_cross_gpu_page_shows_every_machine_labelled(lang: str, tab: Page, b
     a100 = published.ARTICLE
     assert (a100.machine, a100.date) in seen
     assert {r[3] for r in rows if r[1] == a100.machine} == {words.text("xgpu.source.published", lang)}
+    page = tab.locator("article").inner_text()
     for machine, date in _given_machines().items():
+        # a bundle of the GPU model the site was built on is left out, and the page says so (an H200 build)
+        said = words.text("xgpu.same_gpu", lang, bundles="\0", gpu=machine).split("\0")[1]
+        if " ".join(said.split()) in " ".join(page.split()):
+            assert (machine, date) not in seen
+            continue
         assert (machine, date) in seen, f"bundle of {machine} ({date}) not shown"
     sources = tab.locator("ul.attnprof-xgpu-sources li").all_inner_texts()
     assert all(machine in " ".join(sources) for machine, _ in seen)
