@@ -61,6 +61,10 @@ def _shown(msgid: str | tuple[str, ...]) -> str:
     return repr(text if len(text) <= 90 else text[:87] + "...")
 
 
+#: What docutils reads as the start of an enumerated list.
+_ENUMERATOR = re.compile(r"^\(?\d+[.)] ")
+
+
 def catalog_problems(po: Path, root: Path = ROOT) -> list[str]:
     """One line per untranslated or fuzzy message of ``po``: ``file:line: what msgid``; a broken file is one line."""
     name = po.relative_to(root) if po.is_relative_to(root) else po
@@ -76,7 +80,12 @@ def catalog_problems(po: Path, root: Path = ROOT) -> list[str]:
         if not message.id:
             continue
         strings = message.string if isinstance(message.string, tuple) else (message.string,)
-        what = [word for word, bad in (("untranslated", not all(strings)), ("fuzzy", message.fuzzy)) if bad]
+        # a translation that opens like an enumerated list ("1. 読む") parses as a list, not as the title or paragraph
+        # it translates, so Sphinx keeps the English (the Japanese "From trace to change" page showed "1. Read it")
+        listed = any(_ENUMERATOR.match(t) for t in strings if t)
+        checks = (("untranslated", not all(strings)), ("fuzzy", message.fuzzy),
+                  ("opens like a numbered list, which Sphinx drops (write 段階 1: ...)", listed))  # fmt: skip
+        what = [word for word, bad in checks if bad]
         if what:
             problems.append(f"{name}:{message.lineno}: {' and '.join(what)} msgid {_shown(message.id)}")
     return problems
@@ -200,3 +209,11 @@ def test_checker_names_pages_without_catalogs(tmp_path: Path) -> None:
     _write(catalogs / "auto_examples" / "01-naive.po", COMPLETE)
     _write(catalogs / "examples" / "01-naive.po", COMPLETE)
     assert missing_catalogs(docs, examples) == []
+
+
+def test_checker_names_a_translation_that_opens_like_a_numbered_list(tmp_path: Path) -> None:
+    header = 'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+    entries = 'msgid "1. Read it"\nmsgstr "1. 読む"\n\nmsgid "2. M"\nmsgstr "段階 2: 計測"\n'
+    po = _write(tmp_path / "x.po", header + entries)
+    problems = catalog_problems(po, tmp_path)
+    assert len(problems) == 1 and ": opens like a numbered list" in problems[0] and "Read it" in problems[0]

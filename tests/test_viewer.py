@@ -206,9 +206,13 @@ def test_the_payload_has_the_words_the_script_uses_and_no_others():
     used = set(re.findall(r"\bw(?:ords)?\[\"([\w.]+)\"\]", script))
     data = viewer.payload(trace_result("naive")[0], "ja")
     assert used <= set(data["words"]) == set(viewer.SCRIPT_WORDS)
-    # the rest is looked up through keys the payload names: its table columns, and the tooltip's link rows
-    assert set(data["words"]) - used == set(viewer.TIP_COLUMNS) | {"tip.launches", "tip.launched_by"}
-    assert '"tip.launches" : "tip.launched_by"' in script
+    # the rest is looked up through keys the payload names: its table columns, the tooltip's link rows, and the
+    # legend's kernel families (each family's name in the page's language: the Japanese legend said "elementwise")
+    assert set(data["words"]) - used == set(viewer.TIP_COLUMNS) | {"tip.launches", "tip.launched_by"} | set(
+        viewer.FAMILY_KEYS
+    )
+    assert '"tip.launches" : "tip.launched_by"' in script and 'w["family." + f]' in script
+    assert data["words"]["family.elementwise"] == "要素ごと"
 
 
 def test_strings_and_kernels_are_stored_once():

@@ -92,7 +92,18 @@ ALLOWED_PHRASES = (
 _RECORDED = re.compile(
     r"\b[A-Za-z_.]*(?:Error|Exception|Warning): [^\n（(]*(?:\([^\n（()]*\)[^\n（(]*)*"
     r"|torch\.cuda\.is_available\(\) is False[^\n]*"
+    # PyTorch's words as the pages mark them (render.eligibility: "PyTorch: ...", the script's "PyTorch の警告: ...")
+    r"|PyTorch(?:'s warning| の警告| が拒否| refuses)?: [^\n]*"
+    # a message quoted as PyTorch wrote it (“For dense input, ...”)
+    r"|“[^”\n]*”?"
+    # a tensor's shape as the reader writes it (q 8×16×1024×64, k ...)
+    r"|\b[qkv] \d[\d×…]*"
+    # the reason attnprof records on a machine with one GPU, as it records the one without CUDA
+    r"|context parallelism needs at least 2 (?:CUDA )?GPUs[^\n]*"
 )
+#: A row of the profiler's own table (``key_averages().table()``) as a script prints it: a name PyTorch wrote, cut
+#: where the table cuts it, then the table's percentages and times.
+_PROFILER_ROW = re.compile(r"^[^\n]*?\s\d+\.\d\d%\s+[\d.]+(?:us|ms|s)\s[^\n]*$", re.MULTILINE)
 
 # A Japanese term with its English term in parentheses right after it ("因果アテンション (causal attention)"), or
 # inside the same parentheses ("(カーネルの起動、kernel launch)"): a gloss, on purpose.
@@ -117,9 +128,10 @@ def _plain_word(token: str) -> str | None:
 
 def english_runs(text: str) -> list[str]:
     """The runs of English prose in ``text`` (see the module docstring)."""
-    text = _RECORDED.sub(" ", text)
     for phrase in ALLOWED_PHRASES:  # a phrase may be wrapped over two lines of printed output
         text = re.sub(r"\s+".join(map(re.escape, phrase.split())), " ", text)
+    text = _PROFILER_ROW.sub(" ", text)
+    text = _RECORDED.sub(" ", text)
     text = _GLOSS.sub(" ", text)
     found = []
     for run in _RUN.finditer(text):

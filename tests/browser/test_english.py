@@ -35,6 +35,17 @@ def test_english_prose_is_found(text: str) -> None:
         "カーネルを起動します (カーネルの起動、kernel launch)。",
         "sdpa_flash の主カーネルは flash_fwd hd64 128x128 です。起動 API: cudaLaunchKernel、0.162 ms。",
         "計測環境: NVIDIA H200 · PyTorch 2.11.0+cu130 · cuDNN 9.19.0",
+        # what PyTorch wrote, recorded on an H200-built page: its words, its profiler table, attnprof's own reason
+        "flash 拒否 PyTorch: Flash Attention does not support non-null attn_mask.",
+        "PyTorch の警告: Memory efficient kernel not used because:",
+        "void at::native::elementwise_kernel<128, 4, at:...         0.00%       0.000us         0.00%       0.000us"
+        "       0.000us       1.105ms        34.26%       1.105ms     368.396us             3",
+        "Memset (Device)         0.00%       0.000us         0.00%       0.000us       0.000us       2.176us         "
+        "1.26%       2.176us       0.725us             3",
+        "状態: context parallelism needs at least 2 GPUs; torch.cuda.device_count() = 1",
+        "SDPA、flash を強制 - - - PyTorch が拒否: Expected query, key and value to all be of dtype: {Half}.",
+        "efficient: “For dense input, both fused kernels require query, key and value to have the same num_heads",
+        "2 q 32×1024×64, k 32×64×1024, v 32×1024×64 fp32 306 621 347 -",
     ],
 )
 def test_names_codes_and_glosses_are_not_prose(text: str) -> None:

@@ -101,7 +101,7 @@
       const items = [[w["timeline.legend.cpu"], c.cpu[0][0]]];
       if (this.steps.some((s) => s.lanes.some((l) => l.kind === "launch")))
         items.push([w["timeline.legend.runtime"], c.runtime[0]]);
-      this.data.families.forEach((f) => items.push([f, c.families[f][0]]));
+      this.data.families.forEach((f) => items.push([w["family." + f] || f, c.families[f][0]]));
       items.forEach(([label, color]) => {
         const swatch = make("span", "attnprof-viewer-swatch");
         swatch.style.background = color;

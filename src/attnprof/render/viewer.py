@@ -79,7 +79,7 @@ from attnprof.analysis.summary import Analysis, KernelRow
 from attnprof.records.files import write_if_changed
 from attnprof.records.results import GpuActivity, Result, StepTrace
 from attnprof.render import columns, pictures, timeline
-from attnprof.words import fmt
+from attnprof.words import fmt, kernels
 
 FORMAT_VERSION = 2
 #: The script and stylesheet every page with a view needs (shared by all its views): sources in
@@ -90,12 +90,14 @@ ASSETS_DIR = Path(__file__).parent.parent / "_assets"
 DATA_GLOBAL = "attnprofViewerData"
 #: The kernel table's columns the tooltip shows (all but the name, which it shows in full).
 TIP_COLUMNS = columns.KERNEL_COLUMNS[1:]
+#: The names of the kernel families, as the legend shows them.
+FAMILY_KEYS = tuple(key for key in kernels.KERNELS if key.startswith("family."))
 #: Words the viewer borrows from the site's tables, besides :data:`TIP_COLUMNS`.
-SITE_KEYS = ("timeline.legend.cpu", "timeline.legend.runtime", "timeline.download")
+SITE_KEYS = ("timeline.legend.cpu", "timeline.legend.runtime", "timeline.download", *FAMILY_KEYS)
 #: The words the script uses (the markup's own are written into it by :func:`fragment`).
 SCRIPT_WORDS = (
     *TIP_COLUMNS,
-    "timeline.legend.cpu", "timeline.legend.runtime", "tip.bytes", "tip.category", "tip.correlation",
+    "timeline.legend.cpu", "timeline.legend.runtime", *FAMILY_KEYS, "tip.bytes", "tip.category", "tip.correlation",
     "tip.duration", "tip.full_name", "tip.launched_by", "tip.launches", "tip.start", "viewer.legend",
     "viewer.linked", "viewer.region", "viewer.timeline", "viewer.unlinked", "viewer.visible", "perfetto.blocked",
     "perfetto.failed", "perfetto.file", "perfetto.opening", "perfetto.sent",
