@@ -7,7 +7,8 @@ and bf16 with ``attn_implementation="sdpa"``, in fp32 with ``"eager"`` (the fp32
 ``attnprof diff``), a padded batch (an attention mask), ``generate`` with a KV cache, and ``nn.MultiheadAttention``
 with dropout. Part two runs ``attnprof explain TRACE --measure`` on each (text and ``--json``), in this process so
 that torch and the GPU start once. Everything lands in ``OUT/advice-<device>.tar.gz``: ``<case>.json.gz`` (the
-trace, gzipped), ``<case>.measure.txt``, ``<case>.measure.json`` and ``facts.json`` (versions, device, each case's
+trace, gzipped), ``<case>.measure.txt``, ``advice__<case>.json`` (the measured record, named by its kind) and
+``probe-facts.json`` (versions, device, each case's
 time and size, what each measure run printed to standard error).
 
     PYTHONPATH=src python scripts/probe_advice.py OUT [--device cuda|cpu] [--only hf_fp32_gqa_train,...]
@@ -15,7 +16,7 @@ time and size, what each measure run printed to standard error).
 
 On an H200 the whole probe takes well under 90 s: the measure runs share what is left of 80 s (each at most
 ``--budget-s``; a run estimated past its share is refused, and its plan kept as ``<case>.plan.txt``). A case that
-cannot run is recorded in facts.json with its error, and the others go on.
+cannot run is recorded in probe-facts.json with its error, and the others go on.
 """
 
 from __future__ import annotations
@@ -177,13 +178,13 @@ def record(name: str, device: str, out: Path) -> dict:
 
 
 def measure(name: str, out: Path, budget_s: float) -> dict:
-    """``attnprof explain OUT/<name>.json.gz --measure --json OUT/<name>.measure.json``, its text kept."""
+    """``attnprof explain OUT/<name>.json.gz --measure --json OUT/advice__<name>.json``, its text kept."""
     from attnprof.cli import main
 
     text, err = io.StringIO(), io.StringIO()
     t0 = time.perf_counter()
     argv = ["explain", str(out / f"{name}.json.gz"), "--measure", "--budget-s", str(budget_s),
-            "--json", str(out / f"{name}.measure.json")]  # fmt: skip
+            "--json", str(out / f"advice__{name}.json")]  # fmt: skip
     code = main(argv, out=text, err=err)
     (out / f"{name}.measure.txt").write_text(text.getvalue(), encoding="utf-8")
     found = {"argv": argv, "status": code, "seconds": round(time.perf_counter() - t0, 2),
@@ -243,7 +244,7 @@ def main() -> int:
                 traceback.print_exc()
             print(name, "measured", {k: v for k, v in facts["measured"][name].items() if k != "stderr"}, flush=True)
     facts["seconds"] = round(time.perf_counter() - t0, 1)
-    (work / "facts.json").write_text(json.dumps(facts, indent=1), encoding="utf-8")
+    (work / "probe-facts.json").write_text(json.dumps(facts, indent=1), encoding="utf-8")
     bundle = root / f"advice-{args.device}.tar.gz"
     with tarfile.open(bundle, "w:gz") as tar:
         tar.add(work, arcname=work.name)

@@ -17,7 +17,7 @@ from attnprof.records import advice as records
 from attnprof.records import foreign
 
 DATA = Path(__file__).parent / "data" / "foreign" / "h200-advice"
-FACTS = json.loads((DATA / "facts.json").read_text())
+FACTS = json.loads((DATA / "probe-facts.json").read_text())
 CASES = ("hf_fp32_gqa_train", "hf_bf16_gqa_train", "hf_eager_fp32_train", "hf_padded_infer", "hf_generate",
          "mha_dropout_train")  # fmt: skip
 
@@ -27,7 +27,7 @@ def reading(case: str) -> ex.Explanation:
 
 
 def measured(case: str) -> records.Advice:
-    return records.load(DATA / f"{case}.measure.json.gz")
+    return records.load(DATA / f"advice__{case}.json.gz")
 
 
 def best(case: str) -> advice.Verdict:

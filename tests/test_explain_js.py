@@ -21,7 +21,9 @@ from helpers import DATA
 H200 = DATA / "foreign" / "h200"
 #: The H200 recordings of code nobody here wrote, and the same code recorded on the CPU (no GPU work: the notes).
 FIXTURES = sorted(
-    f"{p.parent.name}/{p.name.removesuffix('.json.gz')}" for p in (DATA / "foreign").glob("*/*.json.gz")
+    f"{p.parent.name}/{p.name.removesuffix('.json.gz')}"
+    for p in (DATA / "foreign").glob("*/*.json.gz")
+    if not p.name.startswith("advice__")  # what explain --measure measured of a trace there: a record, no trace
 )
 
 #: Loads the rule table and the decoder as a page does, then the reader as a node module; reads the trace at

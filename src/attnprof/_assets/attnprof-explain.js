@@ -245,6 +245,38 @@
   const r3 = (x) => pyRound(x, 3);
   const r4 = (x) => pyRound(x, 4);
   const sum = (xs) => xs.reduce((a, b) => a + b, 0);
+  // Python's math.fsum (Shewchuk's exact partials, correctly rounded), so that a mean here is statistics.fmean's
+  // there to the last bit: a plain sum of 96 calls' times can land either side of a rounding step.
+  function fsum(xs) {
+    const partials = [];
+    for (let x of xs) {
+      let i = 0;
+      for (let y of partials) {
+        if (Math.abs(x) < Math.abs(y)) [x, y] = [y, x];
+        const hi = x + y, lo = y - (hi - x);
+        if (lo) partials[i++] = lo;
+        x = hi;
+      }
+      partials.length = i;
+      partials.push(x);
+    }
+    let n = partials.length, hi = 0, lo = 0;
+    if (n > 0) {
+      hi = partials[--n];
+      while (n > 0) {
+        const x = hi, y = partials[--n];
+        hi = x + y;
+        lo = y - (hi - x);
+        if (lo) break;
+      }
+      if (n > 0 && ((lo < 0 && partials[n - 1] < 0) || (lo > 0 && partials[n - 1] > 0))) {
+        const y = lo * 2, x = hi + y;
+        if (y === x - hi) hi = x;
+      }
+    }
+    return hi;
+  }
+  const fmean = (xs) => fsum(xs) / xs.length;
 
   function bisectRight(xs, x) {
     let lo = 0;
@@ -1181,12 +1213,12 @@
       const kv = members.filter((c) => c.phase === "decode").map((c) => lengths(c.kind, c.inputs))
         .filter((l) => l !== null).map((l) => l[1]);
       return { module: first.module, phase: first.phase,
-        projection_us: projected.length ? r3(sum(projected) / projected.length) : null,
+        projection_us: projected.length ? r3(fmean(projected)) : null,
         kv: kv.length ? [Math.min(...kv), Math.max(...kv)] : null,
         kind: first.kind, backend: first.backend, direction: first.direction, compiled: first.compiled,
         op: first.op, inputs: first.inputs, calls: members.length, per_step: r4(members.length / Math.max(nSteps, 1)),
-        cpu_us: r3(sum(members.map((c) => c.cpu_us)) / members.length),
-        gpu_us: r3(sum(members.map((c) => c.gpu_us)) / members.length),
+        cpu_us: r3(fmean(members.map((c) => c.cpu_us))),
+        gpu_us: r3(fmean(members.map((c) => c.gpu_us))),
         kernels: Array.from(kernels.entries()).map(([k, n]) => [k, r4(n / members.length)]),
         flags: flagCount, first: first.index };
     });
