@@ -33,6 +33,7 @@ from hypothesis import strategies as st
 import attnprof
 from attnprof import cli
 from attnprof.records import sweep
+from attnprof.words import fmt
 from helpers import run_cli
 
 SRC = Path(attnprof.__file__).parent.parent
@@ -286,7 +287,7 @@ def test_a_trace_that_is_a_bomb_or_holds_bad_events_is_refused_in_one_line_touch
     run = run_cli(*[a.replace("{t}", str(arena)) for a in argv], cwd=arena)
     assert run.returncode == 2 and run.stdout == "", run.stderr
     progress, line = run.stderr.splitlines()
-    assert progress == f"reading {argv[1].replace('{t}', str(arena))}" and line.startswith("attnprof: ")
+    assert progress == f"reading {fmt.shown(argv[1].replace('{t}', str(arena)))}" and line.startswith("attnprof: ")
     for word in words:
         assert word in line
     assert snapshot(arena) == before
@@ -662,7 +663,9 @@ def test_a_trace_whose_folder_vanished_during_the_run_is_one_line_and_the_tables
     code = cli.main([*WORKLOAD_RUNS[workload], "--trace", str(folder / "t.json.gz")], out=out, err=err)
     assert code == 1 and "Traceback" not in err.getvalue()
     last = err.getvalue().splitlines()[-1]
-    assert last.startswith(f"attnprof: cannot write '{folder / 't.json.gz'}': the folder of output file")
+    # a long temporary folder is shortened in the middle, as every message shortens a path
+    shown = fmt.quoted_path(folder / "t.json.gz")
+    assert last.startswith(f"attnprof: cannot write {shown}: the folder of output file")
     assert "does not exist" in last and not folder.exists()
     assert "naive" in out.getvalue()  # the kernel table and summary were shown before the write
 
@@ -676,7 +679,7 @@ def test_a_sweep_whose_folder_vanished_is_one_line_after_its_tables(tmp_path, mo
     out, err = io.StringIO(), io.StringIO()
     code = cli.main(["sweep", *HUGE_SWEEP, "--out", str(folder / "s.json")], out=out, err=err)
     assert code == 1 and "Traceback" not in err.getvalue()
-    assert err.getvalue().splitlines()[-1].startswith(f"attnprof: cannot write '{folder / 's.json'}'")
+    assert err.getvalue().splitlines()[-1].startswith(f"attnprof: cannot write {fmt.quoted_path(folder / 's.json')}")
     assert "naive" in out.getvalue()  # what was measured is still shown
 
 
@@ -691,7 +694,7 @@ def test_an_explain_page_whose_folder_vanished_is_one_line(tmp_path, monkeypatch
     out, err = io.StringIO(), io.StringIO()
     code = cli.main(["explain", str(trace), "--no-why", "--json", str(folder / "r.json")], out=out, err=err)
     assert code == 1 and "Traceback" not in err.getvalue(), err.getvalue()
-    assert err.getvalue().splitlines()[-1].startswith(f"attnprof: cannot write '{folder / 'r.json'}'")
+    assert err.getvalue().splitlines()[-1].startswith(f"attnprof: cannot write {fmt.quoted_path(folder / 'r.json')}")
 
 
 # --- a reader that never destroys or misreads (issue 31) -----------------------------------------------------------

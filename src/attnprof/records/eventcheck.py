@@ -142,13 +142,28 @@ def lenient(data: bytes, parser: Any) -> Any:
     return json.loads(data)
 
 
-def not_json(data: bytes | bytearray, path: Path, error: str, gzipped: bool = False) -> files.UnreadableFile:
+def cut_short(exc: Exception, data: bytes | bytearray) -> bool:
+    """Whether the parse error ``exc`` says that ``data`` ends before its JSON does (a trace cut short), whichever
+    parser raised it: orjson's "end of data", or the standard library's error at the last byte (or a string left
+    open, which it reports where the string starts)."""
+    text = str(exc)
+    if "end of data" in text or text.startswith("Unterminated string"):
+        return True
+    pos = getattr(exc, "pos", None)
+    return isinstance(pos, int) and pos >= len(data.rstrip())
+
+
+def not_json(data: bytes | bytearray, path: Path, error: str, gzipped: bool = False, *, cut: bool | None = None
+             ) -> files.UnreadableFile:  # fmt: skip
     """The one line for a file that does not parse: what it is when :func:`attnprof.records.sniff.what` knows it, a
-    trace cut short when the JSON error is at its end, else the parser's words; each with what is accepted."""
+    trace cut short when the JSON error is at its end (``cut``; from ``error``'s words when not given), else the
+    parser's words; each with what is accepted."""
     kind = sniff.what(data, gzipped)
     if kind is not None:
         return bad(path, f"not a trace: the file is {kind}; {ACCEPTED}")
-    if "end of data" in error or ("Expecting" in error and _at_end(error, len(data))):
+    if cut is None:
+        cut = "end of data" in error or ("Expecting" in error and _at_end(error, len(data)))
+    if cut:
         return bad(path, f"not valid JSON: it ends before the JSON does ({error}): a trace cut short (an export or "
                          f"a copy interrupted?); {ACCEPTED}")  # fmt: skip
     return bad(path, f"not valid JSON ({error}); {ACCEPTED}")

@@ -183,17 +183,18 @@ def _parse(data: bytes, path: Path, gzipped: bool = False) -> Any:
         return _loads(data)
     except _DecodeError as exc:
         error = str(exc)
+        cut = eventcheck.cut_short(exc, data)
     except RecursionError:
         raise _bad(path, "not valid JSON: nested too deeply") from None
     except UnicodeDecodeError as exc:
         error = f"not UTF-8 text: {exc.reason} at byte {exc.start}"
         raise eventcheck.not_json(data, path, error, gzipped) from None
-    if "end of data" not in error:
+    if not cut:
         try:
             return eventcheck.lenient(data, _loads)
         except (ValueError, RecursionError):
             pass
-    raise eventcheck.not_json(data, path, error, gzipped) from None
+    raise eventcheck.not_json(data, path, error, gzipped, cut=cut) from None
 
 
 def _top(head: bytes, tail: bytes) -> dict[str, Any] | None:
