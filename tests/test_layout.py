@@ -105,6 +105,8 @@ def floor_of(module: str) -> tuple[int, str]:
     """``(floor number, folder)`` of a module name of :func:`import_graph` (``""`` for the root's modules)."""
     if module == "__main__":  # ``python -m attnprof``: the program, on the top floor with the command line
         return len(FLOORS) - 1, "cli"
+    if module == "__init__":  # ``attnprof.explain(...)``: the face for Python, what a user meets, as the command is
+        return len(FLOORS) - 1, "cli"
     folder = module.split(".")[0] if "." in module or (PACKAGE / module).is_dir() else ""
     for n, folders in enumerate(FLOORS):
         if folder in folders:
@@ -344,6 +346,8 @@ def test_files_of(module: str) -> tuple[str, ...]:
     folder it is in), and only the second in the folders of :data:`PREFIXED`; a folder's ``__init__`` is named
     after the folder."""
     *folders, name = module.split(".")
+    if module == "__init__":  # the package's face for Python (attnprof.explain, ...)
+        return ("test_face.py",)
     if not folders:
         return (f"test_{module}.py",)
     prefixed = f"test_{folders[-1]}_{name}.py"

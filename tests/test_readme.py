@@ -156,6 +156,33 @@ BUNDLE: dict[str, str] = {
 }
 
 
+#: README's lines on a trace of one's own, run in one folder holding traces of code nobody here wrote (a transformers
+#: Llama trained on the CPU as trace.json.gz; nn.MultiheadAttention with need_weights on, then off, as before/after)
+#: -> (the words its comment must hold, what the output must show)
+TRACE_LINES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "attnprof explain trace.json.gz": ("steps, attention calls, backends, kernels, PyTorch's reasons",
+                                       ("Profiler steps", "Attention calls", "flash",
+                                        "SDPA's own choice for these inputs here")),
+    "attnprof explain trace.json.gz --html report.html": ("the same as one self-contained page (--lang ja: in "
+                                                          "Japanese)", ("Attention calls",)),
+    "attnprof explain trace.json.gz --measure --dry-run": ("on a GPU: what timing each call here, every backend, "
+                                                           "would cost",
+                                                           ("Dry run: the plan only", "SDPA's own choice")),
+    "attnprof diff before.json.gz after.json.gz": ("what a change did: calls matched, time and kernels per call",
+                                                   ("In short", "unfused → flash")),
+}  # fmt: skip
+TRACES = {"trace.json.gz": ("cpu", "hf_sdpa_train"), "before.json.gz": ("cpu-change", "mha_weights_train"),
+          "after.json.gz": ("cpu-change", "mha_sdpa_train")}  # fmt: skip
+
+
+def _traces_in(folder: Path) -> Path:
+    from helpers import DATA
+
+    for name, (where, case) in TRACES.items():
+        (folder / name).write_bytes((DATA / "foreign" / where / f"{case}.json.gz").read_bytes())
+    return folder
+
+
 def readme_lines() -> list[tuple[str, str, str]]:
     """``(language, command, comment)`` for every line of README's code blocks."""
     return [(lang, *split_comment(line)) for lang, lines in code_blocks(README.read_text()) for line in lines]
@@ -163,13 +190,17 @@ def readme_lines() -> list[tuple[str, str, str]]:
 
 def test_every_line_of_the_readmes_code_blocks_is_accounted_for():
     shell = [(command, comment) for lang, command, comment in readme_lines() if lang == "bash"]
-    assert {c for c, _ in shell} == set(RUN) | set(NOT_RUN) | set(BUNDLE)  # nothing unaccounted for, nothing stale
+    # nothing unaccounted for, nothing stale
+    assert {c for c, _ in shell} == set(RUN) | set(NOT_RUN) | set(BUNDLE) | set(TRACE_LINES)
     for command, comment in shell:
         if command in RUN:
             assert comment == RUN[command][1], command  # the sentence beside it is the one the check checks
         if command in BUNDLE:
             assert comment == BUNDLE[command], command
-    assert [lang for lang, _ in code_blocks(README.read_text())].count("python") == 1  # test_the_python_snippet
+        if command in TRACE_LINES:
+            assert comment == TRACE_LINES[command][0], command
+    # the profiling snippet, then the trace snippet (test_the_python_snippet_runs..., test_the_trace_snippet_...)
+    assert [lang for lang, _ in code_blocks(README.read_text())].count("python") == 2
 
 
 @pytest.mark.parametrize("command", list(RUN))
@@ -199,9 +230,36 @@ def test_the_bundle_lines_pack_a_results_folder_and_show_it_back(tmp_path):
     )  # provenance, contents
 
 
+def python_snippets() -> list[str]:
+    return [body for lang, body in re.findall(r"^```(\w*)\n(.*?)^```", README.read_text(), re.M | re.S)
+            if lang == "python"]  # fmt: skip
+
+
+@pytest.mark.parametrize("command", list(TRACE_LINES))
+def test_each_trace_line_reads_what_its_comment_says(tmp_path, command):
+    run = run_cli(*shlex.split(command)[1:], cwd=_traces_in(tmp_path))
+    assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr[-3000:]
+    page = tmp_path / "report.html"
+    shown = page.read_text(encoding="utf-8") if "--html" in command else run.stdout
+    for words in TRACE_LINES[command][1]:
+        assert words in shown, words
+    if "--html" in command:
+        ja = run_cli(*shlex.split(command)[1:], "--lang", "ja", "--force", cwd=tmp_path)
+        assert ja.returncode == 0 and "アテンションの呼び出し" in page.read_text(encoding="utf-8"), ja.stderr
+
+
+def test_the_trace_snippet_reads_as_the_commands(tmp_path):
+    snippet = python_snippets()[1]
+    out = io.StringIO()
+    with contextlib.chdir(_traces_in(tmp_path)), contextlib.redirect_stdout(out):
+        exec(compile(snippet, "README.md", "exec"), {"__name__": "__main__"})  # as a reader pastes it
+    assert out.getvalue() == run_cli("explain", "trace.json.gz", cwd=tmp_path).stdout + "\n"  # print(text(...))
+    page = (tmp_path / "diff.html").read_text(encoding="utf-8")
+    assert page == run_cli("diff", "before.json.gz", "after.json.gz", "--html", "-", cwd=tmp_path).stdout
+
+
 def test_the_python_snippet_runs_and_says_why_a_variant_cannot_run_here(tmp_path):
-    (snippet,) = [body for lang, body in re.findall(r"^```(\w*)\n(.*?)^```", README.read_text(), re.M | re.S)
-                  if lang == "python"]  # fmt: skip
+    snippet = python_snippets()[0]
     out = io.StringIO()
     with contextlib.chdir(tmp_path), contextlib.redirect_stdout(out):
         exec(compile(snippet, "README.md", "exec"), {"__name__": "__main__"})  # as a reader pastes it
