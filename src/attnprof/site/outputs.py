@@ -15,7 +15,6 @@ prints each page with the first offending line and exits 1 if there is any.
 
 from __future__ import annotations
 
-import argparse
 import re
 import sys
 from collections.abc import Sequence
@@ -24,6 +23,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from attnprof import words
+from attnprof.site import pages
 
 #: What a library's stderr looks like in a script's output: a warning's category or its source line, a traceback.
 MARKS = re.compile(r"Warning\b|_warn_once\(|UserWarning|Traceback \(most recent call last\)")
@@ -86,16 +86,11 @@ def leak_in(html: str) -> str | None:
 def check_site(html_root: Path, languages: Sequence[str] = words.LANGUAGES) -> tuple[list[Leak], int]:
     """Every page of every language of ``html_root``; returns the leaks and the number of pages read."""
     leaks, read = [], 0
-    for lang in languages:
-        base = html_root / lang
-        for path in sorted(base.rglob("*.html")):
-            rel = path.relative_to(base)
-            if rel.parts[0].startswith("_"):
-                continue
-            read += 1
-            line = leak_in(path.read_text(encoding="utf-8"))
-            if line is not None:
-                leaks.append(Leak(rel.as_posix(), lang, line))
+    for lang, rel, html in pages.each(html_root, languages):
+        read += 1
+        line = leak_in(html)
+        if line is not None:
+            leaks.append(Leak(rel, lang, line))
     return leaks, read
 
 
@@ -106,17 +101,12 @@ def report(leaks: list[Leak], read: int) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``HTML_ROOT [--languages en ja]``; see the module docstring."""
-    parser = argparse.ArgumentParser(prog="python -m attnprof.site.outputs", description=__doc__.splitlines()[0])
-    parser.add_argument("html", type=Path, help="the built site: one folder per language")
-    parser.add_argument("--languages", nargs="+", default=list(words.LANGUAGES))
-    args = parser.parse_args(argv)
-    missing = [lang for lang in args.languages if not (args.html / lang).is_dir()]
-    if missing:
-        print(f"no {', '.join(missing)} pages in {args.html}: build the site first", file=sys.stderr)
-        return 2
-    leaks, read = check_site(args.html, args.languages)
-    print(report(leaks, read), file=sys.stderr if leaks else sys.stdout)
-    return 1 if leaks else 0
+
+    def check(html: Path, languages: list[str]) -> tuple[str, bool]:
+        leaks, read = check_site(html, languages)
+        return report(leaks, read), bool(leaks)
+
+    return pages.command("python -m attnprof.site.outputs", __doc__.splitlines()[0], argv, check)
 
 
 if __name__ == "__main__":

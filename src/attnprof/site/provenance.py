@@ -16,7 +16,6 @@ prints each page with the offending words and exits 1 if there is any.
 
 from __future__ import annotations
 
-import argparse
 import re
 import sys
 from collections.abc import Sequence
@@ -25,6 +24,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from attnprof import words
+from attnprof.site import pages
 
 #: The class of everything a page shows of other machines.
 ELSEWHERE_CLASS = "attnprof-elsewhere"
@@ -106,15 +106,9 @@ def mislabels_in(html: str, lang: str) -> list[str]:
 def check_site(html_root: Path, languages: Sequence[str] = words.LANGUAGES) -> tuple[list[Mislabel], int]:
     """Every page of every language of ``html_root``; returns what is mislabelled and how many boxes were read."""
     found, boxes = [], 0
-    for lang in languages:
-        base = html_root / lang
-        for path in sorted(base.rglob("*.html")):
-            rel = path.relative_to(base)
-            if rel.parts[0].startswith("_"):
-                continue
-            html = path.read_text(encoding="utf-8")
-            boxes += len(elsewhere_texts(html))
-            found += [Mislabel(rel.as_posix(), lang, p) for p in mislabels_in(html, lang)]
+    for lang, rel, html in pages.each(html_root, languages):
+        boxes += len(elsewhere_texts(html))
+        found += [Mislabel(rel, lang, p) for p in mislabels_in(html, lang)]
     return found, boxes
 
 
@@ -125,17 +119,12 @@ def report(found: list[Mislabel], boxes: int) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``HTML_ROOT [--languages en ja]``; see the module docstring."""
-    parser = argparse.ArgumentParser(prog="python -m attnprof.site.provenance", description=__doc__.splitlines()[0])
-    parser.add_argument("html", type=Path, help="the built site: one folder per language")
-    parser.add_argument("--languages", nargs="+", default=list(words.LANGUAGES))
-    args = parser.parse_args(argv)
-    missing = [lang for lang in args.languages if not (args.html / lang).is_dir()]
-    if missing:
-        print(f"no {', '.join(missing)} pages in {args.html}: build the site first", file=sys.stderr)
-        return 2
-    found, boxes = check_site(args.html, args.languages)
-    print(report(found, boxes), file=sys.stderr if found else sys.stdout)
-    return 1 if found else 0
+
+    def check(html: Path, languages: list[str]) -> tuple[str, bool]:
+        found, boxes = check_site(html, languages)
+        return report(found, boxes), bool(found)
+
+    return pages.command("python -m attnprof.site.provenance", __doc__.splitlines()[0], argv, check)
 
 
 if __name__ == "__main__":
