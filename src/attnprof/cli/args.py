@@ -125,6 +125,42 @@ WORKLOAD = (
     ),
 )
 
+
+def reading_options(what: str, schema: str, page: str, gpu: str) -> tuple[tuple[str, dict], ...]:
+    """The options of the trace readers (``explain``, ``diff``): where ``what`` goes as JSON of ``schema`` and as
+    ``page``, in which language, for which GPU (``gpu``: its help), and how much of a trace is read."""
+    return (
+        (
+            "--json",
+            dict(
+                metavar="FILE",
+                type=text("a file name, or - for standard output"),
+                help=f"also write {what} as JSON (schema {schema}) to FILE: a regular file or a new one in an "
+                "existing folder; - prints it instead of the text (default: no JSON)",
+            ),
+        ),
+        (
+            "--html",
+            dict(
+                metavar="FILE",
+                type=text("a file name, or - for standard output"),
+                help=f"also write {page} to FILE; - prints it instead of the text (default: no page)",
+            ),
+        ),
+        ("--lang", dict(type=text("en or ja"), help="language of the text and the page: en or ja (default: en)")),
+        ("--gpu", dict(metavar="N", type=text("a GPU id such as 0"), help=gpu)),
+        (
+            "--max-mb",
+            dict(
+                metavar="MB",
+                type=text("a positive number of megabytes such as 1024"),
+                help="the most JSON read from the trace, after decompression, in megabytes; larger traces are "
+                "refused (default: 512)",
+            ),
+        ),
+    )
+
+
 #: name -> (summary, example, options as (flag, argparse keywords))
 COMMANDS: dict[str, tuple[str, str, tuple[tuple[str, dict], ...]]] = {
     "list": (
@@ -371,42 +407,12 @@ COMMANDS: dict[str, tuple[str, str, tuple[tuple[str, dict], ...]]] = {
                     help="a trace from torch.profiler's export_chrome_trace, .json or .json.gz",
                 ),
             ),
-            (
-                "--json",
-                dict(
-                    metavar="FILE",
-                    type=text("a file name, or - for standard output"),
-                    help="also write the reading as JSON (schema attnprof.explain) to FILE: a regular file "
-                    "or a new one in an existing folder; - prints it instead of the text (default: no JSON)",
-                ),
-            ),
-            (
-                "--html",
-                dict(
-                    metavar="FILE",
-                    type=text("a file name, or - for standard output"),
-                    help="also write one self-contained HTML page with the interactive timeline to FILE; - "
-                    "prints it instead of the text (default: no page)",
-                ),
-            ),
-            ("--lang", dict(type=text("en or ja"), help="language of the text and the page: en or ja (default: en)")),
-            (
-                "--gpu",
-                dict(
-                    metavar="N",
-                    type=text("a GPU id such as 0"),
-                    help="for a trace of several GPUs, the one to read: a GPU id such as 0 (default: the "
-                    "trace's only GPU; a trace of several is refused without it)",
-                ),
-            ),
-            (
-                "--max-mb",
-                dict(
-                    metavar="MB",
-                    type=text("a positive number of megabytes such as 1024"),
-                    help="the most JSON read from the trace, after decompression, in megabytes; larger "
-                    "traces are refused (default: 512)",
-                ),
+            *reading_options(
+                "the reading",
+                "attnprof.explain",
+                "one self-contained HTML page with the interactive timeline",
+                "for a trace of several GPUs, the one to read: a GPU id such as 0 (default: the trace's only GPU; a "
+                "trace of several is refused without it)",
             ),
             (
                 "--force",
@@ -449,42 +455,12 @@ COMMANDS: dict[str, tuple[str, str, tuple[tuple[str, dict], ...]]] = {
                     help="the trace after the change, compared with BEFORE",
                 ),
             ),
-            (
-                "--json",
-                dict(
-                    metavar="FILE",
-                    type=text("a file name, or - for standard output"),
-                    help="also write the comparison as JSON (schema attnprof.diff) to FILE: a regular file "
-                    "or a new one in an existing folder; - prints it instead of the text (default: no JSON)",
-                ),
-            ),
-            (
-                "--html",
-                dict(
-                    metavar="FILE",
-                    type=text("a file name, or - for standard output"),
-                    help="also write the comparison as one self-contained HTML page to FILE; - "
-                    "prints it instead of the text (default: no page)",
-                ),
-            ),
-            ("--lang", dict(type=text("en or ja"), help="language of the text and the page: en or ja (default: en)")),
-            (
-                "--gpu",
-                dict(
-                    metavar="N",
-                    type=text("a GPU id such as 0"),
-                    help="for traces of several GPUs, the one to read in both: a GPU id such as 0 (default: "
-                    "each trace's only GPU; a trace of several is refused without it)",
-                ),
-            ),
-            (
-                "--max-mb",
-                dict(
-                    metavar="MB",
-                    type=text("a positive number of megabytes such as 1024"),
-                    help="the most JSON read from the trace, after decompression, in megabytes; larger "
-                    "traces are refused (default: 512)",
-                ),
+            *reading_options(
+                "the comparison",
+                "attnprof.diff",
+                "the comparison as one self-contained HTML page",
+                "for traces of several GPUs, the one to read in both: a GPU id such as 0 (default: each trace's "
+                "only GPU; a trace of several is refused without it)",
             ),
             (
                 "--force",
