@@ -34,7 +34,6 @@ there is any.
 
 from __future__ import annotations
 
-import argparse
 import re
 import sys
 from collections import Counter
@@ -44,6 +43,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from attnprof import words
+from attnprof.site import pages
 
 #: Units a number may carry, longest first (the regular expression tries them in this order).
 UNITS = ("TFLOP/s", "GFLOP/s", "GB/s", "TB/s", "MiB", "GiB", "KiB", "TiB", "kB", "MB", "GB", "µs", "us", "ms", "ns",
@@ -264,17 +264,13 @@ def report(differences: list[Difference], compared: int, languages: Sequence[str
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``HTML_ROOT [--languages en ja]``; see the module docstring."""
-    parser = argparse.ArgumentParser(prog="python -m attnprof.site.numbers", description=__doc__.splitlines()[0])
-    parser.add_argument("html", type=Path, help="the built site: one folder per language")
-    parser.add_argument("--languages", nargs="+", default=list(words.LANGUAGES), help="first the reference")
-    args = parser.parse_args(argv)
-    missing = [lang for lang in args.languages if not (args.html / lang).is_dir()]
-    if missing:
-        print(f"no {', '.join(missing)} pages in {args.html}: build the site first", file=sys.stderr)
-        return 2
-    differences, compared = compare_site(args.html, args.languages)
-    print(report(differences, compared, args.languages))
-    return 1 if differences else 0
+
+    def check(html: Path, languages: list[str]) -> tuple[str, bool]:
+        differences, compared = compare_site(html, languages)
+        return report(differences, compared, languages), bool(differences)
+
+    return pages.command("python -m attnprof.site.numbers", __doc__.splitlines()[0], argv, check,
+                         found_on_stderr=False, languages_help="first the reference")  # fmt: skip
 
 
 if __name__ == "__main__":
