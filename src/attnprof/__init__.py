@@ -62,7 +62,7 @@ def _trace(path: str | os.PathLike[str], max_mb: float | None) -> Any:
     if max_mb is not None and not (isinstance(max_mb, (int, float)) and 0 < max_mb < 1 << 20):
         raise ValueError(f"bad max_mb {max_mb!r}; expected a positive number of megabytes such as 1024")
     max_bytes = files.max_read_bytes() if max_mb is None else int(max_mb * (1 << 20))
-    return foreign.load(path, max_bytes=max_bytes, max_events=max(max_bytes // 128, 1000),
+    return foreign.load(path, max_bytes=max_bytes, max_events=foreign.events_bound(max_bytes),
                         inputs_of=attention.wants_inputs)  # fmt: skip
 
 
@@ -88,18 +88,13 @@ def explain(trace: str | os.PathLike[str], *, why: bool = True, gpu: int | None 
             (``$ATTNPROF_MAX_READ_MB``).
     """
     x = _explained(trace, gpu, max_mb)
-    asked = None
-    if why:
-        from attnprof.analysis.explain import Asked
-        from attnprof.cli import explain as cli
+    if not why:
+        return Reading(x)
+    import io
 
-        absent = cli.absent_device(x)
-        if absent is None:
-            asked = cli.ask(x)
-        else:
-            asked = Asked(note=("no_torch", {"error": absent}) if "not installed" in absent
-                          else ("no_gpu", {"reason": absent}))  # fmt: skip
-    return Reading(x, asked)
+    from attnprof.cli import explain as cli
+
+    return Reading(x, cli.why(x, io.StringIO(), LANGUAGES[0]))  # the command's answer; its progress lines dropped
 
 
 def diff(before: str | os.PathLike[str], after: str | os.PathLike[str], *, gpu: int | None = None,

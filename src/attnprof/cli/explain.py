@@ -82,7 +82,7 @@ def options(args: argparse.Namespace) -> tuple[str, Any, int]:
 def load(path: str, max_bytes: int) -> foreign.ForeignTrace:
     """The trace, or one line of bad input."""
     try:
-        return foreign.load(path, max_bytes=max_bytes, max_events=max(max_bytes // 128, 1000),
+        return foreign.load(path, max_bytes=max_bytes, max_events=foreign.events_bound(max_bytes),
                             inputs_of=attention.wants_inputs)  # fmt: skip
     except FileNotFoundError:
         raise BadInput(f"no trace file {fmt.quoted_path(path)}; {foreign.ACCEPTED}") from None

@@ -488,6 +488,12 @@ def no_gc() -> Iterator[None]:
             gc.enable()
 
 
+def events_bound(max_bytes: int) -> int:
+    """The most events a read of at most ``max_bytes`` keeps: one per 128 bytes (the smallest event PyTorch writes
+    is about that), at least 1000 (what ``attnprof explain`` and :func:`attnprof.explain` pass as ``max_events``)."""
+    return max(max_bytes // 128, 1000)
+
+
 def load(
     path: str | os.PathLike[str],
     max_bytes: int | None = None,
