@@ -121,5 +121,5 @@ print(report.kernel_table(result, lang=lang))
 # each launch call to its kernel. The picture is one step; below it, on the site, the same trace can be explored:
 # every active step, zoom, a tooltip per slice, a click on a launch to find its kernel, and a button that opens the
 # trace in Perfetto.
-fig = timeline.figure(result, language=lang)
-viewer.embed(result, language=lang) if result.ok else None
+fig = timeline.figure(result, lang=lang)
+viewer.embed(result, lang=lang) if result.ok else None

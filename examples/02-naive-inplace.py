@@ -118,4 +118,4 @@ print(report.kernel_table(result, lang=lang))
 # One step on a timeline
 # ----------------------
 # The gap between the scaling kernel and the masking kernel, where the copy used to run, should close.
-fig = timeline.figure(result, language=lang)
+fig = timeline.figure(result, lang=lang)

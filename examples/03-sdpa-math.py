@@ -114,4 +114,4 @@ print(report.kernel_table(result, lang=lang))
 # One step on a timeline
 # ----------------------
 # Many short kernels, each launched separately: the CPU lane is as busy as the GPU lane.
-fig = timeline.figure(result, language=lang)
+fig = timeline.figure(result, lang=lang)

@@ -117,4 +117,4 @@ print(report.kernel_table(result, lang=lang))
 # One step on a timeline
 # ----------------------
 # One kernel per step: the GPU lane is one block, the CPU lane mostly SDPA's own bookkeeping.
-fig = timeline.figure(result, language=lang)
+fig = timeline.figure(result, lang=lang)

@@ -114,4 +114,4 @@ print(report.kernel_table(result, lang=lang))
 # One step on a timeline
 # ----------------------
 # One kernel per step; compare its length with the efficient backend's.
-fig = timeline.figure(result, language=lang)
+fig = timeline.figure(result, lang=lang)

@@ -114,4 +114,4 @@ print(report.kernel_table(result, lang=lang))
 # One step on a timeline
 # ----------------------
 # A memset before the kernel, and both launched from one SDPA call.
-fig = timeline.figure(result, language=lang)
+fig = timeline.figure(result, lang=lang)

@@ -108,4 +108,4 @@ print(report.kernel_table(result, lang=lang))
 # One step on a timeline
 # ----------------------
 # Compare with the page of the backend it matches: the same kernel, but no forcing context on the CPU lane.
-fig = timeline.figure(result, language=lang)
+fig = timeline.figure(result, lang=lang)

@@ -122,4 +122,4 @@ print(report.kernel_table(result, lang=lang))
 # One step on a timeline
 # ----------------------
 # Almost nothing on the CPU lane: the compiled wrapper launches the kernel directly.
-fig = timeline.figure(result, language=lang)
+fig = timeline.figure(result, lang=lang)

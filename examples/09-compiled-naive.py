@@ -129,4 +129,4 @@ print(report.kernel_table(result, lang=lang))
 # One step on a timeline
 # ----------------------
 # Count the kernels of one step and compare with the naive page's timeline.
-fig = timeline.figure(result, language=lang)
+fig = timeline.figure(result, lang=lang)

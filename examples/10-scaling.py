@@ -112,4 +112,4 @@ print(report.sweep_summary(result, lang))
 # -----------
 # Log-log axes: a cost that grows with the square of the length is a straight line of slope 2, like the dotted
 # reference. Crosses at the top mark points that ran out of memory.
-fig = scalingplot.figure(result, "gpu_ms", language=lang)
+fig = scalingplot.figure(result, "gpu_ms", lang=lang)

@@ -136,7 +136,7 @@ print(report.kernel_table(auto, lang=lang, phase="bwd"))
 # -------------------------------
 # The forward's ops sit under ``sdpa_auto_fwd`` on the main thread. Under ``sdpa_auto_bwd`` the main thread only
 # waits; on a GPU the backward's ops and launches are on the rows of the autograd thread below.
-fig = timeline.figure(auto, language=lang)
+fig = timeline.figure(auto, lang=lang)
 
 # %%
 # Across lengths and head dims: one point by hand
@@ -196,11 +196,11 @@ print(trainplot.report(grid, lang))
 # -----------------------------------
 # One line per backend, one panel per head dim and mask, the bands of the medians shaded. The dashed line is the
 # matmul ceiling, the dotted one the published peak.
-fig = trainplot.figure(grid, "fwd", language=lang)
+fig = trainplot.figure(grid, "fwd", lang=lang)
 
 # %%
 # TFLOP/s against length: the backward
 # ------------------------------------
 # The backward does five matrix products where the forward does two, and writes three gradients.
-fig = trainplot.figure(grid, "bwd", language=lang)
+fig = trainplot.figure(grid, "bwd", lang=lang)
 print(workloadreport.elapsed_line(reuse.once("training_elapsed_s", time.perf_counter() - t_start), lang))

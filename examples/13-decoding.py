@@ -155,7 +155,7 @@ if ran:
     longest = max(ran, key=lambda r: r.kv_len or 0)
     print(workloadreport.workload_summary(longest, lang))
     print(report.kernel_table(longest, lang=lang))
-    fig = timeline.figure(longest, language=lang)
+    fig = timeline.figure(longest, lang=lang)
 else:
     reason = next((r.reason for r in found if r.variant == "sdpa_auto"), None)
     print(workloadreport.auto_not_run_line(reason, lang))

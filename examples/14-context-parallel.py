@@ -114,5 +114,5 @@ for case in longest[:1]:
 # Both ranks on one time axis (one host, one clock): each rank's annotated call on the CPU, then its compute stream
 # and its NCCL stream. Look for the NCCL kernel under the first attention kernel: that is the overlap.
 if longest:
-    fig = ranktimeline.figure(longest[0], language=lang)
+    fig = ranktimeline.figure(longest[0], lang=lang)
 print(workloadreport.elapsed_line(reuse.once("parallel_elapsed_s", time.perf_counter() - started), lang))

@@ -167,7 +167,7 @@ def test_printed_words_come_from_report_in_the_scripts_language(script):
     for figure in (
         _calls(tree, "timeline.figure") + _calls(tree, "scalingplot.figure") + _calls(tree, "trainplot.figure")
     ):
-        assert {k.arg: ast.unparse(k.value) for k in figure.keywords}.get("language") == "lang"
+        assert {k.arg: ast.unparse(k.value) for k in figure.keywords}.get("lang") == "lang"
     for call in _calls(tree, "print"):
         assert not isinstance(call.args[0], ast.Constant | ast.JoinedStr), f"literal words: {ast.unparse(call)}"
 

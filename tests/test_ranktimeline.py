@@ -48,11 +48,11 @@ def test_the_summary_names_every_rank_in_both_languages():
 
 def test_the_png_is_deterministic_and_speaks_the_language(tmp_path: Path):
     case = _case()
-    first = ranktimeline.render(case, tmp_path / "a.png", language="en")
+    first = ranktimeline.render(case, tmp_path / "a.png", lang="en")
     mtime = (tmp_path / "a.png").stat().st_mtime_ns
-    assert ranktimeline.render(case, tmp_path / "a.png", language="en") == first
+    assert ranktimeline.render(case, tmp_path / "a.png", lang="en") == first
     assert (tmp_path / "a.png").stat().st_mtime_ns == mtime  # same bytes: not rewritten
-    ranktimeline.render(case, tmp_path / "b.png", language="ja")
+    ranktimeline.render(case, tmp_path / "b.png", lang="ja")
     same = (tmp_path / "a.png").read_bytes() == (tmp_path / "b.png").read_bytes()
     assert same == (pictures.cjk_font() is None)
     assert (tmp_path / "a.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

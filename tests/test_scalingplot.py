@@ -46,8 +46,8 @@ def test_one_line_per_variant_that_ran_and_sdpas_choice_is_dashed(figure):
 
 def test_the_words_follow_the_language_and_the_device(figure):
     sw = h200_sweep()
-    en = figure(sw, "gpu_ms", 64, language="en").axes[0]
-    ja = figure(sw, "gpu_ms", 64, language="ja").axes[0]
+    en = figure(sw, "gpu_ms", 64, lang="en").axes[0]
+    ja = figure(sw, "gpu_ms", 64, lang="ja").axes[0]
     assert en.get_xlabel() != ja.get_xlabel() and en.get_ylabel() != ja.get_ylabel()
     cpu = dataclasses.replace(sw, device="cpu")
     assert scalingplot.metric_words(cpu, "gpu_ms", "en") != scalingplot.metric_words(sw, "gpu_ms", "en")

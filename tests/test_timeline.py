@@ -128,8 +128,8 @@ def test_figure_goes_through_pyplot():
 
 def test_japanese_words_in_the_japanese_picture():
     naive_result, _ = trace_result("naive")
-    en, _ = timeline.png_bytes(naive_result, language="en")
-    ja, _ = timeline.png_bytes(naive_result, language="ja")
+    en, _ = timeline.png_bytes(naive_result, lang="en")
+    ja, _ = timeline.png_bytes(naive_result, lang="ja")
     if pictures.cjk_font() is None:
         # without a Japanese font the picture falls back to English words rather than drawing empty boxes
         assert ja == en

@@ -42,7 +42,7 @@ def test_one_panel_per_head_dim_and_mask_with_lines_ceiling_and_peak(figure):
 
 
 def test_words_follow_the_language_and_the_cpu_says_so(figure):
-    ja = figure(grid(), "fwd", language="ja")
+    ja = figure(grid(), "fwd", lang="ja")
     assert ja._suptitle.get_text().startswith("フォワード")
     cpu = figure(grid("cpu", "CPU (x86_64, 2 cores)"), "fwd")
     assert "these rates describe the CPU" in cpu._suptitle.get_text()

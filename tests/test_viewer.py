@@ -176,7 +176,7 @@ def test_a_view_fits_the_budget(variant: str):
     for lang in words.LANGUAGES:
         size = view_bytes(result, lang)
         assert size <= BUDGET_BYTES, f"{variant} ({lang}): {size} bytes per view, budget {BUDGET_BYTES}"
-        embedded = len(viewer.embed(result, language=lang, trace=TRACES / f"{variant}.json.gz").html.encode())
+        embedded = len(viewer.embed(result, lang=lang, trace=TRACES / f"{variant}.json.gz").html.encode())
         assert embedded + SHARED_BYTES <= BUDGET_BYTES, f"{variant} ({lang}): embed {embedded} bytes"
     assert view_bytes(result, "en") < 60_000  # room to spare: the largest fixture (sdpa_math) is about 50 KB
 
@@ -337,7 +337,7 @@ def test_embed_finds_the_saved_trace_and_leaves_a_large_one_out(tmp_path: Path, 
 
     results.save(result, tmp_path, raw)
     monkeypatch.setenv(settings.RESULTS_ENV, str(tmp_path))
-    data = registered(viewer.embed(result, language="ja").html)
+    data = registered(viewer.embed(result, lang="ja").html)
     assert base64.b64decode(data["trace"]) == (tmp_path / result.trace_file).read_bytes()
     assert data["words"]["perfetto.sent"] == "新しいタブの Perfetto UI でトレースを開きました。"
     big = viewer.embed(result, trace=b"x" * (viewer.INLINE_TRACE_MAX + 1)).html

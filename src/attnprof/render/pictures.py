@@ -58,18 +58,18 @@ def cjk_font() -> str | None:
     return next((name for name in CJK_FONTS if name in installed), None)
 
 
-def picture_language(language: str | None) -> str:
-    """The language the picture's words can be written in here: ``language``, or English without the glyphs."""
-    lang = words.language(language)
+def picture_language(lang: str | None) -> str:
+    """The language the picture's words can be written in here: ``lang``, or English without the glyphs."""
+    lang = words.language(lang)
     if lang == "ja" and cjk_font() is None:
         return words.LANGUAGES[0]
     return lang
 
 
-def picture_rc(language: str) -> dict[str, object]:
-    """matplotlib settings for a picture in ``language``: a Japanese font after DejaVu Sans when one is there."""
+def picture_rc(lang: str) -> dict[str, object]:
+    """matplotlib settings for a picture in ``lang``: a Japanese font after DejaVu Sans when one is there."""
     family: list[str] = ["DejaVu Sans"]
-    if language == "ja" and cjk_font():
+    if lang == "ja" and cjk_font():
         family.append(cjk_font())  # type: ignore[arg-type]
     sizes = {f"{axis}tick.labelsize": TEXT_PT for axis in "xy"}
     return {"font.family": family, "font.size": TEXT_PT, "axes.labelsize": TEXT_PT, "axes.titlesize": TITLE_PT,
@@ -114,14 +114,14 @@ def code_mtime_ns(*files: str | Path) -> int:
     return max(f.stat().st_mtime_ns for f in code)
 
 
-def png_bytes(draw: Callable[[Figure], None], figsize: tuple[float, float], language: str) -> bytes:
-    """A picture as PNG bytes: ``draw`` fills a new figure (Agg, :data:`DPI`, words in ``language``); no timestamps,
+def png_bytes(draw: Callable[[Figure], None], figsize: tuple[float, float], lang: str) -> bytes:
+    """A picture as PNG bytes: ``draw`` fills a new figure (Agg, :data:`DPI`, words in ``lang``); no timestamps,
     so the same inputs give the same bytes."""
     import matplotlib
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    with matplotlib.rc_context(picture_rc(language)):
+    with matplotlib.rc_context(picture_rc(lang)):
         fig = Figure(figsize=figsize, dpi=DPI)
         FigureCanvasAgg(fig)
         draw(fig)
@@ -130,14 +130,12 @@ def png_bytes(draw: Callable[[Figure], None], figsize: tuple[float, float], lang
     return buf.getvalue()
 
 
-def pyplot_figure(
-    draw: Callable[[Figure], None], figsize: tuple[float, float], language: str, dpi: int = DPI
-) -> Figure:
+def pyplot_figure(draw: Callable[[Figure], None], figsize: tuple[float, float], lang: str, dpi: int = DPI) -> Figure:
     """A picture as a pyplot figure (so that sphinx-gallery's scraper and notebooks show it)."""
     import matplotlib
     import matplotlib.pyplot as plt
 
-    with matplotlib.rc_context(picture_rc(language)):
+    with matplotlib.rc_context(picture_rc(lang)):
         fig = plt.figure(figsize=figsize, dpi=dpi)
         draw(fig)
     return fig

@@ -63,8 +63,8 @@ def _steps(case: ParallelCase, step: int | None) -> list[tuple[RankTrace, RankSt
     return out
 
 
-def _layout(case: ParallelCase, step: int | None, language: str | None) -> _Layout:
-    lang = words.language(language)
+def _layout(case: ParallelCase, step: int | None, lang: str | None) -> _Layout:
+    lang = words.language(lang)
     method = words.text(f"par.method.{case.method}", lang)
     picked = _steps(case, step)
     if not picked:
@@ -158,27 +158,27 @@ def _draw(fig: Figure, layout: _Layout) -> None:
                frameon=False, borderaxespad=0)  # fmt: skip
 
 
-def summary(case: ParallelCase, step: int | None = None, language: str | None = None) -> str:
+def summary(case: ParallelCase, step: int | None = None, lang: str | None = None) -> str:
     """What the picture shows, in words (its alt text); no drawing involved."""
-    return _layout(case, step, language).summary
+    return _layout(case, step, lang).summary
 
 
-def figure(case: ParallelCase, step: int | None = None, language: str | None = None) -> Figure:
+def figure(case: ParallelCase, step: int | None = None, lang: str | None = None) -> Figure:
     """The picture of one step of ``case`` as a pyplot figure (gallery scrapers and notebooks show it).
 
     Args:
         case: A case of a :class:`~attnprof.records.parallel.ParallelRun`.
         step: Index of the profiled step; the middle one when ``None``.
-        language: Language of the picture's words; English when ``None`` (or without a Japanese font).
+        lang: Language of the picture's words; English when ``None`` (or without a Japanese font).
     """
-    lang = pictures.picture_language(language)
+    lang = pictures.picture_language(lang)
     layout = _layout(case, step, lang)
     return pictures.pyplot_figure(lambda fig: _draw(fig, layout), _figsize(layout), lang)
 
 
-def render(case: ParallelCase, path: str | Path, step: int | None = None, language: str | None = None) -> str:
+def render(case: ParallelCase, path: str | Path, step: int | None = None, lang: str | None = None) -> str:
     """Write the picture as a PNG at ``path`` (only when its bytes change); returns its summary."""
-    lang = pictures.picture_language(language)
+    lang = pictures.picture_language(lang)
     layout = _layout(case, step, lang)
     data = pictures.png_bytes(lambda fig: _draw(fig, layout), _figsize(layout), lang)
     write_if_changed(Path(path), data)

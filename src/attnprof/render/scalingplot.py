@@ -49,21 +49,21 @@ def code_mtime_ns() -> int:
     return pictures.code_mtime_ns(__file__)
 
 
-def metric_words(sweep: Sweep, metric: str, language: str | None) -> str:
+def metric_words(sweep: Sweep, metric: str, lang: str | None) -> str:
     """The axis label of ``metric`` (for a CPU sweep, the time is the CPU's)."""
     if metric not in METRICS:
         raise ValueError(f"unknown metric {metric!r}; choose one of: {', '.join(METRICS)}")
     key = "cpu_ms" if metric == "gpu_ms" and sweep.device == "cpu" else metric
-    return words.text(f"scaling.metric.{key}", language)
+    return words.text(f"scaling.metric.{key}", lang)
 
 
-def summary(sweep: Sweep, metric: str, head_dim: int, language: str | None = None) -> str:
+def summary(sweep: Sweep, metric: str, head_dim: int, lang: str | None = None) -> str:
     """What the plot shows, in one sentence (alt text when the page gives no caption)."""
     failed = sum(1 for p in sweep.points if p.head_dim == head_dim and not p.ok)
     return words.text(
         "scaling.summary",
-        language,
-        metric=metric_words(sweep, metric, language),
+        lang,
+        metric=metric_words(sweep, metric, lang),
         head_dim=head_dim,
         variants=", ".join(v for v in sweep.variants if sweep.points_of(v, head_dim)),
         failed=failed,
@@ -96,12 +96,12 @@ def _series(sweep: Sweep, metric: str, head_dim: int) -> list[_Series]:
     return out
 
 
-def _draw(fig: Figure, sweep: Sweep, metric: str, head_dim: int, language: str) -> None:
+def _draw(fig: Figure, sweep: Sweep, metric: str, head_dim: int, lang: str) -> None:
     from matplotlib.lines import Line2D
     from matplotlib.transforms import blended_transform_factory
 
     def say(key: str, **fields: object) -> str:
-        return words.text(key, language, **fields)
+        return words.text(key, lang, **fields)
 
     ax = fig.add_axes((0.105, 0.13, 0.575, 0.76))
     series = _series(sweep, metric, head_dim)
@@ -113,11 +113,11 @@ def _draw(fig: Figure, sweep: Sweep, metric: str, head_dim: int, language: str) 
     ax.minorticks_off() if not log_y else ax.xaxis.set_minor_locator(_no_minor())
     ax.set_xlim(min(sweep.seqs) / 2**0.35, max(sweep.seqs) * 2**0.35)
     ax.set_xlabel(say("scaling.axis.seq"))
-    ax.set_ylabel(metric_words(sweep, metric, language))
+    ax.set_ylabel(metric_words(sweep, metric, lang))
     ax.grid(True, which="major", color="#DDDDDD", linewidth=0.6)
     ax.set_axisbelow(True)
     title = say("scaling.title", head_dim=head_dim, batch=sweep.batch, heads=sweep.heads, dtype=sweep.dtype,
-                  device=words.device(sweep.environment.device_name, language))  # fmt: skip
+                  device=words.device(sweep.environment.device_name, lang))  # fmt: skip
     ax.set_title(title, fontsize=pictures.TITLE_PT, loc="left")
 
     handles = []
@@ -210,7 +210,7 @@ def _reference(ax, series: list[_Series], power: int, text: str, dashes: tuple[i
     return line
 
 
-def png_bytes(sweep: Sweep, metric: str, head_dim: int, language: str | None = "en") -> bytes:
+def png_bytes(sweep: Sweep, metric: str, head_dim: int, lang: str | None = "en") -> bytes:
     """The plot as PNG bytes (:data:`attnprof.render.pictures.DPI`, no timestamps: the same inputs give the same
     bytes).
 
@@ -218,26 +218,26 @@ def png_bytes(sweep: Sweep, metric: str, head_dim: int, language: str | None = "
         ValueError: for an unknown metric.
     """
     metric_words(sweep, metric, "en")  # validates the metric
-    lang = pictures.picture_language(language)
+    lang = pictures.picture_language(lang)
     return pictures.png_bytes(lambda fig: _draw(fig, sweep, metric, head_dim, lang), FIGSIZE, lang)
 
 
-def render(sweep: Sweep, metric: str, head_dim: int, path: str | Path, language: str | None = "en") -> str:
-    """Write the plot to ``path`` (only when its bytes change); returns :func:`summary` in ``language``."""
-    write_if_changed(Path(path), png_bytes(sweep, metric, head_dim, language))
-    return summary(sweep, metric, head_dim, language)
+def render(sweep: Sweep, metric: str, head_dim: int, path: str | Path, lang: str | None = "en") -> str:
+    """Write the plot to ``path`` (only when its bytes change); returns :func:`summary` in ``lang``."""
+    write_if_changed(Path(path), png_bytes(sweep, metric, head_dim, lang))
+    return summary(sweep, metric, head_dim, lang)
 
 
-def figure(sweep: Sweep, metric: str = "gpu_ms", head_dim: int | None = None, language: str = "en") -> Figure:
+def figure(sweep: Sweep, metric: str = "gpu_ms", head_dim: int | None = None, lang: str = "en") -> Figure:
     """The plot as a pyplot figure (so that sphinx-gallery and notebooks show it).
 
     Args:
         sweep: The sweep to draw.
         metric: One of :data:`attnprof.records.sweep.METRICS`.
         head_dim: The head_dim to draw; the sweep's first when ``None``.
-        language: Language of the words in the picture.
+        lang: Language of the words in the picture.
     """
     metric_words(sweep, metric, "en")
-    lang = pictures.picture_language(language)
+    lang = pictures.picture_language(lang)
     dim = sweep.head_dims[0] if head_dim is None else head_dim
     return pictures.pyplot_figure(lambda fig: _draw(fig, sweep, metric, dim, lang), FIGSIZE, lang, dpi=100)

@@ -111,20 +111,20 @@ def family_of(activity: GpuActivity) -> str:
     return family if family in FAMILY_COLORS else "other"
 
 
-def short_name(activity: GpuActivity, language: str | None = None) -> str:
+def short_name(activity: GpuActivity, lang: str | None = None) -> str:
     """The decoded short name of an activity (``memcpy DtoD``, ``flash_fwd ...``, ``nvjet gemm ...``) in
-    ``language``."""
-    return kernels.decode(activity.name).text(language) or activity.name
+    ``lang``."""
+    return kernels.decode(activity.name).text(lang) or activity.name
 
 
-def heading(result: Result, language: str | None = None) -> str:
+def heading(result: Result, lang: str | None = None) -> str:
     """What a timeline of ``result`` is titled with: ``naive, [8, 16, 1024, 64] bfloat16 (cuda)``; another workload
-    and a KV cache are named too, in ``language``."""
+    and a KV cache are named too, in ``lang``."""
     head = f"{result.variant}, {list(result.shape)} {result.dtype} ({result.device})"
     if not workloads.get(result.workload).article:
         head = f"{result.variant} ({result.workload}), {list(result.shape)} {result.dtype} ({result.device})"
         if result.kv_len:
-            head += words.text("timeline.kv_cache", language, heads=result.kv_heads, length=result.kv_len)
+            head += words.text("timeline.kv_cache", lang, heads=result.kv_heads, length=result.kv_len)
     return head
 
 
@@ -165,7 +165,7 @@ class Lane:
     activities: list[GpuActivity] = field(default_factory=list)
 
 
-def lanes(step: StepTrace, language: str | None = None) -> list[Lane]:
+def lanes(step: StepTrace, lang: str | None = None) -> list[Lane]:
     """The lanes of ``step``, top to bottom: CPU ops by thread and depth, the runtime/driver calls (when there are
     any), one lane per GPU stream (none for a step without GPU activity)."""
     cpu_ops = [op for op in step.cpu_ops if op.category not in trace.LAUNCH_CATEGORIES]
@@ -173,9 +173,9 @@ def lanes(step: StepTrace, language: str | None = None) -> list[Lane]:
     out = [
         Lane(
             "cpu",
-            words.text("timeline.row.thread", language, thread=th, depth=d)
+            words.text("timeline.row.thread", lang, thread=th, depth=d)
             if th
-            else words.text("timeline.row.cpu", language, depth=d),
+            else words.text("timeline.row.cpu", lang, depth=d),
             depth=d,
             ops=[o for o in cpu_ops if (o.thread, o.depth) == (th, d)],
         )
@@ -183,28 +183,28 @@ def lanes(step: StepTrace, language: str | None = None) -> list[Lane]:
     ]
     calls = trace.launch_calls(step)
     if calls:
-        out.append(Lane("launch", words.text("timeline.row.runtime", language), calls=calls))
+        out.append(Lane("launch", words.text("timeline.row.runtime", lang), calls=calls))
     stream_of = {id(a): -1 if a.stream is None else a.stream for a in step.activities}
     for stream in sorted(set(stream_of.values())):
-        name = "GPU" if stream == -1 else words.text("timeline.row.stream", language, stream=stream)
+        name = "GPU" if stream == -1 else words.text("timeline.row.stream", lang, stream=stream)
         acts = [a for a in step.activities if stream_of[id(a)] == stream]
         out.append(Lane("gpu", name, activities=acts))
     return out
 
 
-def _layout(result: Result, step: int | None, language: str | None = None) -> _Layout:
-    head = heading(result, language)
+def _layout(result: Result, step: int | None, lang: str | None = None) -> _Layout:
+    head = heading(result, lang)
     if not result.ok or not result.steps:
-        status = words.text_or(f"status.{result.status}", result.status, language)
-        reason = result.reason or words.text("timeline.no_steps", language)
-        msg = words.text("status.not_run", language, variant=result.variant, status=status, reason=reason)
-        return _Layout(head, msg, [], [], [], 1.0, message=msg, language=words.language(language))
+        status = words.text_or(f"status.{result.status}", result.status, lang)
+        reason = result.reason or words.text("timeline.no_steps", lang)
+        msg = words.text("status.not_run", lang, variant=result.variant, status=status, reason=reason)
+        return _Layout(head, msg, [], [], [], 1.0, message=msg, language=words.language(lang))
     st = pick_step(result, step)
 
     rows: list[_Row] = []
     runtime_row = None
     gpu_row: dict[int, int] = {}  # id of an activity -> its row
-    for lane in lanes(st, language):
+    for lane in lanes(st, lang):
         row = _Row(lane.name, gpu=lane.kind == "gpu")
         if lane.kind == "launch":
             runtime_row = len(rows)
@@ -215,7 +215,7 @@ def _layout(result: Result, step: int | None, language: str | None = None) -> _L
         for a in lane.activities:
             gpu_row[id(a)] = len(rows)
             fam = family_of(a)
-            row.bars.append(_Bar(a.start_us, a.duration_us, short_name(a, language), FAMILY_COLORS[fam], fam))
+            row.bars.append(_Bar(a.start_us, a.duration_us, short_name(a, lang), FAMILY_COLORS[fam], fam))
         rows.append(row)
     links = [
         (runtime_row, a.launch_start_us + (a.launch_duration_us or 0.0) / 2, gpu_row[id(a)], a.start_us)
@@ -231,9 +231,9 @@ def _layout(result: Result, step: int | None, language: str | None = None) -> _L
     counts = dict(variant=result.variant, step=st.index, activities=len(st.activities), kernels=len(st.kernels),
                   streams=streams, events=len(st.cpu_ops), cpu=f"{st.cpu_time_us:.0f}",
                   gpu=f"{st.gpu_time_us:.0f}", device=result.device)  # fmt: skip
-    summary = words.text("timeline.summary" if st.activities else "timeline.summary_cpu", language, **counts)
-    title = f"{head}, {words.text('timeline.step', language, step=st.index)}"
-    return _Layout(title, summary, rows, links, families, span, language=words.language(language))
+    summary = words.text("timeline.summary" if st.activities else "timeline.summary_cpu", lang, **counts)
+    title = f"{head}, {words.text('timeline.step', lang, step=st.index)}"
+    return _Layout(title, summary, rows, links, families, span, language=words.language(lang))
 
 
 def _op_label(op: CpuOp) -> str:
@@ -315,19 +315,19 @@ def _draw(fig: Figure, layout: _Layout) -> None:
                fontsize=_FONT_SIZE, frameon=False, borderaxespad=0)  # fmt: skip
 
 
-def summary(result: Result, step: int | None = None, language: str | None = None) -> str:
-    """What the timeline of one step shows, in one sentence in ``language`` (the alt text of the picture); no
+def summary(result: Result, step: int | None = None, lang: str | None = None) -> str:
+    """What the timeline of one step shows, in one sentence in ``lang`` (the alt text of the picture); no
     drawing involved."""
-    return _layout(result, step, language).summary
+    return _layout(result, step, lang).summary
 
 
-def _picture(result: Result, step: int | None, language: str | None) -> tuple[_Layout, str]:
+def _picture(result: Result, step: int | None, lang: str | None) -> tuple[_Layout, str]:
     """The layout with words in the language a picture can use here (English where no Japanese font is installed)."""
-    lang = pictures.picture_language(language)
+    lang = pictures.picture_language(lang)
     return _layout(result, step, lang), lang
 
 
-def figure(result: Result, step: int | None = None, language: str | None = None) -> Figure:
+def figure(result: Result, step: int | None = None, lang: str | None = None) -> Figure:
     """A matplotlib figure of one step of ``result`` (through pyplot, so gallery scrapers and notebooks see it).
 
     A result that could not run gives a small figure that says why instead of raising.
@@ -335,22 +335,22 @@ def figure(result: Result, step: int | None = None, language: str | None = None)
     Args:
         result: A result, usually from :func:`attnprof.measure.profiling.profile`.
         step: Index into ``result.steps``; the middle active step when ``None``.
-        language: Language of the words in the picture (``"en"``, ``"ja"``); English when ``None``.
+        lang: Language of the words in the picture (``"en"``, ``"ja"``); English when ``None``.
 
     Returns:
         The figure.
     """
-    layout, lang = _picture(result, step, language)
+    layout, lang = _picture(result, step, lang)
     return pictures.pyplot_figure(lambda fig: _draw(fig, layout), _figsize(layout), lang)
 
 
-def png_bytes(result: Result, step: int | None = None, language: str | None = None) -> tuple[bytes, str]:
+def png_bytes(result: Result, step: int | None = None, lang: str | None = None) -> tuple[bytes, str]:
     """The PNG of one step (:data:`attnprof.render.pictures.DPI` dots per inch, no timestamps) and its summary."""
-    layout, lang = _picture(result, step, language)
+    layout, lang = _picture(result, step, lang)
     return pictures.png_bytes(lambda fig: _draw(fig, layout), _figsize(layout), lang), layout.summary
 
 
-def render(result: Result, path: str | Path, step: int | None = None, language: str | None = None) -> str:
+def render(result: Result, path: str | Path, step: int | None = None, lang: str | None = None) -> str:
     """Write the timeline of one step of ``result`` as a PNG at ``path``; returns a one-sentence summary.
 
     The file is written only when its bytes change, so its timestamp (and anything that depends on it) stays put
@@ -360,12 +360,12 @@ def render(result: Result, path: str | Path, step: int | None = None, language: 
         result: The result to draw.
         path: Where the PNG goes; missing folders are created.
         step: Index into ``result.steps``; the middle active step when ``None``.
-        language: Language of the words in the picture; English when ``None``.
+        lang: Language of the words in the picture; English when ``None``.
 
     Returns:
         What the picture shows, in one sentence (usable as alt text).
     """
-    data, summary = png_bytes(result, step, language)
+    data, summary = png_bytes(result, step, lang)
     write_if_changed(Path(path), data)
     return summary
 

@@ -28,24 +28,24 @@ if TYPE_CHECKING:
 FIGSIZE = (pictures.MAX_WIDTH_IN, 5.6)
 
 
-def mask_word(causal: bool, language: str | None) -> str:
-    """``causal`` or ``no mask`` in ``language``."""
-    return words.text("ts.mask.causal" if causal else "ts.mask.full", language)
+def mask_word(causal: bool, lang: str | None) -> str:
+    """``causal`` or ``no mask`` in ``lang``."""
+    return words.text("ts.mask.causal" if causal else "ts.mask.full", lang)
 
 
-def summary(grid: TrainScale, phase: str, language: str | None = None) -> str:
+def summary(grid: TrainScale, phase: str, lang: str | None = None) -> str:
     """What the figure of ``phase`` shows, in one sentence (alt text)."""
     check_pass(phase)
-    return words.text("ts.summary", language, phase=words.text(f"ts.pass.{phase}", language),
+    return words.text("ts.summary", lang, phase=words.text(f"ts.pass.{phase}", lang),
                       variants=", ".join(grid.variants), head_dims=", ".join(map(str, grid.head_dims)),
                       failed=sum(1 for p in grid.points if not p.ok))  # fmt: skip
 
 
-def _draw(fig: Figure, grid: TrainScale, phase: str, language: str) -> None:
+def _draw(fig: Figure, grid: TrainScale, phase: str, lang: str) -> None:
     from matplotlib.lines import Line2D
 
     def say(key: str, **fields: object) -> str:
-        return words.text(key, language, **fields)
+        return words.text(key, lang, **fields)
 
     panels = [(d, m) for d in grid.head_dims for m in grid.causal]
     cols = 2 if len(panels) > 1 else 1
@@ -64,7 +64,7 @@ def _draw(fig: Figure, grid: TrainScale, phase: str, language: str) -> None:
         ax.set_ylim(0, top)
         ax.grid(True, color="#DDDDDD", linewidth=0.6)
         ax.set_axisbelow(True)
-        ax.set_title(say("ts.panel", head_dim=d, mask=mask_word(m, language)), fontsize=pictures.TEXT_PT, loc="left")
+        ax.set_title(say("ts.panel", head_dim=d, mask=mask_word(m, lang)), fontsize=pictures.TEXT_PT, loc="left")
         for v in grid.variants:
             color = VARIANT_COLORS.get(v, "#333333")
             line = grid.line(v, d, m)
@@ -103,7 +103,7 @@ def _draw(fig: Figure, grid: TrainScale, phase: str, language: str) -> None:
     fig.legend(handles=[*handles.values(), *extra], loc="center left", bbox_to_anchor=(0.635, 0.5),
                fontsize=pictures.TEXT_PT, frameon=False, handlelength=1.6, borderaxespad=0)  # fmt: skip
     title = say("ts.title", phase=say(f"ts.pass.{phase}"), dtype=grid.dtype, tokens=_tokens(grid),
-                device=words.device(grid.environment.device_name, language))  # fmt: skip
+                device=words.device(grid.environment.device_name, lang))  # fmt: skip
     if grid.device != "cuda":
         title += "\n" + say("ts.cpu_note")
     fig.suptitle(title, fontsize=pictures.TEXT_PT, x=0.02, ha="left")
@@ -113,24 +113,24 @@ def _tokens(grid: TrainScale) -> int:
     return max((p.batch * p.seq for p in grid.points), default=0)
 
 
-def png_bytes(grid: TrainScale, phase: str, language: str | None = "en") -> bytes:
+def png_bytes(grid: TrainScale, phase: str, lang: str | None = "en") -> bytes:
     """The figure of ``phase`` as PNG bytes (the same inputs give the same bytes)."""
     check_pass(phase)
-    lang = pictures.picture_language(language)
+    lang = pictures.picture_language(lang)
     return pictures.png_bytes(lambda fig: _draw(fig, grid, phase, lang), FIGSIZE, lang)
 
 
-def save(grid: TrainScale, phase: str, path: str | Path, language: str | None = "en") -> Path:
+def save(grid: TrainScale, phase: str, path: str | Path, lang: str | None = "en") -> Path:
     """Write the figure of ``phase`` to ``path`` (only when its bytes change); returns the path."""
     path = Path(path)
-    write_if_changed(path, png_bytes(grid, phase, language))
+    write_if_changed(path, png_bytes(grid, phase, lang))
     return path
 
 
-def figure(grid: TrainScale, phase: str = "fwd", language: str = "en") -> Figure:
+def figure(grid: TrainScale, phase: str = "fwd", lang: str = "en") -> Figure:
     """The figure of ``phase`` as a pyplot figure (sphinx-gallery and notebooks show it)."""
     check_pass(phase)
-    lang = pictures.picture_language(language)
+    lang = pictures.picture_language(lang)
     return pictures.pyplot_figure(lambda fig: _draw(fig, grid, phase, lang), FIGSIZE, lang, dpi=100)
 
 
@@ -149,7 +149,7 @@ def _rate(p: TrainPoint, phase: str) -> str:
     return f"{r.median:{spec}} [{r.lo:{spec}}–{r.hi:{spec}}]"
 
 
-def longest_rows(grid: TrainScale, language: str | None = None, seq: int | None = None) -> list[list[str]]:
+def longest_rows(grid: TrainScale, lang: str | None = None, seq: int | None = None) -> list[list[str]]:
     """One row per backend, head dim and mask at ``seq`` (the longest length when omitted): the two rates with
     their bands, and their shares of the ceiling and of the published peak; a point that did not run gives its
     status and reason in the rates' cells."""
@@ -161,9 +161,9 @@ def longest_rows(grid: TrainScale, language: str | None = None, seq: int | None 
                 p = grid.point(v, d, m, at)
                 if p is None:
                     continue
-                head = [v, str(d), mask_word(m, language), str(p.seq)]
+                head = [v, str(d), mask_word(m, lang), str(p.seq)]
                 if not p.ok:
-                    rows.append([*head, words.text_or(f"status.{p.status}", p.status, language), "-", "-", "-"])
+                    rows.append([*head, words.text_or(f"status.{p.status}", p.status, lang), "-", "-", "-"])
                     continue
                 rows.append([
                     *head,
@@ -175,24 +175,24 @@ def longest_rows(grid: TrainScale, language: str | None = None, seq: int | None 
     return rows
 
 
-def headers(language: str | None = None) -> list[str]:
+def headers(lang: str | None = None) -> list[str]:
     """The columns of :func:`longest_rows`."""
     keys = ("variant", "head_dim", "mask", "seq", "fwd", "bwd", "ceiling", "peak")
-    return [words.text(f"ts.col.{k}", language) for k in keys]
+    return [words.text(f"ts.col.{k}", lang) for k in keys]
 
 
-def scale_lines(grid: TrainScale, language: str | None = None) -> list[str]:
+def scale_lines(grid: TrainScale, lang: str | None = None) -> list[str]:
     """The two scales each rate is read against: the measured ceiling and the published peak, with its source."""
     c, peak = grid.ceilings, grid.peak
     if c is not None:
-        source = words.text(f"ts.ceilings.{grid.ceilings_from or 'measured'}", language)
-        lines = [words.text("ts.ceilings", language, tflops=f"{c.matmul_tflops:.0f}", source=source)]
+        source = words.text(f"ts.ceilings.{grid.ceilings_from or 'measured'}", lang)
+        lines = [words.text("ts.ceilings", lang, tflops=f"{c.matmul_tflops:.0f}", source=source)]
     else:
-        lines = [words.text("ts.no_ceilings", language)]
+        lines = [words.text("ts.no_ceilings", lang)]
     if peak is not None:
-        lines.append(words.text("ts.peak", language, gpu=peak.gpu, tflops=f"{peak.tflops:g}", source=peak.source))
+        lines.append(words.text("ts.peak", lang, gpu=peak.gpu, tflops=f"{peak.tflops:g}", source=peak.source))
     else:
-        lines.append(words.text("ts.no_peak", language, device=words.device(grid.environment.device_name, language)))
+        lines.append(words.text("ts.no_peak", lang, device=words.device(grid.environment.device_name, lang)))
     return lines
 
 
@@ -209,16 +209,16 @@ def reasons(grid: TrainScale, seq: int | None = None) -> list[tuple[str, str]]:
 
 
 def by_hand_line(shape: tuple[int, int, int, int], fwd_ms: float, bwd_ms: float, fwd_flops: float,
-                 language: str | None = None) -> str:  # fmt: skip
+                 lang: str | None = None) -> str:  # fmt: skip
     """One point timed by hand: its shape, the two median times and the rates they give (the backward's count is
     :data:`attnprof.workloads.BACKWARD_FLOP_FACTOR` forwards)."""
     bwd_flops = workloads.BACKWARD_FLOP_FACTOR * fwd_flops
-    return words.text("ts.by_hand", language, shape=list(shape), fwd_ms=f"{fwd_ms:.3g}", bwd_ms=f"{bwd_ms:.3g}",
+    return words.text("ts.by_hand", lang, shape=list(shape), fwd_ms=f"{fwd_ms:.3g}", bwd_ms=f"{bwd_ms:.3g}",
                       fwd=f"{fwd_flops / fwd_ms / 1e9:.3g}", bwd=f"{bwd_flops / bwd_ms / 1e9:.3g}")  # fmt: skip
 
 
-def report(grid: TrainScale, language: str | None = None) -> str:
+def report(grid: TrainScale, lang: str | None = None) -> str:
     """The printed report: the two scales, the table at the longest length, and why points there did not run."""
-    why = [f"- {v}: {words.reason(reason, language) or reason}" for v, reason in reasons(grid)]
-    table = text_table(headers(language), longest_rows(grid, language))
-    return "\n".join([*scale_lines(grid, language), "", table, *(["", *why] if why else [])])
+    why = [f"- {v}: {words.reason(reason, lang) or reason}" for v, reason in reasons(grid)]
+    table = text_table(headers(lang), longest_rows(grid, lang))
+    return "\n".join([*scale_lines(grid, lang), "", table, *(["", *why] if why else [])])

@@ -106,8 +106,8 @@ SCRIPT_WORDS = (
 INLINE_TRACE_MAX = 48_000
 
 
-def viewer_words(language: str | None) -> dict[str, str]:
-    """Every word the viewer shows, in ``language`` (English for a language the site is not built in).
+def viewer_words(lang: str | None) -> dict[str, str]:
+    """Every word the viewer shows, in ``lang`` (English for a language the site is not built in).
 
     Returns:
         ``{key: text}``: the keys of :mod:`attnprof.words.viewer`, :data:`TIP_COLUMNS` and :data:`SITE_KEYS`,
@@ -115,7 +115,7 @@ def viewer_words(language: str | None) -> dict[str, str]:
     """
     from attnprof.words import viewer as own
 
-    return {key: words.text(key, language) for key in (*own.VIEWER, *TIP_COLUMNS, *SITE_KEYS)}
+    return {key: words.text(key, lang) for key in (*own.VIEWER, *TIP_COLUMNS, *SITE_KEYS)}
 
 
 def view_id(result: Result, step: int | None = None) -> str:
@@ -165,13 +165,13 @@ class _Kernels:
     one per other launch API or size of a row's launches."""
 
     def __init__(self, rows: Sequence[KernelRow], props: dict[str, Any], strings: _Strings,
-                 language: str | None) -> None:  # fmt: skip
+                 lang: str | None) -> None:  # fmt: skip
         self.rows = {(r.name, summary.launch_config(r)): r for r in rows}
         self.first = {}
         for r in rows:
             self.first.setdefault(r.name, r)
         self.props = props
-        self.strings, self.language = strings, language
+        self.strings, self.language = strings, lang
         self.index: dict[tuple[Any, ...], int] = {}
         self.entries: list[dict[str, Any]] = []
 
@@ -210,13 +210,13 @@ def _lane(lane: timeline.Lane, strings: _Strings, kernels: _Kernels) -> dict[str
     return out
 
 
-def payload(result: Result | Analysis, language: str | None = None, step: int | None = None) -> dict[str, Any]:
+def payload(result: Result | Analysis, lang: str | None = None, step: int | None = None) -> dict[str, Any]:
     """The browser's data for every active step of ``result`` (see the module docstring for its layout).
 
     Args:
         result: A result that ran (status ``"ok"``) and recorded profiler steps, or its analysis (the extension
             passes the one it keeps, so nothing is analysed twice).
-        language: Language of the words (``"en"``, ``"ja"``); English when ``None`` or not a site language.
+        lang: Language of the words (``"en"``, ``"ja"``); English when ``None`` or not a site language.
         step: Index into ``result.steps`` the viewer opens at; the middle step (the PNG's) when ``None``.
 
     Returns:
@@ -231,9 +231,9 @@ def payload(result: Result | Analysis, language: str | None = None, step: int | 
     _check(res, step)
     note = None
     if not any(st.activities for st in res.steps):
-        note = words.text("viewer.no_gpu", language, variant=res.variant, device=res.device.upper())
+        note = words.text("viewer.no_gpu", lang, variant=res.variant, device=res.device.upper())
     return steps_payload(res.steps, a.rows, res.device_properties, view_id(res, step),
-                         timeline.heading(res, language), language, step, note)  # fmt: skip
+                         timeline.heading(res, lang), lang, step, note)  # fmt: skip
 
 
 def steps_payload(
@@ -242,7 +242,7 @@ def steps_payload(
     device_properties: dict[str, Any],
     view: str,
     title: str,
-    language: str | None = None,
+    lang: str | None = None,
     step: int | None = None,
     note: str | None = None,
 ) -> dict[str, Any]:
@@ -255,7 +255,7 @@ def steps_payload(
         device_properties: For the theoretical occupancy of a launch whose configuration differs from its row's.
         view: The view id.
         title: The timeline's heading.
-        language: Language of the words; English when ``None`` or not a site language.
+        lang: Language of the words; English when ``None`` or not a site language.
         step: Index into ``steps`` the viewer opens at; the middle step when ``None``.
         note: What to say above a view without GPU activity (why it has none).
 
@@ -267,13 +267,13 @@ def steps_payload(
     if step is not None and not -len(steps) <= step < len(steps):
         raise ValueError(f"step {step} out of range; choose 0 to {len(steps) - 1}")
     strings = _Strings()
-    kernels = _Kernels(rows, device_properties, strings, language)
+    kernels = _Kernels(rows, device_properties, strings, lang)
     shown = []
     for st in steps:
-        lanes = [_lane(lane, strings, kernels) for lane in timeline.lanes(st, language)]
+        lanes = [_lane(lane, strings, kernels) for lane in timeline.lanes(st, lang)]
         ends = [s[0] + s[1] for lane in lanes for s in lane["slices"]] + [st.cpu_time_us]
         shown.append(
-            {"label": words.text("timeline.step", language, step=st.index), "span": round(max(ends), 3),
+            {"label": words.text("timeline.step", lang, step=st.index), "span": round(max(ends), 3),
              "lanes": lanes}
         )  # fmt: skip
     data: dict[str, Any] = {
@@ -281,7 +281,7 @@ def steps_payload(
         "id": view,
         "title": title,
         "step": len(steps) // 2 if step is None else step % len(steps),
-        "words": {k: words.text(k, language) for k in SCRIPT_WORDS},
+        "words": {k: words.text(k, lang) for k in SCRIPT_WORDS},
     }
     if note is not None and not any(st.activities for st in steps):
         data["note"] = note
@@ -325,33 +325,31 @@ def script(data: dict[str, Any]) -> str:
     return f"(window.{DATA_GLOBAL} = window.{DATA_GLOBAL} || {{}})[{json.dumps(data['id'])}] = {body};\n"
 
 
-def data_script(result: Result | Analysis, language: str | None = None, step: int | None = None) -> str:
+def data_script(result: Result | Analysis, lang: str | None = None, step: int | None = None) -> str:
     """The data file's text: one line of JavaScript that registers :func:`payload` under its view id in
     ``window.`` :data:`DATA_GLOBAL`. ASCII only, so it reads the same whatever encoding the page declares.
 
     Raises:
         ValueError: as :func:`payload`.
     """
-    return script(payload(result, language, step))
+    return script(payload(result, lang, step))
 
 
-def write_data(
-    result: Result | Analysis, path: str | Path, language: str | None = None, step: int | None = None
-) -> bool:
+def write_data(result: Result | Analysis, path: str | Path, lang: str | None = None, step: int | None = None) -> bool:
     """Write :func:`data_script` to ``path`` (conventionally ``<folder>/<view id>.js``; missing folders are
     created) unless the file already holds it. Returns True if written.
 
     Raises:
         ValueError: as :func:`payload`.
     """
-    return write_if_changed(Path(path), data_script(result, language, step).encode("ascii"))
+    return write_if_changed(Path(path), data_script(result, lang, step).encode("ascii"))
 
 
 def fragment(
     view: str,
     data_url: str | None,
     trace_url: str | None,
-    language: str | None = None,
+    lang: str | None = None,
     *,
     inline: str | None = None,
     trace_name: str | None = None,
@@ -365,7 +363,7 @@ def fragment(
         data_url: URL of the data file (:func:`write_data`), relative to the page; ``None`` with ``inline``.
         trace_url: URL of the gzipped Chrome trace, relative to the page, for the download link and the Perfetto
             button; ``None`` when the trace comes inline (``trace`` in the payload) or not at all.
-        language: Language of the page.
+        lang: Language of the page.
         inline: The data's script itself (:func:`data_script`), to put in the page instead of ``data_url``.
         trace_name: File name the download gets; by default the last part of ``trace_url``.
         no_script: What an inline view says where its script does not run (by default: that it needs the site's
@@ -379,7 +377,7 @@ def fragment(
             f"view {view!r}, data_url {data_url!r}: pass the view id and either the page-relative URL of the data "
             "file or the data's script as inline"
         )
-    w = viewer_words(language)
+    w = viewer_words(lang)
     e = lambda text: html.escape(text, quote=True)  # noqa: E731
     name = trace_name or (trace_url.rsplit("/", 1)[-1] if trace_url else "")
     download = f' href="{e(trace_url)}"' if trace_url else " hidden"
@@ -449,7 +447,7 @@ def _trace_bytes(result: Result, trace: bytes | str | Path | None) -> bytes | No
 def embed(
     result: Result | Analysis,
     step: int | None = None,
-    language: str | None = None,
+    lang: str | None = None,
     trace: bytes | str | Path | None = None,
 ) -> Embed:
     """The viewer of ``result`` with its data inline: make it a cell's last expression and the page shows it.
@@ -457,7 +455,7 @@ def embed(
     Args:
         result: A result that ran (``profiling.profile(...)``), or its analysis.
         step: Index into ``result.steps`` the viewer opens at; the middle step (the PNG's) when ``None``.
-        language: Language of the viewer's words; English when ``None``.
+        lang: Language of the viewer's words; English when ``None``.
         trace: The gzipped Chrome trace (bytes or a path) for "Open in Perfetto" and the download link; by
             default ``result.trace_file`` in :func:`attnprof.settings.results_dir`, where ``profile(...,
             save_to=settings.results_dir())`` saved it. A trace larger than :data:`INLINE_TRACE_MAX` bytes, or none,
@@ -470,7 +468,7 @@ def embed(
         ValueError: if the result did not run, ``step`` is out of range, or ``trace`` names no file.
     """
     res = result.result if isinstance(result, Analysis) else result
-    data = payload(result, language, step)
+    data = payload(result, lang, step)
     raw = _trace_bytes(res, trace)
     name = res.trace_file or f"{res.stem}.trace.json.gz"
     if raw is not None and len(raw) <= INLINE_TRACE_MAX:
@@ -478,4 +476,4 @@ def embed(
     else:
         name = ""
     view = data["id"]
-    return Embed(view, fragment(view, None, None, language, inline=script(data), trace_name=name))
+    return Embed(view, fragment(view, None, None, lang, inline=script(data), trace_name=name))

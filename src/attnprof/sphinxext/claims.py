@@ -182,7 +182,7 @@ class FamilyClaims(RecordDirective[T]):
         recorded = self.recorded(record) if record is not None else []
         body = []
         for claim in self.family.values():
-            verdict = claim.check(language=self.lang, **{self.evidence: record})
+            verdict = claim.check(lang=self.lang, **{self.evidence: record})
             body.append([nodes.strong("", claim.id), verdict_cell(self, verdict), claim.statement(self.lang),
                          measured_cell(self, verdict, recorded)])  # fmt: skip
         keys = ["col.claim", "col.verdict", "col.statement", "col.measured"]

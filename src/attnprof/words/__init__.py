@@ -187,8 +187,8 @@ CPU_NAME = "CPU ({arch}, {cores} cores)"
 _CPU_NAME_RE = re.compile(r"^CPU \((?P<arch>.+), (?P<cores>\d+) cores\)$")
 
 
-def device(name: str, language: str | None = None) -> str:
-    """A recorded device name as a page in ``language`` shows it: a GPU's as recorded (``NVIDIA H200``), a CPU's
+def device(name: str, lang: str | None = None) -> str:
+    """A recorded device name as a page in ``lang`` shows it: a GPU's as recorded (``NVIDIA H200``), a CPU's
     (:data:`CPU_NAME`) in the page's words (``CPU (x86_64、2 コア)``)."""
     m = _CPU_NAME_RE.match(name)
-    return text("device.cpu", language, arch=m["arch"], cores=m["cores"]) if m else name
+    return text("device.cpu", lang, arch=m["arch"], cores=m["cores"]) if m else name

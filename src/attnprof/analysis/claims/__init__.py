@@ -102,32 +102,32 @@ def get(claim_id: str) -> Claim:
 def check(
     claim_id: str,
     results: Mapping[str, Analysis],
-    language: str | None = None,
+    lang: str | None = None,
     cpu: CpuCosts | None = None,
     build: Build | None = None,
 ) -> Verdict:
     """Check one claim about results; see :meth:`Claim.check`."""
-    return get(claim_id).check(results, language, cpu, build)
+    return get(claim_id).check(results, lang, cpu, build)
 
 
 def check_all(
     results: Mapping[str, Analysis],
-    language: str | None = None,
+    lang: str | None = None,
     cpu: CpuCosts | None = None,
     build: Build | None = None,
 ) -> list[Verdict]:
     """Check every claim about results, C1 to C26."""
-    return [c.check(results, language, cpu, build) for c in CLAIMS.values()]
+    return [c.check(results, lang, cpu, build) for c in CLAIMS.values()]
 
 
-def check_parallel(run: ParallelRun | None, language: str | None = None) -> list[Verdict]:
+def check_parallel(run: ParallelRun | None, lang: str | None = None) -> list[Verdict]:
     """Check every context-parallelism claim, C30 to C34, against ``run``."""
-    return [c.check(language=language, run=run) for c in PARALLEL_CLAIMS.values()]
+    return [c.check(lang=lang, run=run) for c in PARALLEL_CLAIMS.values()]
 
 
-def check_eligibility(grid: Grid | None, language: str | None = None) -> list[Verdict]:
+def check_eligibility(grid: Grid | None, lang: str | None = None) -> list[Verdict]:
     """Check every eligibility claim, C40 to C49, against the map ``grid``."""
-    return [c.check(language=language, grid=grid) for c in ELIGIBILITY_CLAIMS.values()]
+    return [c.check(lang=lang, grid=grid) for c in ELIGIBILITY_CLAIMS.values()]
 
 
 def by_variant(analyses: Iterable[Analysis]) -> dict[str, Analysis]:
@@ -140,6 +140,6 @@ def by_variant(analyses: Iterable[Analysis]) -> dict[str, Analysis]:
     return out
 
 
-def check_masks(run: MaskRun | None, language: str | None = None) -> list[Verdict]:
+def check_masks(run: MaskRun | None, lang: str | None = None) -> list[Verdict]:
     """Check every claim about masks beyond causal, C50 to C53, against ``run``."""
-    return [c.check(language=language, masks=run) for c in MASK_CLAIMS.values()]
+    return [c.check(lang=lang, masks=run) for c in MASK_CLAIMS.values()]

@@ -253,18 +253,18 @@ class Claim:
         the context-parallel run is none of the registry's workloads."""
         return self.workload in workload_registry.WORKLOADS and workload_registry.get(self.workload).article
 
-    def published(self, language: str | None = None) -> str:
-        """The published figure (or, for this site's own claims, its guess), in ``language``."""
-        return words.text(f"{self.id}.published", language)
+    def published(self, lang: str | None = None) -> str:
+        """The published figure (or, for this site's own claims, its guess), in ``lang``."""
+        return words.text(f"{self.id}.published", lang)
 
-    def statement(self, language: str | None = None) -> str:
-        """The claim in words, in ``language``, for the claims whose statement is in the word table (the
+    def statement(self, lang: str | None = None) -> str:
+        """The claim in words, in ``lang``, for the claims whose statement is in the word table (the
         context-parallel ones; the others are stated by the page that shows them)."""
-        return words.text(f"{self.id}.statement", language)
+        return words.text(f"{self.id}.statement", lang)
 
-    def source(self, language: str | None = None) -> str:
-        """The part of the article the claim comes from, in ``language`` (``"§ SDPA flash backend"``)."""
-        return words.text(f"article.section.{self.section}", language)
+    def source(self, lang: str | None = None) -> str:
+        """The part of the article the claim comes from, in ``lang`` (``"§ SDPA flash backend"``)."""
+        return words.text(f"article.section.{self.section}", lang)
 
     @property
     def rule_text(self) -> str:
@@ -274,7 +274,7 @@ class Claim:
     def check(
         self,
         results: Mapping[str, Analysis] | None = None,
-        language: str | None = None,
+        lang: str | None = None,
         cpu: CpuCosts | None = None,
         build: Build | None = None,
         run: ParallelRun | None = None,
@@ -286,7 +286,7 @@ class Claim:
         Args:
             results: Variant name -> analysed result of the article's workload
                 (:func:`attnprof.analysis.summary.analyse`).
-            language: The language of the verdict's sentences (the default language when ``None``).
+            lang: The language of the verdict's sentences (the default language when ``None``).
             cpu: The side-by-side CPU-cost measurement, used by the claims about CPU time when present.
             build: The results of the other workloads, for the claims about them.
             run: The context-parallel run, for the claims about it.
@@ -298,7 +298,7 @@ class Claim:
             run, or (for a GPU claim) ran on the CPU; the run is missing, did not run, or no case ran with its
             traces. Otherwise what the rule decides.
         """
-        ctx = Check(self, words.language(language), results, cpu, build, run, grid, masks)
+        ctx = Check(self, words.language(lang), results, cpu, build, run, grid, masks)
         if self.workload == "parallel":
             return self._check_run(ctx)
         if self.workload == "masks":

@@ -61,17 +61,17 @@ class Label:
     words: dict[str, tuple[str, str]] = field(default_factory=dict, hash=False)
     items: tuple[str, ...] = ()
 
-    def text(self, language: str | None = None, limit: int = SHORT_MAX) -> str:
-        """The label in ``language`` (a language of the site; English for others), at most ``limit`` characters."""
+    def text(self, lang: str | None = None, limit: int = SHORT_MAX) -> str:
+        """The label in ``lang`` (a language of the site; English for others), at most ``limit`` characters."""
         if self.form == "raw":
             return clip(self.values["name"], limit)
-        head = self._head(language)
+        head = self._head(lang)
         if not self.items:
             return clip(head, limit)
         n = self.items_shown(limit)
         if n == 0:
-            return clip(head + words.text("kernel.ops", language, n=len(self.items)), limit)
-        return self._with_items(head, n, language)
+            return clip(head + words.text("kernel.ops", lang, n=len(self.items)), limit)
+        return self._with_items(head, n, lang)
 
     def items_shown(self, limit: int = SHORT_MAX) -> int:
         """How many of :attr:`items` the label lists before ``+N more``: the most that fit in ``limit`` characters
@@ -83,15 +83,15 @@ class Label:
                 return n
         return 0
 
-    def _head(self, language: str | None) -> str:
-        filled = {k: words.text_or(key, fb, language) if key else "" for k, (key, fb) in self.words.items()}
-        return words.text(f"kernel.{self.form}", language, **self.values, **filled)
+    def _head(self, lang: str | None) -> str:
+        filled = {k: words.text_or(key, fb, lang) if key else "" for k, (key, fb) in self.words.items()}
+        return words.text(f"kernel.{self.form}", lang, **self.values, **filled)
 
-    def _with_items(self, head: str, n: int, language: str | None) -> str:
+    def _with_items(self, head: str, n: int, lang: str | None) -> str:
         """``head`` followed by the first ``n`` items and, when some are left, ``+N more``."""
         left = len(self.items) - n
-        more = words.text("kernel.more", language, n=left) if left else ""
-        return head + words.text("kernel.item_sep", language).join(self.items[:n]) + more
+        more = words.text("kernel.more", lang, n=left) if left else ""
+        return head + words.text("kernel.item_sep", lang).join(self.items[:n]) + more
 
 
 @dataclass(frozen=True)
@@ -113,18 +113,18 @@ class KernelInfo:
     fields: dict[str, str] = field(default_factory=dict, hash=False)
     label: Label | None = field(default=None, hash=False, compare=False)
 
-    def text(self, language: str | None = None) -> str:
-        """The short label in ``language`` (identifiers, dtypes and numbers stay as they are)."""
-        return self.label.text(language) if self.label is not None else self.short
+    def text(self, lang: str | None = None) -> str:
+        """The short label in ``lang`` (identifiers, dtypes and numbers stay as they are)."""
+        return self.label.text(lang) if self.label is not None else self.short
 
-    def family_text(self, language: str | None = None) -> str:
-        """The kernel family in ``language``, as tables show it."""
-        return family_text(self.family, language)
+    def family_text(self, lang: str | None = None) -> str:
+        """The kernel family in ``lang``, as tables show it."""
+        return family_text(self.family, lang)
 
 
-def family_text(family: str, language: str | None = None) -> str:
-    """A kernel family (:data:`FAMILIES`) in ``language``: ``"elementwise"`` -> ``"要素ごと"``."""
-    return words.text_or(f"family.{family}", family, language)
+def family_text(family: str, lang: str | None = None) -> str:
+    """A kernel family (:data:`FAMILIES`) in ``lang``: ``"elementwise"`` -> ``"要素ごと"``."""
+    return words.text_or(f"family.{family}", family, lang)
 
 
 def clip(s: str, limit: int = SHORT_MAX) -> str:
