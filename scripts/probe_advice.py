@@ -22,7 +22,6 @@ cannot run is recorded in probe-facts.json with its error, and the others go on.
 from __future__ import annotations
 
 import argparse
-import gzip
 import io
 import json
 import sys
@@ -32,11 +31,9 @@ import traceback
 from pathlib import Path
 
 import torch
+from probe_foreign import ACTIVE, LAYERS, record_step  # one way of recording, shared with the foreign traces
 from torch import nn
-from torch.profiler import ProfilerActivity, profile, schedule
 
-WAIT, WARMUP, ACTIVE = 1, 1, 2
-LAYERS = 2
 #: Sizes per device: batch, sequence, hidden size, query heads, KV heads (CPU: small, so the probe runs in seconds).
 SIZES = {"cuda": dict(batch=4, seq=1024, hidden=512, heads=8, kv_heads=2, prompt=128),
          "cpu": dict(batch=2, seq=32, hidden=64, heads=4, kv_heads=2, prompt=8)}  # fmt: skip
@@ -154,27 +151,7 @@ CASES = {
 
 
 def record(name: str, device: str, out: Path) -> dict:
-    step = CASES[name](device)
-    sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
-    for _ in range(2):  # warm up outside the profiler
-        step()
-    sync()
-    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device == "cuda" else [])
-    t0 = time.perf_counter()
-    with profile(activities=activities, schedule=schedule(wait=WAIT, warmup=WARMUP, active=ACTIVE, repeat=1),
-                 record_shapes=True) as prof:  # fmt: skip
-        for _ in range(WAIT + WARMUP + ACTIVE):
-            step()
-            sync()
-            prof.step()
-    raw = out / f"{name}.json"
-    prof.export_chrome_trace(str(raw))
-    trace = json.loads(raw.read_text(encoding="utf-8"))
-    raw.unlink()
-    data = json.dumps(trace, separators=(",", ":")).encode()  # the same trace, without the indentation
-    gz = out / f"{name}.json.gz"
-    gz.write_bytes(gzip.compress(data, 9, mtime=0))
-    return {"seconds": round(time.perf_counter() - t0, 2), "bytes_gz": gz.stat().st_size}
+    return record_step(CASES[name](device), name, device, out)
 
 
 def measure(name: str, out: Path, budget_s: float) -> dict:

@@ -174,7 +174,14 @@ CASES = {
 
 
 def record(name: str, device: str, out: str) -> dict:
-    step = CASES[name](device)
+    return record_step(CASES[name](device), name, device, out)
+
+
+def record_step(step, name: str, device: str, out: str | os.PathLike) -> dict:
+    """Profile ``step`` the way the site teaches (warmed up outside the profiler; ``schedule(wait=1, warmup=1,
+    active=2)``, ``record_shapes=True``, ``prof.step()`` after each step) into ``OUT/<name>.json.gz`` (the exported
+    trace re-dumped without indentation, gzipped); returns the recording's time and size. Also used by
+    probe_advice.py."""
     sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
     for _ in range(2):  # compile and warm up outside the profiler
         step()
