@@ -333,6 +333,19 @@ def no_gpu_run(status: str = "no_cuda", reason: str = NO_CUDA) -> ParallelRun:
     return ParallelRun(device="cuda", status=status, reason=reason, config=cfg, environment=env)
 
 
+#: The pages the guide's parallel page links to, as stubs: a small project that builds that page alone
+#: (``{**PARALLEL_STUBS, "guide/parallel.md": ...}``).
+PARALLEL_ANCHORS = ("glossary-context-parallelism", "glossary-ring-attention", "glossary-rank", "glossary-nccl",
+                    "glossary-collectives", "glossary-speed-up")  # fmt: skip
+PARALLEL_STUBS = {
+    "index.md": "# Site\n\n```{toctree}\nguide/parallel\nguide/glossary\nguide/methodology\n"
+    "auto_examples/14-context-parallel\n```\n",
+    "guide/methodology.md": "# Methodology\n\nStub.\n",
+    "auto_examples/14-context-parallel.md": "# The script\n\nStub.\n",
+    "guide/glossary.md": "# Glossary\n\n" + "".join(f"({a})=\n**{a}**\n: stub.\n\n" for a in PARALLEL_ANCHORS),
+}
+
+
 # --- reading a built Sphinx project ---------------------------------------------------------------------------------
 
 

@@ -12,20 +12,11 @@ import pytest
 from attnprof import words
 from attnprof.records import parallel
 from attnprof.site import provenance
-from helpers import DATA, h200_sweep, no_gpu_run
+from helpers import DATA, PARALLEL_STUBS, h200_sweep, no_gpu_run
 
 ROOT = Path(__file__).parent.parent
 DOCS = ROOT / "docs"
 COMMITTED = DOCS / "bundles" / "h200x2-cp.tar.gz"
-ANCHORS = ("glossary-context-parallelism", "glossary-ring-attention", "glossary-rank", "glossary-nccl",
-           "glossary-collectives", "glossary-speed-up")  # fmt: skip
-STUBS = {
-    "index.md": "# Site\n\n```{toctree}\nguide/parallel\nguide/glossary\nguide/methodology\n"
-    "auto_examples/14-context-parallel\n```\n",
-    "guide/methodology.md": "# Methodology\n\nStub.\n",
-    "auto_examples/14-context-parallel.md": "# The script\n\nStub.\n",
-    "guide/glossary.md": "# Glossary\n\n" + "".join(f"({a})=\n**{a}**\n: stub.\n\n" for a in ANCHORS),
-}
 
 
 @pytest.fixture
@@ -38,7 +29,7 @@ def site(project, tmp_path):
         bundles = tmp_path / "cp-bundles"
         bundles.mkdir(exist_ok=True)
         shutil.copy(COMMITTED, bundles)
-        pages = {**STUBS, "guide/parallel.md": (DOCS / "guide" / "parallel.md").read_text()}
+        pages = {**PARALLEL_STUBS, "guide/parallel.md": (DOCS / "guide" / "parallel.md").read_text()}
         app = project(pages, (), sweep_data=h200_sweep(), language=language, attnprof_bundles_dir=str(bundles))
         assert app.warning.getvalue() == ""
         out = tmp_path / "site" / language

@@ -13,18 +13,9 @@ from docutils import nodes
 from attnprof import words
 from attnprof.analysis import claims, parallelmodel
 from attnprof.records import parallel
-from helpers import h200x2_run, html, no_gpu_run, rows, tables
+from helpers import PARALLEL_STUBS, h200x2_run, html, no_gpu_run, rows, tables
 
 DOCS = Path(__file__).parent.parent / "docs"
-ANCHORS = ("glossary-context-parallelism", "glossary-ring-attention", "glossary-rank", "glossary-nccl",
-           "glossary-collectives", "glossary-speed-up")  # fmt: skip
-STUBS = {
-    "index.md": "# Site\n\n```{toctree}\nguide/parallel\nguide/glossary\nguide/methodology\n"
-    "auto_examples/14-context-parallel\n```\n",
-    "guide/methodology.md": "# Methodology\n\nStub.\n",
-    "auto_examples/14-context-parallel.md": "# The script\n\nStub.\n",
-    "guide/glossary.md": "# Glossary\n\n" + "".join(f"({a})=\n**{a}**\n: stub.\n\n" for a in ANCHORS),
-}
 
 
 @pytest.fixture
@@ -37,7 +28,7 @@ def page(project, tmp_path: Path) -> Callable:
             h200x2_run(folder=folder)  # the ranks' traces
         if run is not None:
             parallel.save(run, folder)
-        pages = {**STUBS, "guide/parallel.md": text or (DOCS / "guide" / "parallel.md").read_text()}
+        pages = {**PARALLEL_STUBS, "guide/parallel.md": text or (DOCS / "guide" / "parallel.md").read_text()}
         return project(pages, (), language=language)
 
     return build
