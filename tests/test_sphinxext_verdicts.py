@@ -170,3 +170,26 @@ def test_the_decision_pages_other_tables_by_the_same_rule(h200_site):
     first = rows(mask[0])[0]
     assert first[0] == "スライディングウィンドウ、ウィンドウ 256、系列長 8192: プリフィル"
     assert first[1].startswith("flex: 122 µs") and "発行時間は計測なし" in first[1]
+
+
+def test_a_saving_the_advice_takes_is_an_amount_and_one_within_the_noise_keeps_its_sign():
+    from attnprof.analysis.verdicts import Cost, Option, sdpa_advice
+    from attnprof.sphinxext.verdicts import VerdictWords
+
+    def f(median, lo=None, hi=None):
+        return Figure(median, median if lo is None else lo, median if hi is None else hi, 12)
+
+    auto, flash = (
+        Option("sdpa_auto", Cost(f(1000.0), f(60.0)), "flash"),
+        Option("sdpa_flash", Cost(f(1000.0), f(70.0))),
+    )
+    force = sdpa_advice([auto, Option("sdpa_cudnn", Cost(f(800.0), f(90.0))), flash])
+    cpu = Option("sdpa_auto", Cost(f(20.0), f(60.0)), "flash")
+    no_gain = sdpa_advice(
+        [cpu, Option("sdpa_cudnn", Cost(f(16.0), f(55.0))), Option("sdpa_flash", Cost(f(20.0), f(70.0)))]
+    )
+    assert (force.advice, no_gain.advice) == ("force", "no_gain")
+    fields = VerdictWords.saving_fields(VerdictWords.__new__(VerdictWords), force)  # no page: the words alone
+    assert fields["median"][0].isdigit() and not fields["lo"].startswith(("+", "\u2212"))  # "saves 20 % of a step"
+    kept = VerdictWords.saving_fields(VerdictWords.__new__(VerdictWords), no_gain)
+    assert kept["median"].startswith("+") and kept["lo"].startswith("\u2212")  # within the noise: either way

@@ -109,7 +109,9 @@ class VerdictWords(BuildDirective):
         s = a.saving if a.saving is not None else Figure(0.0, 0.0, 0.0, 0)
         cost = Figure(-s.median, -s.hi, -s.lo, s.n)
         neg = self.band_fields(cost, fmt.signed_percent)
-        return {**self.band_fields(s, fmt.signed_percent), "neg": neg["median"], "nlo": neg["lo"], "nhi": neg["hi"]}
+        # a saving the advice takes is an amount ("saves 71 %"), its band above zero; otherwise it keeps its sign
+        form = fmt.percent_of if a.advice == "force" else fmt.signed_percent
+        return {**self.band_fields(s, form), "neg": neg["median"], "nlo": neg["lo"], "nhi": neg["hi"]}
 
     def short_advice(self, a: SdpaAdvice) -> str:
         """The reason about forcing in the landing page's few words."""

@@ -42,6 +42,16 @@ def signed_percent(fraction: float, digits: int = 2) -> str:
     return unit(sign + number(abs(100 * fraction), digits), "%")
 
 
+def percent_of(fraction: float, digits: int = 2) -> str:
+    """A fraction as an amount of percent, as :func:`signed_percent` writes it but with no sign: ``0.71`` -> ``71 %``
+    (a saving, where the words say which way: "saves 71 % of a step").
+
+    >>> percent_of(0.7134) == "71" + NBSP + "%"
+    True
+    """
+    return unit(number(abs(100 * fraction), digits), "%")
+
+
 def count(value: float) -> str:
     """A count, or a mean count: ``6``, ``6.3``."""
     return f"{value:.0f}" if float(value).is_integer() else f"{value:.1f}"
